@@ -1,0 +1,198 @@
+#include "common/config.hpp"
+
+#include <charconv>
+#include <regex>
+
+namespace kob {
+
+namespace {
+
+using Setter = bool (*)(Config&, std::string_view value, std::string& accepted);
+
+struct OptionSpec {
+  std::string_view name;
+  std::string_view value_name;  // empty for a flag
+  std::string_view default_text;
+  std::string_view help;
+  Setter set;
+};
+
+struct Named {
+  std::string_view name;
+  std::uint32_t bits;
+};
+
+constexpr Named kGroups[] = {
+    {"kokkos", kGroupKokkos},       {"omp-parallel", kGroupOmpParallel}, {"omp-work", kGroupOmpWork},
+    {"omp-sync", kGroupOmpSync},    {"omp-task", kGroupOmpTask},         {"omp-mutex", kGroupOmpMutex},
+    {"omp-target", kGroupOmpTarget}, {"omp-device", kGroupOmpDevice},    {"omp", kGroupAllOmp},
+    {"all", kGroupAll},             {"none", 0},
+};
+
+constexpr Named kFormats[] = {
+    {"chrome", kFormatChrome}, {"summary", kFormatSummary}, {"json", kFormatJson}, {"all", kFormatAll}, {"none", 0},
+};
+
+template <std::size_t N>
+bool parse_list(std::string_view value, const Named (&table)[N], std::uint32_t& out, std::string& accepted) {
+  std::uint32_t mask = 0;
+  while (true) {
+    const auto comma = value.find(',');
+    const std::string_view item = value.substr(0, comma);
+    bool found = false;
+    for (const auto& n : table) {
+      if (n.name == item) {
+        mask |= n.bits;
+        found = true;
+      }
+    }
+    if (!found) {
+      accepted.clear();
+      for (const auto& n : table) accepted += (accepted.empty() ? "" : ",") + std::string(n.name);
+      accepted = "'" + std::string(item) + "' is not one of " + accepted;
+      return false;
+    }
+    if (comma == std::string_view::npos) break;
+    value.remove_prefix(comma + 1);
+  }
+  out = mask;
+  return true;
+}
+
+bool parse_bool(std::string_view v, bool& out, std::string& accepted) {
+  if (v.empty() || v == "true" || v == "1" || v == "yes" || v == "on") return out = true, true;
+  if (v == "false" || v == "0" || v == "no" || v == "off") return out = false, true;
+  accepted = "expected true or false";
+  return false;
+}
+
+bool valid_regex(std::string_view v, std::string& accepted) {
+  try {
+    std::regex re{std::string(v)};
+    return true;
+  } catch (const std::regex_error& e) {
+    accepted = std::string("not a valid regular expression (") + e.what() + ")";
+    return false;
+  }
+}
+
+constexpr OptionSpec kOptions[] = {
+    {"output", "PREFIX", "kob-<executable>-<pid>[-r<rank>]", "prefix of the files written",
+     [](Config& c, std::string_view v, std::string& a) {
+       if (v.empty()) return a = "expected a non-empty prefix", false;
+       c.output = std::string(v);
+       return true;
+     }},
+    {"format", "LIST", "chrome,summary,json", "files to write: chrome (PREFIX.trace.json), summary (PREFIX.summary.txt), json (PREFIX.summary.json)",
+     [](Config& c, std::string_view v, std::string& a) { return parse_list(v, kFormats, c.formats, a); }},
+    {"events", "LIST", "all",
+     "event groups to record: kokkos, omp-parallel, omp-work, omp-sync, omp-task, omp-mutex, omp-target, omp-device (also omp, all, none)",
+     [](Config& c, std::string_view v, std::string& a) { return parse_list(v, kGroups, c.events, a); }},
+    {"include", "REGEX", "(none)", "keep only Kokkos kernels and regions whose name matches",
+     [](Config& c, std::string_view v, std::string& a) {
+       if (!valid_regex(v, a)) return false;
+       c.include = std::string(v);
+       return true;
+     }},
+    {"exclude", "REGEX", "(none)", "drop Kokkos kernels and regions whose name matches",
+     [](Config& c, std::string_view v, std::string& a) {
+       if (!valid_regex(v, a)) return false;
+       c.exclude = std::string(v);
+       return true;
+     }},
+    {"quiet", "", "false", "do not print the summary on stderr",
+     [](Config& c, std::string_view v, std::string& a) { return parse_bool(v, c.quiet, a); }},
+    {"log-level", "LEVEL", "warn", "tool messages: trace, debug, info, warn, error, off",
+     [](Config& c, std::string_view v, std::string& a) {
+       if (log::parse_level(v, c.log_level)) return true;
+       a = "expected one of trace,debug,info,warn,error,off";
+       return false;
+     }},
+    {"memory-limit", "MIB", "1024", "event buffer memory cap in MiB; events past it are dropped and counted",
+     [](Config& c, std::string_view v, std::string& a) {
+       std::uint64_t n = 0;
+       auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+       if (ec != std::errc() || p != v.data() + v.size() || n == 0) return a = "expected a positive number of MiB", false;
+       c.memory_limit_mib = n;
+       return true;
+     }},
+    {"exact-kernel-end", "", "false",
+     "ask Kokkos to fence around every kernel so that end times of asynchronous kernels are exact (costs time)",
+     [](Config& c, std::string_view v, std::string& a) { return parse_bool(v, c.exact_kernel_end, a); }},
+    {"help", "", "false", "print this help",
+     [](Config& c, std::string_view v, std::string& a) { return parse_bool(v, c.help, a); }},
+};
+
+}  // namespace
+
+void Config::apply(const std::vector<std::string>& args, std::vector<std::string>& errors) {
+  for (const std::string& arg : args) {
+    std::string_view s(arg);
+    if (s.substr(0, 2) != "--") {
+      errors.push_back("ignoring argument '" + arg + "': options look like --name=value (see --help)");
+      continue;
+    }
+    s.remove_prefix(2);
+    const auto eq = s.find('=');
+    const std::string_view key = s.substr(0, eq);
+    const std::string_view value = eq == std::string_view::npos ? std::string_view() : s.substr(eq + 1);
+    const OptionSpec* spec = nullptr;
+    for (const auto& o : kOptions) {
+      if (o.name == key) spec = &o;
+    }
+    if (spec == nullptr) {
+      std::string known;
+      for (const auto& o : kOptions) known += (known.empty() ? "--" : ", --") + std::string(o.name);
+      errors.push_back("ignoring unknown option '--" + std::string(key) + "' (accepted: " + known + ")");
+      continue;
+    }
+    if (!spec->value_name.empty() && eq == std::string_view::npos) {
+      errors.push_back("ignoring option '--" + std::string(key) + "': it needs a value, --" + std::string(key) + "=" +
+                       std::string(spec->value_name));
+      continue;
+    }
+    std::string accepted;
+    Config trial = *this;
+    if (spec->set(trial, value, accepted)) {
+      *this = std::move(trial);
+    } else {
+      errors.push_back("ignoring option '--" + std::string(key) + "=" + std::string(value) + "': " + accepted);
+    }
+  }
+}
+
+std::vector<std::string> split_args(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n')) ++i;
+    std::size_t j = i;
+    while (j < text.size() && text[j] != ' ' && text[j] != '\t' && text[j] != '\n') ++j;
+    if (j > i) out.emplace_back(text.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+std::string help_text() {
+  std::string out =
+      "kokkos-ompt-bridge options (in --kokkos-tools-args=\"...\", KOKKOS_TOOLS_ARGS or KOB_ARGS;\n"
+      "the command line wins over the environment):\n";
+  for (const auto& o : kOptions) {
+    std::string left = "  --" + std::string(o.name);
+    if (!o.value_name.empty()) left += "=" + std::string(o.value_name);
+    if (left.size() < 26) left.resize(26, ' ');
+    out += left + " " + std::string(o.help) + " (default: " + std::string(o.default_text) + ")\n";
+  }
+  return out;
+}
+
+std::string group_names(std::uint32_t mask) {
+  std::string out;
+  for (const auto& g : kGroups) {
+    if (g.bits != 0 && (g.bits & (g.bits - 1)) == 0 && (mask & g.bits)) out += (out.empty() ? "" : ",") + std::string(g.name);
+  }
+  return out;
+}
+
+}  // namespace kob

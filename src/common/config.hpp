@@ -1,0 +1,61 @@
+// The tool's options: declared once in a table that parses them and prints the help.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/log.hpp"
+
+namespace kob {
+
+// Event groups for --events. Bit positions are stable: the hot path tests them.
+enum EventGroup : std::uint32_t {
+  kGroupKokkos = 1u << 0,
+  kGroupOmpParallel = 1u << 1,
+  kGroupOmpWork = 1u << 2,
+  kGroupOmpSync = 1u << 3,
+  kGroupOmpTask = 1u << 4,
+  kGroupOmpMutex = 1u << 5,
+  kGroupOmpTarget = 1u << 6,
+  kGroupOmpDevice = 1u << 7,
+  kGroupAllOmp = kGroupOmpParallel | kGroupOmpWork | kGroupOmpSync | kGroupOmpTask | kGroupOmpMutex |
+                 kGroupOmpTarget | kGroupOmpDevice,
+  kGroupAll = kGroupKokkos | kGroupAllOmp,
+};
+
+enum OutputFormat : std::uint32_t {
+  kFormatChrome = 1u << 0,
+  kFormatSummary = 1u << 1,
+  kFormatJson = 1u << 2,
+  kFormatAll = kFormatChrome | kFormatSummary | kFormatJson,
+};
+
+struct Config {
+  std::string output;  // file prefix; empty means the default kob-<exe>-<pid>[-r<rank>]
+  std::uint32_t formats = kFormatAll;
+  std::uint32_t events = kGroupAll;
+  std::string include;  // ECMAScript regexes on Kokkos kernel and region names; empty: no filter
+  std::string exclude;
+  bool quiet = false;
+  log::Level log_level = log::Level::Warn;
+  bool help = false;
+  bool exact_kernel_end = false;
+  std::uint64_t memory_limit_mib = 1024;
+
+  // Applies "--key=value" / "--flag" arguments in order. Each bad one adds one line to errors and
+  // is skipped; the others still apply. Arguments not starting with "--" are errors too.
+  void apply(const std::vector<std::string>& args, std::vector<std::string>& errors);
+};
+
+// Splits an environment-style argument string on blanks.
+std::vector<std::string> split_args(std::string_view text);
+
+// "--output=PREFIX  ... (default: ...)" lines for every option.
+std::string help_text();
+
+// Names of the groups set in a mask, comma separated.
+std::string group_names(std::uint32_t mask);
+
+}  // namespace kob

@@ -1,0 +1,87 @@
+#include "common/intern.hpp"
+
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <unordered_map>
+
+#include "common/log.hpp"
+
+namespace kob {
+
+namespace {
+struct Storage {
+  std::mutex mu;
+  std::deque<std::string> texts;  // deque: growth never moves existing strings
+  std::vector<const char*> by_id;
+  std::unordered_map<std::string_view, std::uint32_t> ids;
+  Storage() {
+    texts.emplace_back("<null>");
+    by_id.push_back(texts.back().c_str());
+    ids.emplace(texts.back(), 0);
+  }
+};
+Storage& storage() {
+  static Storage* s = new Storage();  // never destroyed: writers may run during exit
+  return *s;
+}
+}  // namespace
+
+std::uint32_t InternTable::intern(std::string_view s, const char** stable) {
+  Storage& st = storage();
+  std::lock_guard<std::mutex> lock(st.mu);
+  auto it = st.ids.find(s);
+  if (it != st.ids.end()) {
+    if (stable) *stable = st.by_id[it->second];
+    return it->second;
+  }
+  st.texts.emplace_back(s);
+  const std::string& text = st.texts.back();
+  auto id = static_cast<std::uint32_t>(st.by_id.size());
+  st.by_id.push_back(text.c_str());
+  st.ids.emplace(std::string_view(text), id);
+  if (stable) *stable = text.c_str();
+  return id;
+}
+
+const char* InternTable::str(std::uint32_t id) const {
+  Storage& st = storage();
+  std::lock_guard<std::mutex> lock(st.mu);
+  return id < st.by_id.size() ? st.by_id[id] : "";
+}
+
+std::size_t InternTable::size() const {
+  Storage& st = storage();
+  std::lock_guard<std::mutex> lock(st.mu);
+  return st.by_id.size();
+}
+
+std::vector<std::string_view> InternTable::snapshot() const {
+  Storage& st = storage();
+  std::lock_guard<std::mutex> lock(st.mu);
+  std::vector<std::string_view> out;
+  out.reserve(st.by_id.size());
+  for (const char* p : st.by_id) out.emplace_back(p);
+  return out;
+}
+
+InternTable& names() {
+  static InternTable t;
+  return t;
+}
+
+std::uint32_t InternCache::null_name() {
+  log::warn_once(log::Once::NullName, "a hook passed a null name; it is recorded as \"<null>\"");
+  return InternTable::kNullName;
+}
+
+std::uint32_t InternCache::miss(const char* s, Slot& slot) {
+  const char* text = nullptr;
+  const std::uint32_t id = names().intern(s, &text);
+  slot.key = s;
+  slot.text = text;
+  slot.id = id;
+  return id;
+}
+
+}  // namespace kob

@@ -1,0 +1,118 @@
+// Per-thread chunked record buffers. The owning thread appends without locks; a lock is taken
+// only when a thread registers. Chunks are read once, at the end of the run.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "common/clock.hpp"
+#include "common/intern.hpp"
+#include "common/record.hpp"
+
+#define KOB_LIKELY(x) __builtin_expect(!!(x), 1)
+#define KOB_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+namespace kob {
+
+struct Chunk {
+  static constexpr std::size_t kRecords = 2048;  // 128 KiB
+  Record recs[kRecords];
+  Chunk* next = nullptr;
+};
+
+// What a thread is doing in Kokkos right now, so that OpenMP events it causes can name it.
+struct KokkosContext {
+  static constexpr std::uint32_t kMaxDepth = 32;
+  std::uint64_t kernels[kMaxDepth];  // open kernels and fences, innermost last
+  std::uint32_t kernel_depth = 0;
+  std::uint64_t deep_copies[kMaxDepth];
+  std::uint32_t deep_copy_depth = 0;
+
+  std::uint64_t kernel() const { return kernel_depth ? kernels[kernel_depth - 1] : 0; }
+  std::uint64_t deep_copy() const { return deep_copy_depth ? deep_copies[deep_copy_depth - 1] : 0; }
+};
+
+class ThreadBuffer {
+ public:
+  // Appends one record; fill writes its fields (the tick first, so it is taken as late as
+  // possible for begin events). Drops and counts the event when the memory cap is reached.
+  template <class Fill>
+  void emit(Fill&& fill) {
+    Record* r = cur_.load(std::memory_order_relaxed);
+    if (KOB_UNLIKELY(r == end_)) {
+      r = grow();
+      if (r == nullptr) return;
+    }
+    fill(*r);
+    cur_.store(r + 1, std::memory_order_release);
+  }
+
+  InternCache names;
+  KokkosContext kokkos;
+
+  // Identity of the track, fixed at registration.
+  std::uint32_t index = 0;   // registration order, 0 = first thread seen
+  std::uint64_t os_tid = 0;
+  // Set by OMPT thread_begin: 0 unknown, else ompt_thread_t (1 initial, 2 worker, 3 other).
+  std::atomic<int> omp_thread_type{0};
+
+  // Reader side (end of run): calls f(const Record&) for every committed record, in order.
+  template <class F>
+  void for_each(F&& f) const {
+    const Record* stop = cur_.load(std::memory_order_acquire);
+    for (const Chunk* c = first_; c != nullptr; c = c->next) {
+      const bool last = stop >= c->recs && stop <= c->recs + Chunk::kRecords;
+      const Record* e = last ? stop : c->recs + Chunk::kRecords;
+      for (const Record* r = c->recs; r != e; ++r) f(*r);
+      if (last) break;
+    }
+  }
+  std::uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+  std::size_t record_count() const;
+
+ private:
+  Record* grow();
+
+  std::atomic<Record*> cur_{nullptr};
+  Record* end_ = nullptr;
+  Chunk* first_ = nullptr;
+  Chunk* last_ = nullptr;
+  std::atomic<std::uint64_t> dropped_{0};
+};
+
+extern thread_local ThreadBuffer* t_buffer __attribute__((tls_model("initial-exec")));
+
+ThreadBuffer* register_thread();
+
+inline ThreadBuffer& this_thread() {
+  ThreadBuffer* b = t_buffer;
+  if (KOB_UNLIKELY(b == nullptr)) b = register_thread();
+  return *b;
+}
+
+// Process-wide counters for the ids handed to Kokkos and written into the trace.
+struct IdCounters {
+  std::atomic<std::uint64_t> kernel{0};
+  std::atomic<std::uint64_t> fence{0};
+  std::atomic<std::uint64_t> deep_copy{0};
+  std::atomic<std::uint32_t> section{0};
+  std::atomic<std::uint64_t> alloc{0};
+};
+extern IdCounters g_ids;
+
+namespace recorder {
+// Memory cap for all chunks together; set from the configuration before recording starts.
+void set_memory_limit(std::uint64_t bytes);
+std::uint64_t memory_used();
+// After close(), no chunk is allocated any more: events are discarded without being counted.
+void close();
+bool closed();
+// The registered threads, in registration order.
+std::vector<ThreadBuffer*> threads();
+std::uint64_t dropped_total();
+// Tests only: forget all threads and counters (leaks the old buffers on purpose).
+void reset_for_test();
+}  // namespace recorder
+
+}  // namespace kob

@@ -1,0 +1,372 @@
+#include "common/session.hpp"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <mutex>
+
+#include "common/clock.hpp"
+#include "common/json.hpp"
+#include "common/log.hpp"
+#include "common/recorder.hpp"
+#include "common/summary.hpp"
+#include "common/timeline.hpp"
+#include "common/trace_writer.hpp"
+#include "version.hpp"
+
+namespace kob {
+
+std::atomic<std::uint32_t> g_events{kGroupAll};
+
+namespace session {
+
+namespace {
+
+struct State {
+  std::mutex mu;
+  Config env_config;  // KOB_ARGS then KOKKOS_TOOLS_ARGS
+  Config config;      // env_config with the command line applied over it
+  KokkosInfo kokkos;
+  bool ompt_active = false;
+  bool ompt_seen = false;
+  std::string omp_runtime;
+  std::vector<std::pair<std::string, std::string>> metadata;
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> other;
+  std::chrono::system_clock::time_point start_wall;
+  std::atomic<bool> written{false};
+};
+
+State& state() {
+  static State* s = new State();  // never destroyed: used from exit handlers
+  return *s;
+}
+
+std::once_flag g_start_once;
+
+void report(const std::vector<std::string>& errors) {
+  for (const auto& e : errors) log::warn(e);
+}
+
+void apply_config(State& s, const Config& c) {
+  s.config = c;
+  log::set_level(c.log_level);
+  g_events.store(c.events, std::memory_order_relaxed);
+  recorder::set_memory_limit(c.memory_limit_mib << 20);
+}
+
+void at_exit() { write_outputs(); }
+
+std::string exe_name() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "program";
+  buf[n] = 0;
+  const char* slash = std::strrchr(buf, '/');
+  return slash ? slash + 1 : buf;
+}
+
+std::string hostname() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+void start() {
+  State& s = state();
+  s.start_wall = std::chrono::system_clock::now();
+  clock::init();
+  Config c;
+  std::vector<std::string> errors;
+  for (const char* var : {"KOB_ARGS", "KOKKOS_TOOLS_ARGS"}) {
+    if (const char* v = std::getenv(var)) {
+      std::vector<std::string> errs;
+      c.apply(split_args(v), errs);
+      for (auto& e : errs) errors.push_back(std::string(var) + ": " + e);
+    }
+  }
+  s.env_config = c;
+  apply_config(s, c);
+  report(errors);
+  if (c.help) log::plain(help_text());
+  // Keep this library mapped until exit even if Kokkos dlcloses it: the exit handler lives here.
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&at_exit), &info) && info.dli_fname) {
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  }
+  std::atexit(at_exit);
+}
+
+std::string other_data_json(const Summary* sum) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  std::string o = "{\"tool\":\"kokkos-ompt-bridge\",\"tool_version\":\"" KOB_VERSION "\"";
+  o += ",\"kokkos_interface_version\":" + std::to_string(s.kokkos.interface_version);
+  o += ",\"kokkos_load_sequence\":" + std::to_string(s.kokkos.load_sequence);
+  o += ",\"kokkos_devices\":[";
+  for (std::size_t i = 0; i < s.kokkos.device_ids.size(); ++i) o += (i ? "," : "") + std::to_string(s.kokkos.device_ids[i]);
+  o += "],\"openmp_runtime\":";
+  json::append_string(o, s.omp_runtime);
+  o += ",\"host\":";
+  json::append_string(o, hostname());
+  o += ",\"pid\":" + std::to_string(getpid());
+  const int rank = mpi_rank();
+  if (rank >= 0) o += ",\"rank\":" + std::to_string(rank);
+  o += ",\"start_time\":";
+  json::append_string(o, start_time_iso());
+  o += ",\"clock\":";
+  json::append_string(o, clock::name());
+  o += ",\"events\":";
+  json::append_string(o, group_names(s.config.events));
+  o += ",\"dropped_events\":" + std::to_string(sum ? sum->dropped : recorder::dropped_total());
+  o += ",\"metadata\":{";
+  for (std::size_t i = 0; i < s.metadata.size(); ++i) {
+    o += i ? "," : "";
+    json::append_string(o, s.metadata[i].first);
+    o += ":";
+    json::append_string(o, s.metadata[i].second);
+  }
+  o += "}";
+  for (const auto& [section, kvs] : s.other) {
+    o += ",";
+    json::append_string(o, section);
+    o += ":{";
+    for (std::size_t i = 0; i < kvs.size(); ++i) {
+      o += i ? "," : "";
+      json::append_string(o, kvs[i].first);
+      o += ":";
+      json::append_string(o, kvs[i].second);
+    }
+    o += "}";
+  }
+  if (sum) {
+    o += ",\"problems\":[";
+    for (std::size_t i = 0; i < sum->problems.size(); ++i) {
+      o += i ? "," : "";
+      json::append_string(o, sum->problems[i]);
+    }
+    o += "]";
+  }
+  o += "}";
+  return o;
+}
+
+// Opens path for writing with close-on-exec; one warning line on failure.
+std::FILE* open_output(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "we");
+  if (f == nullptr) log::warn("cannot write " + path + ": " + std::strerror(errno) + "; that output is skipped");
+  return f;
+}
+
+bool write_text(const std::string& path, const std::string& text) {
+  std::FILE* f = open_output(path);
+  if (f == nullptr) return false;
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const bool closed = std::fclose(f) == 0;
+  if (!ok || !closed) log::warn("error while writing " + path + "; the file may be incomplete");
+  return ok && closed;
+}
+
+}  // namespace
+
+void ensure_started() { std::call_once(g_start_once, start); }
+
+const Config& config() { return state().config; }
+
+void apply_command_line(const std::vector<std::string>& args) {
+  ensure_started();
+  State& s = state();
+  Config c = s.env_config;
+  std::vector<std::string> errors;
+  c.apply(args, errors);
+  const bool help_now = c.help && !s.config.help;
+  apply_config(s, c);
+  report(errors);
+  if (help_now) log::plain(help_text());
+}
+
+void kokkos_initialised(int load_sequence, std::uint64_t interface_version, std::vector<std::uint64_t> device_ids) {
+  ensure_started();
+  State& s = state();
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.kokkos.initialised = true;
+    s.kokkos.load_sequence = load_sequence;
+    s.kokkos.interface_version = interface_version;
+    s.kokkos.device_ids = std::move(device_ids);
+  }
+  // Loaded by Kokkos alone into a process with an OpenMP runtime that never asked for us: the
+  // OpenMP half of the picture is missing, and only the user can fix that.
+  if (!s.ompt_seen && dlsym(RTLD_DEFAULT, "omp_get_max_threads") != nullptr) {
+    const char* otl = std::getenv("OMP_TOOL_LIBRARIES");
+    const char* pre = std::getenv("LD_PRELOAD");
+    const bool named = (otl && std::strstr(otl, "kokkos_ompt_bridge")) || (pre && std::strstr(pre, "kokkos_ompt_bridge"));
+    if (!named) {
+      log::warn_once(log::Once::KokkosWithoutOmpt,
+                     "OpenMP events are not recorded: also set OMP_TOOL_LIBRARIES=" + library_path());
+    }
+  }
+}
+
+void kokkos_finalised() {
+  State& s = state();
+  bool write_now;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.kokkos.finalised = true;
+    write_now = !s.ompt_active;
+  }
+  if (write_now) write_outputs();
+}
+
+const KokkosInfo& kokkos() { return state().kokkos; }
+
+void ompt_started(const std::string& runtime_version) {
+  ensure_started();
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.ompt_active = true;
+  s.ompt_seen = true;
+  s.omp_runtime = runtime_version;
+}
+
+void ompt_finalised() {
+  State& s = state();
+  bool write_now;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.ompt_active = false;
+    write_now = !s.kokkos.initialised || s.kokkos.finalised;
+  }
+  if (write_now) write_outputs();
+}
+
+bool ompt_active() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.ompt_active;
+}
+
+void add_metadata(const std::string& key, const std::string& value) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.metadata.emplace_back(key, value);
+}
+
+void add_other_data(const std::string& section, const std::string& key, const std::string& value) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.other[section].emplace_back(key, value);
+}
+
+std::vector<std::pair<std::string, std::string>> metadata() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.metadata;
+}
+
+std::vector<std::pair<std::string, std::string>> other_data(const std::string& section) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.other.find(section);
+  return it == s.other.end() ? std::vector<std::pair<std::string, std::string>>{} : it->second;
+}
+
+bool outputs_written() { return state().written.load(); }
+
+void write_outputs() {
+  State& s = state();
+  if (s.written.exchange(true)) return;
+  try {
+    recorder::close();
+    clock::finish_calibration();
+    const Config& c = s.config;
+    Timeline t = build_timeline(recorder::threads());
+    filter_timeline(t, c.include, c.exclude);
+    Summary sum = summarize(t);
+    const std::string prefix = output_prefix();
+    std::vector<std::string> written;
+
+    if (c.formats & kFormatChrome) {
+      const std::string path = prefix + ".trace.json";
+      if (std::FILE* f = open_output(path)) {
+        TraceInfo info;
+        info.pid = static_cast<std::uint64_t>(getpid());
+        info.process_name = exe_name();
+        if (mpi_rank() >= 0) info.process_name += " rank " + std::to_string(mpi_rank());
+        info.other_data_json = other_data_json(&sum);
+        std::uint64_t clipped = 0;
+        const bool ok = write_chrome_trace(f, t, info, &clipped);
+        const bool closed = std::fclose(f) == 0;
+        if (clipped) log::warn(std::to_string(clipped) + " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
+        if (ok && closed) {
+          written.push_back(path);
+        } else {
+          log::warn("error while writing " + path + "; the file may be incomplete");
+        }
+      }
+    }
+    const std::string text = summary_text(sum, exe_name() + " (pid " + std::to_string(getpid()) + ")");
+    if ((c.formats & kFormatSummary) && write_text(prefix + ".summary.txt", text)) written.push_back(prefix + ".summary.txt");
+    if ((c.formats & kFormatJson) && write_text(prefix + ".summary.json", summary_json(sum, other_data_json(&sum))))
+      written.push_back(prefix + ".summary.json");
+    for (const auto& p : sum.problems) log::info(p);
+    if (!c.quiet && (c.formats & kFormatSummary)) log::plain(text);
+    if (!written.empty()) {
+      std::string line = "kokkos-ompt-bridge: wrote";
+      for (std::size_t i = 0; i < written.size(); ++i) line += (i ? ", " : " ") + written[i];
+      if (log::level() != log::Level::Off) log::plain(line + "\n");
+    }
+  } catch (const std::exception& e) {
+    log::error(std::string("could not write the output: ") + e.what());
+  } catch (...) {
+    log::error("could not write the output");
+  }
+}
+
+int mpi_rank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID"}) {
+    if (const char* v = std::getenv(var)) {
+      char* end = nullptr;
+      const long r = std::strtol(v, &end, 10);
+      if (end != v && *end == 0 && r >= 0) return static_cast<int>(r);
+    }
+  }
+  return -1;
+}
+
+std::string output_prefix() {
+  const Config& c = state().config;
+  if (!c.output.empty()) return c.output;
+  std::string p = "kob-" + exe_name() + "-" + std::to_string(getpid());
+  if (mpi_rank() >= 0) p += "-r" + std::to_string(mpi_rank());
+  return p;
+}
+
+std::string library_path() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&at_exit), &info) && info.dli_fname) {
+    char real[4096];
+    if (realpath(info.dli_fname, real)) return real;
+    return info.dli_fname;
+  }
+  return "libkokkos_ompt_bridge.so";
+}
+
+std::string start_time_iso() {
+  const std::time_t tt = std::chrono::system_clock::to_time_t(state().start_wall);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace session
+}  // namespace kob

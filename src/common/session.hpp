@@ -1,0 +1,67 @@
+// The process's one recorder session: configuration, who is attached (Kokkos, the OpenMP
+// runtime), and the single moment the output is written.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/config.hpp"
+
+namespace kob {
+
+// Event groups being recorded (Config::events); read on the hot path.
+extern std::atomic<std::uint32_t> g_events;
+
+inline bool recording(std::uint32_t group) { return (g_events.load(std::memory_order_relaxed) & group) != 0; }
+
+struct KokkosInfo {
+  bool initialised = false;
+  bool finalised = false;
+  int load_sequence = 0;
+  std::uint64_t interface_version = 0;
+  std::vector<std::uint64_t> device_ids;
+};
+
+namespace session {
+
+// Reads KOB_ARGS and KOKKOS_TOOLS_ARGS, starts the clock, arranges the write at exit. Idempotent
+// and thread-safe; every entry point of the library calls it first.
+void ensure_started();
+const Config& config();
+
+// Options from the program's command line (kokkosp_parse_args): applied over the environment.
+void apply_command_line(const std::vector<std::string>& args);
+
+void kokkos_initialised(int load_sequence, std::uint64_t interface_version, std::vector<std::uint64_t> device_ids);
+void kokkos_finalised();
+const KokkosInfo& kokkos();
+
+// The OpenMP runtime side: started in ompt_start_tool, finalised by the runtime.
+void ompt_started(const std::string& runtime_version);
+void ompt_finalised();
+bool ompt_active();
+
+// Key/value facts for otherData (Kokkos metadata, OMPT registration results...). Thread-safe.
+void add_metadata(const std::string& key, const std::string& value);
+void add_other_data(const std::string& section, const std::string& key, const std::string& value);
+std::vector<std::pair<std::string, std::string>> metadata();
+std::vector<std::pair<std::string, std::string>> other_data(const std::string& section);
+
+// Writes the configured files exactly once per process; later calls do nothing.
+void write_outputs();
+bool outputs_written();
+
+// The prefix the files get: --output, else kob-<exe>-<pid>[-r<rank>].
+std::string output_prefix();
+// MPI rank from the launcher's environment, or -1.
+int mpi_rank();
+// Absolute path of this library, for hints.
+std::string library_path();
+// Wall-clock time at start, ISO 8601 UTC.
+std::string start_time_iso();
+
+}  // namespace session
+}  // namespace kob

@@ -1,0 +1,18 @@
+// The Kokkos hooks that set the tool up and down: none of them is on a hot path.
+#pragma once
+
+#include <cstdint>
+
+#include "kokkos_hooks/kokkos_abi.hpp"
+
+namespace kob::kokkos {
+
+void init_library(int load_seq, std::uint64_t version, std::uint32_t ndevinfos, Kokkos_Profiling_KokkosPDeviceInfo* devinfos);
+void finalize_library();
+void parse_args(int argc, char** argv);
+void print_help(const char* prog);
+void request_tool_settings(std::uint32_t n, Kokkos_Tools_ToolSettings* settings);
+void provide_tool_programming_interface(std::uint32_t n, const Kokkos_Tools_ToolProgrammingInterface& iface);
+void declare_metadata(const char* key, const char* value);
+
+}  // namespace kob::kokkos
