@@ -1,0 +1,125 @@
+"""Shared checks for the integration tests: run a program with and without the library, load the
+files it writes, and check them against the trace schema of CONTRACT.md."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+
+REQUIRED_ARGS = {
+    "kokkos.kernel": ("id", "kind", "devid", "device", "region"),
+    "kokkos.fence": ("id", "devid"),
+    "kokkos.region": ("path",),
+    "kokkos.deep_copy": ("id", "dst_space", "dst_name", "src_space", "src_name", "bytes"),
+    "kokkos.alloc": ("space", "ptr", "bytes"),
+    "kokkos.dealloc": ("space", "ptr", "bytes"),
+    "kokkos.memory": ("bytes",),
+    "kokkos.section": ("section",),
+    "kokkos.dual_view": ("op", "on_device"),
+    "omp.parallel": ("parallel_id", "requested_team_size", "flags"),
+    "omp.implicit_task": ("parallel_id", "thread_num", "team_size"),
+    "omp.work": ("count",),
+    "omp.sync": ("wait_ns",),
+    "omp.task": ("task_id", "flags"),
+    "omp.mutex": ("wait_id", "phase"),
+    "omp.target": ("target_id", "device"),
+    "omp.target_data": ("host_op_id", "src_device", "dst_device", "bytes"),
+    "omp.target_submit": ("host_op_id", "requested_teams"),
+    "omp.device": ("host_op_id",),
+}
+
+failures = []
+
+
+def check(cond, what):
+    """Records a failed expectation; the test fails at the end with every failure listed."""
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+def expect_eq(actual, expected, what):
+    return check(actual == expected, f"{what}: expected {expected!r}, got {actual!r}")
+
+
+def finish():
+    if failures:
+        for f in failures:
+            print("FAIL:", f)
+        print(f"0 passed, {len(failures)} failed")
+        sys.exit(1)
+    print("all checks passed")
+    sys.exit(0)
+
+
+def run(cmd, env_extra=None, cwd=None, unset=()):
+    env = dict(os.environ)
+    for k in unset:
+        env.pop(k, None)
+    env.setdefault("OMP_PROC_BIND", "false")
+    env.update(env_extra or {})
+    p = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def workdir():
+    return tempfile.mkdtemp(prefix="kob-test-")
+
+
+def load_outputs(prefix):
+    with open(prefix + ".trace.json") as f:
+        trace = json.load(f)
+    with open(prefix + ".summary.json") as f:
+        summary = json.load(f)
+    return trace, summary
+
+
+def validate_trace(doc):
+    """Schema checks every trace must pass: events well formed, args present, complete events
+    nesting per track, every track named, flows paired."""
+    check(isinstance(doc, dict) and isinstance(doc.get("traceEvents"), list), "trace is an object with traceEvents")
+    check("otherData" in doc, "trace has otherData")
+    other = doc.get("otherData", {})
+    for key in ("tool_version", "kokkos_interface_version", "openmp_runtime", "host", "pid", "start_time", "dropped_events"):
+        check(key in other, f"otherData has {key}")
+    evs = doc["traceEvents"]
+    named = set()
+    tracks = defaultdict(list)
+    for e in evs:
+        if e.get("ph") == "M":
+            if e.get("name") == "thread_name":
+                named.add((e["pid"], e["tid"]))
+            continue
+        if not check(isinstance(e.get("ts"), (int, float)) and e["ts"] >= 0, f"ts is a non-negative number: {e}"):
+            continue
+        cat = e.get("cat")
+        if cat in REQUIRED_ARGS and e.get("ph") in ("X", "i", "C", "b"):
+            missing = [a for a in REQUIRED_ARGS[cat] if a not in (e.get("args") or {})]
+            check(not missing, f"{cat} {e.get('name')!r} lacks args {missing}")
+        if e.get("ph") == "X":
+            check(isinstance(e.get("dur"), (int, float)) and e["dur"] >= 0, f"X event has dur >= 0: {e}")
+            tracks[(e["pid"], e["tid"])].append(e)
+    for key, lst in tracks.items():
+        check(key in named, f"track {key} has a thread_name")
+        lst.sort(key=lambda e: (e["ts"], -e["dur"]))
+        stack = []
+        for e in lst:
+            s, t = e["ts"], e["ts"] + e["dur"]
+            while stack and stack[-1][0] <= s + 1e-9:
+                stack.pop()
+            if stack:
+                check(t <= stack[-1][0] + 1e-6,
+                      f"partial overlap on track {key}: {e.get('cat')} {e.get('name')!r} ends after {stack[-1][1]!r}")
+            stack.append((t, e.get("name")))
+    starts = Counter((e.get("cat"), e.get("id")) for e in evs if e.get("ph") == "s")
+    ends = Counter((e.get("cat"), e.get("id")) for e in evs if e.get("ph") == "f")
+    check(starts == ends, f"flow starts and ends pair up ({sum(starts.values())} vs {sum(ends.values())})")
+
+
+def events(doc, cat, ph=None):
+    return [e for e in doc["traceEvents"] if e.get("cat") == cat and (ph is None or e.get("ph") == ph)]
+
+
+def inside(inner, outer):
+    return outer["ts"] <= inner["ts"] + 1e-9 and inner["ts"] + inner["dur"] <= outer["ts"] + outer["dur"] + 1e-6
