@@ -25,8 +25,38 @@ enum class Ev : std::uint16_t {
   DeepCopyEnd,     // u0=id
   ProfileEvent,    // a=name
   DualView,        // sub=1 modify / 0 sync, a=name u0=ptr u1=on_device
-  // OpenMP (OMPT); fields documented next to the callbacks that write them.
+  // OpenMP (OMPT). u1 is always the Kokkos kernel id the event belongs to (0: none). Task ids
+  // are our explicit-task ids; parallel ids are ours too (see ompt_backend/omp_ids.hpp).
   OmpFirst = 64,
+  OmpThreadBegin = OmpFirst,  // sub=ompt_thread_t
+  OmpThreadEnd,               //
+  OmpParallelBegin,           // u0=parallel id u1=kernel a=requested team size u2=flags u3=codeptr
+  OmpParallelEnd,             // u0=parallel id u1=kernel u2=flags
+  OmpImplicitTaskBegin,       // u0=parallel id u1=kernel a=thread num u2=team size sub=flags (1 initial, 2 implicit)
+  OmpImplicitTaskEnd,         // u0=parallel id u1=kernel a=thread num sub=flags
+  OmpWorkBegin,               // sub=ompt_work_t u0=parallel id u1=kernel u2=count
+  OmpWorkEnd,                 // sub=ompt_work_t u0=parallel id u1=kernel u2=count
+  OmpMaskedBegin,             // u0=parallel id u1=kernel
+  OmpMaskedEnd,               // u0=parallel id u1=kernel
+  OmpDispatch,                // sub=ompt_dispatch_t u0=parallel id u1=kernel u2=instance value
+  OmpSyncBegin,               // sub=ompt_sync_region_t u0=parallel id u1=kernel u2=task id (0: implicit task)
+  OmpSyncEnd,                 // same fields
+  OmpSyncWaitBegin,           // same fields
+  OmpSyncWaitEnd,             // same fields
+  OmpTaskCreate,              // u0=task id u1=kernel (of the creator) a=flags sub=has_dependences
+  OmpTaskSchedule,            // u0=prior task id (0: not explicit) u1=kernel of next a=prior status u2=next task id
+  OmpDependences,             // u0=task id a=number of dependences
+  OmpTaskDependence,          // u0=source task id u2=sink task id
+  OmpMutexAcquire,            // sub=ompt_mutex_t u0=wait id u1=kernel a=implementation u2=hint
+  OmpMutexAcquired,           // sub=ompt_mutex_t u0=wait id u1=kernel
+  OmpMutexReleased,           // sub=ompt_mutex_t u0=wait id u1=kernel
+  OmpNestLock,                // sub=ompt_scope_endpoint_t (1 begin, 2 end) u0=wait id u1=kernel
+  OmpLockInit,                // sub=ompt_mutex_t u0=wait id a=implementation
+  OmpLockDestroy,             // sub=ompt_mutex_t u0=wait id
+  OmpCancel,                  // a=flags u1=kernel
+  OmpFlush,                   // u1=kernel
+  OmpControlTool,             // a=command u0=modifier
+  OmpLast,
 };
 
 enum class KernelKind : std::uint16_t { ParallelFor = 0, ParallelReduce = 1, ParallelScan = 2 };

@@ -103,6 +103,8 @@ void reset_for_test() {
   g_ids.deep_copy = 0;
   g_ids.section = 0;
   g_ids.alloc = 0;
+  g_ids.parallel = 0;
+  g_ids.task = 0;
   t_buffer = nullptr;
 }
 }  // namespace recorder

@@ -33,6 +33,25 @@ struct KokkosContext {
   std::uint64_t deep_copy() const { return deep_copy_depth ? deep_copies[deep_copy_depth - 1] : 0; }
 };
 
+// The Kokkos kernel an OpenMP thread works for: pushed by implicit tasks and explicit tasks
+// that start on this thread, taken from the ompt_data_t of the region or task.
+struct OmpContext {
+  static constexpr std::uint32_t kMaxDepth = 32;
+  std::uint64_t kernels[kMaxDepth];
+  std::uint32_t depth = 0;
+
+  std::uint64_t kernel() const {
+    return depth == 0 ? 0 : kernels[(depth <= kMaxDepth ? depth : kMaxDepth) - 1];
+  }
+  void push(std::uint64_t k) {
+    if (depth < kMaxDepth) kernels[depth] = k;
+    ++depth;
+  }
+  void pop() {
+    if (depth > 0) --depth;
+  }
+};
+
 class ThreadBuffer {
  public:
   // Appends one record; fill writes its fields (the tick first, so it is taken as late as
@@ -50,12 +69,23 @@ class ThreadBuffer {
 
   InternCache names;
   KokkosContext kokkos;
+  OmpContext omp;
+
+  // The Kokkos kernel that events of this thread belong to: its own open kernel, else the one
+  // its OpenMP implicit or explicit task works for.
+  std::uint64_t current_kernel() const {
+    const std::uint64_t k = kokkos.kernel();
+    return k != 0 ? k : omp.kernel();
+  }
 
   // Identity of the track, fixed at registration.
   std::uint32_t index = 0;   // registration order, 0 = first thread seen
   std::uint64_t os_tid = 0;
   // Set by OMPT thread_begin: 0 unknown, else ompt_thread_t (1 initial, 2 worker, 3 other).
   std::atomic<int> omp_thread_type{0};
+  // Where OMPT says the thread runs (ompt_get_proc_id / ompt_get_place_num at thread_begin); -1 unknown.
+  int omp_proc = -1;
+  int omp_place = -1;
 
   // Reader side (end of run): calls f(const Record&) for every committed record, in order.
   template <class F>
@@ -98,6 +128,8 @@ struct IdCounters {
   std::atomic<std::uint64_t> deep_copy{0};
   std::atomic<std::uint32_t> section{0};
   std::atomic<std::uint64_t> alloc{0};
+  std::atomic<std::uint64_t> parallel{0};
+  std::atomic<std::uint64_t> task{0};
 };
 extern IdCounters g_ids;
 

@@ -49,6 +49,7 @@ State& state() {
 }
 
 std::once_flag g_start_once;
+std::atomic<void (*)()> g_before_write{nullptr};
 
 void report(const std::vector<std::string>& errors) {
   for (const auto& e : errors) log::warn(e);
@@ -278,12 +279,15 @@ std::vector<std::pair<std::string, std::string>> other_data(const std::string& s
   return it == s.other.end() ? std::vector<std::pair<std::string, std::string>>{} : it->second;
 }
 
+void set_before_write(void (*fn)()) { g_before_write.store(fn); }
+
 bool outputs_written() { return state().written.load(); }
 
 void write_outputs() {
   State& s = state();
   if (s.written.exchange(true)) return;
   try {
+    if (auto fn = g_before_write.load()) fn();
     recorder::close();
     clock::finish_calibration();
     const Config& c = s.config;

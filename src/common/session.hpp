@@ -50,6 +50,10 @@ void add_other_data(const std::string& section, const std::string& key, const st
 std::vector<std::pair<std::string, std::string>> metadata();
 std::vector<std::pair<std::string, std::string>> other_data(const std::string& section);
 
+// Called once, first thing in write_outputs: lets a backend add late facts (runtime queries that
+// only answer once the runtime is fully up).
+void set_before_write(void (*fn)());
+
 // Writes the configured files exactly once per process; later calls do nothing.
 void write_outputs();
 bool outputs_written();

@@ -1,0 +1,349 @@
+// Host OpenMP callbacks. Each one: check its group, read the tick, append one record. The
+// Kokkos kernel an event belongs to travels in the runtime's ompt_data_t (omp_ids.hpp).
+#include <omp-tools.h>
+
+#include "common/config.hpp"
+#include "common/recorder.hpp"
+#include "common/session.hpp"
+#include "ompt_backend/callback_table.hpp"
+#include "ompt_backend/ompt_runtime.hpp"
+#include "ompt_backend/omp_ids.hpp"
+
+namespace kob::omp {
+
+namespace {
+
+inline std::uint64_t kernel_or(const ThreadBuffer& b, const ompt_data_t* task) {
+  const std::uint64_t k = b.current_kernel();
+  return k != 0 ? k : kernel_of(task);
+}
+
+void on_thread_begin(ompt_thread_t type, ompt_data_t* /*thread_data*/) {
+  ThreadBuffer& b = this_thread();
+  b.omp_thread_type.store(static_cast<int>(type), std::memory_order_relaxed);
+  if (g_rt.get_proc_id) b.omp_proc = g_rt.get_proc_id();
+  if (g_rt.get_place_num) b.omp_place = g_rt.get_place_num();
+  const std::uint64_t t = clock::now();
+  b.emit([&](Record& r) {
+    r.tick = t;
+    r.type = Ev::OmpThreadBegin;
+    r.sub = static_cast<std::uint16_t>(type);
+  });
+}
+
+void on_thread_end(ompt_data_t* /*thread_data*/) {
+  const std::uint64_t t = clock::now();
+  this_thread().emit([&](Record& r) {
+    r.tick = t;
+    r.type = Ev::OmpThreadEnd;
+  });
+}
+
+void on_parallel_begin(ompt_data_t* encountering_task, const ompt_frame_t* /*frame*/, ompt_data_t* parallel_data,
+                       unsigned int requested, int flags, const void* codeptr) {
+  ThreadBuffer& b = this_thread();
+  const std::uint64_t kernel = kernel_or(b, encountering_task);
+  const std::uint64_t id = g_ids.parallel.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (parallel_data) parallel_data->value = pack(kernel, id);
+  if (!recording(kGroupOmpParallel)) return;
+  b.emit([&](Record& r) {
+    r.tick = clock::now();
+    r.type = Ev::OmpParallelBegin;
+    r.a = requested;
+    r.u[0] = id & kIdMask;
+    r.u[1] = kernel;
+    r.u[2] = static_cast<std::uint32_t>(flags);
+    r.u[3] = reinterpret_cast<std::uintptr_t>(codeptr);
+  });
+}
+
+void on_parallel_end(ompt_data_t* parallel_data, ompt_data_t* /*encountering_task*/, int flags, const void* /*codeptr*/) {
+  if (!recording(kGroupOmpParallel)) return;
+  const std::uint64_t t = clock::now();
+  this_thread().emit([&](Record& r) {
+    r.tick = t;
+    r.type = Ev::OmpParallelEnd;
+    r.u[0] = id_of(parallel_data);
+    r.u[1] = kernel_of(parallel_data);
+    r.u[2] = static_cast<std::uint32_t>(flags);
+  });
+}
+
+void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t* task_data,
+                      unsigned int actual_parallelism, unsigned int index, int flags) {
+  ThreadBuffer& b = this_thread();
+  if (endpoint == ompt_scope_begin) {
+    std::uint64_t kernel = kernel_of(parallel_data);
+    std::uint64_t id = id_of(parallel_data);
+    if (id == 0) {  // the initial task's implicit parallel region never had a parallel_begin
+      id = g_ids.parallel.fetch_add(1, std::memory_order_relaxed) + 1;
+      if (parallel_data) parallel_data->value = pack(kernel, id);
+    }
+    if (task_data) task_data->value = pack(kernel, id);
+    b.omp.push(kernel);
+    if (!recording(kGroupOmpParallel)) return;
+    b.emit([&](Record& r) {
+      r.tick = clock::now();
+      r.type = Ev::OmpImplicitTaskBegin;
+      r.sub = static_cast<std::uint16_t>(flags & 0xffff);
+      r.a = index;
+      r.u[0] = id & kIdMask;
+      r.u[1] = kernel;
+      r.u[2] = actual_parallelism;
+    });
+  } else {
+    const std::uint64_t t = clock::now();
+    b.omp.pop();
+    if (!recording(kGroupOmpParallel)) return;
+    b.emit([&](Record& r) {
+      r.tick = t;
+      r.type = Ev::OmpImplicitTaskEnd;
+      r.sub = static_cast<std::uint16_t>(flags & 0xffff);
+      r.a = index;
+      r.u[0] = id_of(task_data);
+      r.u[1] = kernel_of(task_data);
+    });
+  }
+}
+
+void on_work(ompt_work_t type, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t* task_data,
+             std::uint64_t count, const void* /*codeptr*/) {
+  if (!recording(kGroupOmpWork)) return;
+  const std::uint64_t t = clock::now();
+  ThreadBuffer& b = this_thread();
+  b.emit([&](Record& r) {
+    r.tick = t;
+    r.type = endpoint == ompt_scope_begin ? Ev::OmpWorkBegin : Ev::OmpWorkEnd;
+    r.sub = static_cast<std::uint16_t>(type);
+    r.u[0] = id_of(parallel_data);
+    r.u[1] = kernel_or(b, task_data);
+    r.u[2] = count;
+  });
+}
+
+void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t* task_data, const void* /*codeptr*/) {
+  if (!recording(kGroupOmpWork)) return;
+  const std::uint64_t t = clock::now();
+  ThreadBuffer& b = this_thread();
+  b.emit([&](Record& r) {
+    r.tick = t;
+    r.type = endpoint == ompt_scope_begin ? Ev::OmpMaskedBegin : Ev::OmpMaskedEnd;
+    r.u[0] = id_of(parallel_data);
+    r.u[1] = kernel_or(b, task_data);
+  });
+}
+
+void on_dispatch(ompt_data_t* parallel_data, ompt_data_t* task_data, ompt_dispatch_t kind, ompt_data_t instance) {
+  if (!recording(kGroupOmpWork)) return;
+  const std::uint64_t t = clock::now();
+  ThreadBuffer& b = this_thread();
+  b.emit([&](Record& r) {
+    r.tick = t;
+    r.type = Ev::OmpDispatch;
+    r.sub = static_cast<std::uint16_t>(kind);
+    r.u[0] = id_of(parallel_data);
+    r.u[1] = kernel_or(b, task_data);
+    r.u[2] = instance.value;
+  });
+}
+
+inline void sync_event(Ev type, ompt_sync_region_t kind, ompt_data_t* parallel_data, ompt_data_t* task_data) {
+  if (!recording(kGroupOmpSync)) return;
+  const std::uint64_t t = clock::now();
+  ThreadBuffer& b = this_thread();
+  b.emit([&](Record& r) {
+    r.tick = t;
+    r.type = type;
+    r.sub = static_cast<std::uint16_t>(kind);
+    r.u[0] = id_of(parallel_data);
+    r.u[1] = kernel_or(b, task_data);
+    r.u[2] = task_id_of(task_data);
+  });
+}
+
+void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data,
+                    ompt_data_t* task_data, const void* /*codeptr*/) {
+  sync_event(endpoint == ompt_scope_begin ? Ev::OmpSyncBegin : Ev::OmpSyncEnd, kind, parallel_data, task_data);
+}
+
+void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data,
+                         ompt_data_t* task_data, const void* /*codeptr*/) {
+  sync_event(endpoint == ompt_scope_begin ? Ev::OmpSyncWaitBegin : Ev::OmpSyncWaitEnd, kind, parallel_data, task_data);
+}
+
+void on_task_create(ompt_data_t* encountering_task, const ompt_frame_t* /*frame*/, ompt_data_t* new_task, int flags,
+                    int has_dependences, const void* /*codeptr*/) {
+  ThreadBuffer& b = this_thread();
+  const std::uint64_t kernel = kernel_or(b, encountering_task);
+  const std::uint64_t id = (g_ids.task.fetch_add(1, std::memory_order_relaxed) + 1) & kIdMask;
+  if (new_task) new_task->value = pack_task(kernel, id);
+  if (!recording(kGroupOmpTask)) return;
+  b.emit([&](Record& r) {
+    r.tick = clock::now();
+    r.type = Ev::OmpTaskCreate;
+    r.sub = has_dependences ? 1 : 0;
+    r.a = static_cast<std::uint32_t>(flags);
+    r.u[0] = id;
+    r.u[1] = kernel;
+  });
+}
+
+void on_task_schedule(ompt_data_t* prior_task, ompt_task_status_t prior_status, ompt_data_t* next_task) {
+  const std::uint64_t t = clock::now();
+  ThreadBuffer& b = this_thread();
+  const std::uint64_t prior = task_id_of(prior_task), next = task_id_of(next_task);
+  // A finished or suspended explicit task stops lending its kernel to this thread; the next
+  // explicit task lends its own.
+  if (prior != 0) b.omp.pop();
+  if (next != 0) b.omp.push(kernel_of(next_task));
+  if (!recording(kGroupOmpTask)) return;
+  b.emit([&](Record& r) {
+    r.tick = t;
+    r.type = Ev::OmpTaskSchedule;
+    r.a = static_cast<std::uint32_t>(prior_status);
+    r.u[0] = prior;
+    r.u[1] = kernel_of(next_task);
+    r.u[2] = next;
+  });
+}
+
+void on_dependences(ompt_data_t* task, const ompt_dependence_t* /*deps*/, int ndeps) {
+  if (!recording(kGroupOmpTask)) return;
+  const std::uint64_t t = clock::now();
+  this_thread().emit([&](Record& r) {
+    r.tick = t;
+    r.type = Ev::OmpDependences;
+    r.a = static_cast<std::uint32_t>(ndeps);
+    r.u[0] = task_id_of(task);
+  });
+}
+
+void on_task_dependence(ompt_data_t* src, ompt_data_t* sink) {
+  if (!recording(kGroupOmpTask)) return;
+  const std::uint64_t t = clock::now();
+  this_thread().emit([&](Record& r) {
+    r.tick = t;
+    r.type = Ev::OmpTaskDependence;
+    r.u[0] = task_id_of(src);
+    r.u[2] = task_id_of(sink);
+  });
+}
+
+inline void mutex_event(Ev type, ompt_mutex_t kind, ompt_wait_id_t wait_id, std::uint32_t impl = 0, std::uint64_t hint = 0) {
+  if (!recording(kGroupOmpMutex)) return;
+  const std::uint64_t t = clock::now();
+  ThreadBuffer& b = this_thread();
+  b.emit([&](Record& r) {
+    r.tick = t;
+    r.type = type;
+    r.sub = static_cast<std::uint16_t>(kind);
+    r.a = impl;
+    r.u[0] = wait_id;
+    r.u[1] = b.current_kernel();
+    r.u[2] = hint;
+  });
+}
+
+void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id, const void* /*codeptr*/) {
+  mutex_event(Ev::OmpMutexAcquire, kind, wait_id, impl, hint);
+}
+void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* /*codeptr*/) {
+  mutex_event(Ev::OmpMutexAcquired, kind, wait_id);
+}
+void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* /*codeptr*/) {
+  mutex_event(Ev::OmpMutexReleased, kind, wait_id);
+}
+void on_lock_init(ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id, const void* /*codeptr*/) {
+  mutex_event(Ev::OmpLockInit, kind, wait_id, impl, hint);
+}
+void on_lock_destroy(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* /*codeptr*/) {
+  mutex_event(Ev::OmpLockDestroy, kind, wait_id);
+}
+void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id, const void* /*codeptr*/) {
+  if (!recording(kGroupOmpMutex)) return;
+  const std::uint64_t t = clock::now();
+  ThreadBuffer& b = this_thread();
+  b.emit([&](Record& r) {
+    r.tick = t;
+    r.type = Ev::OmpNestLock;
+    r.sub = static_cast<std::uint16_t>(endpoint);
+    r.u[0] = wait_id;
+    r.u[1] = b.current_kernel();
+  });
+}
+
+void on_cancel(ompt_data_t* task_data, int flags, const void* /*codeptr*/) {
+  const std::uint64_t t = clock::now();
+  ThreadBuffer& b = this_thread();
+  b.emit([&](Record& r) {
+    r.tick = t;
+    r.type = Ev::OmpCancel;
+    r.a = static_cast<std::uint32_t>(flags);
+    r.u[1] = kernel_or(b, task_data);
+  });
+}
+
+void on_flush(ompt_data_t* /*thread_data*/, const void* /*codeptr*/) {
+  if (!recording(kGroupOmpSync)) return;
+  const std::uint64_t t = clock::now();
+  ThreadBuffer& b = this_thread();
+  b.emit([&](Record& r) {
+    r.tick = t;
+    r.type = Ev::OmpFlush;
+    r.u[1] = b.current_kernel();
+  });
+}
+
+int on_control_tool(std::uint64_t command, std::uint64_t modifier, void* /*arg*/, const void* /*codeptr*/) {
+  const std::uint64_t t = clock::now();
+  this_thread().emit([&](Record& r) {
+    r.tick = t;
+    r.type = Ev::OmpControlTool;
+    r.a = static_cast<std::uint32_t>(command);
+    r.u[0] = modifier;
+  });
+  return 0;
+}
+
+template <class F>
+ompt_callback_t cb(F* f) {
+  return reinterpret_cast<ompt_callback_t>(f);
+}
+
+constexpr std::uint32_t kAnyOmp = kGroupAllOmp;
+
+}  // namespace
+
+std::span<const CallbackEntry> host_callbacks() {
+  // Parallel and task begin callbacks carry the Kokkos kernel to worker threads, so they are
+  // registered whenever any OpenMP group is recorded; what they record is filtered inside.
+  static const CallbackEntry kTable[] = {
+      {ompt_callback_thread_begin, "thread_begin", cb(on_thread_begin), kAnyOmp},
+      {ompt_callback_thread_end, "thread_end", cb(on_thread_end), kAnyOmp},
+      {ompt_callback_parallel_begin, "parallel_begin", cb(on_parallel_begin), kAnyOmp},
+      {ompt_callback_parallel_end, "parallel_end", cb(on_parallel_end), kGroupOmpParallel},
+      {ompt_callback_implicit_task, "implicit_task", cb(on_implicit_task), kAnyOmp},
+      {ompt_callback_work, "work", cb(on_work), kGroupOmpWork},
+      {ompt_callback_masked, "masked", cb(on_masked), kGroupOmpWork},
+      {ompt_callback_dispatch, "dispatch", cb(on_dispatch), kGroupOmpWork},
+      {ompt_callback_sync_region, "sync_region", cb(on_sync_region), kGroupOmpSync},
+      {ompt_callback_sync_region_wait, "sync_region_wait", cb(on_sync_region_wait), kGroupOmpSync},
+      {ompt_callback_reduction, "reduction", cb(on_sync_region), kGroupOmpSync},
+      {ompt_callback_flush, "flush", cb(on_flush), kGroupOmpSync},
+      {ompt_callback_task_create, "task_create", cb(on_task_create), kAnyOmp},
+      {ompt_callback_task_schedule, "task_schedule", cb(on_task_schedule), kAnyOmp},
+      {ompt_callback_dependences, "dependences", cb(on_dependences), kGroupOmpTask},
+      {ompt_callback_task_dependence, "task_dependence", cb(on_task_dependence), kGroupOmpTask},
+      {ompt_callback_mutex_acquire, "mutex_acquire", cb(on_mutex_acquire), kGroupOmpMutex},
+      {ompt_callback_mutex_acquired, "mutex_acquired", cb(on_mutex_acquired), kGroupOmpMutex},
+      {ompt_callback_mutex_released, "mutex_released", cb(on_mutex_released), kGroupOmpMutex},
+      {ompt_callback_nest_lock, "nest_lock", cb(on_nest_lock), kGroupOmpMutex},
+      {ompt_callback_lock_init, "lock_init", cb(on_lock_init), kGroupOmpMutex},
+      {ompt_callback_lock_destroy, "lock_destroy", cb(on_lock_destroy), kGroupOmpMutex},
+      {ompt_callback_cancel, "cancel", cb(on_cancel), kAnyOmp},
+      {ompt_callback_control_tool, "control_tool", cb(on_control_tool), kAnyOmp},
+  };
+  return kTable;
+}
+
+}  // namespace kob::omp
