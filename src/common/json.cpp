@@ -99,9 +99,10 @@ void append_us(std::string& out, std::uint64_t ns) {
 
 void append_double(std::string& out, double v) {
   if (!std::isfinite(v)) v = 0;
+  // to_chars, not printf: the measured program may have set a locale with a decimal comma.
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  out += buf;
+  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
+  out.append(buf, r.ptr);
 }
 
 }  // namespace kob::json

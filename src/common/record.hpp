@@ -56,6 +56,24 @@ enum class Ev : std::uint16_t {
   OmpCancel,                  // a=flags u1=kernel
   OmpFlush,                   // u1=kernel
   OmpControlTool,             // a=command u0=modifier
+  // Target offload (host side: target callbacks). Device numbers are stored as int16 pairs in a
+  // (src << 16 | dst, two's complement) or as the int device number in a.
+  OmpTargetBegin,             // sub=ompt_target_t a=device num u0=target id u1=kernel u2=deep copy id
+  OmpTargetEnd,               // sub=ompt_target_t a=device num u0=target id u1=kernel u2=deep copy id
+  OmpDataOpBegin,             // sub=ompt_target_data_op_t a=src<<16|dst u0=host op id u1=kernel u2=bytes
+                              //   u3=target id (0: none) u4=deep copy id u5=destination address
+  OmpDataOpEnd,               // same fields as OmpDataOpBegin
+  OmpDataOp,                  // a data op reported as one point (non-EMI runtimes); same fields
+  OmpSubmitBegin,             // a=requested teams u0=host op id u1=kernel u3=target id
+  OmpSubmitEnd,               // same fields
+  OmpSubmit,                  // a submit reported as one point (non-EMI runtimes); same fields
+  OmpDeviceInit,              // a=device num u0=type name (interned) u1=1 if device tracing is used
+  OmpDeviceFinalize,          // a=device num
+  OmpDeviceLoad,              // a=device num u0=file name (interned) u1=host addr u2=device addr u3=bytes u4=module id
+  OmpDeviceUnload,            // a=device num u4=module id
+  // A record from the device tracing interface, times already translated to host ns.
+  OmpDeviceRecord,            // sub=ompt_callbacks_t of the record a=device num u0=host op id u1=target id
+                              //   u2=start host ns u3=end host ns (0: a point) u4=bytes or teams u5=op kind
   OmpLast,
 };
 

@@ -9,7 +9,7 @@
 
 namespace kob {
 
-thread_local ThreadBuffer* t_buffer __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local ThreadBuffer* t_buffer __attribute__((tls_model("initial-exec"))) = nullptr;
 IdCounters g_ids;
 
 namespace {
@@ -55,7 +55,9 @@ Record* ThreadBuffer::grow() {
     dropped_.fetch_add(1, std::memory_order_relaxed);
     return nullptr;
   }
-  auto* c = new (mem) Chunk();
+  // Default-initialised, not value-initialised: zeroing 128 KiB that every record overwrites
+  // anyway would cost more than all the events of the chunk.
+  auto* c = new (mem) Chunk;
   // Link before publishing cur_: a reader that sees cur_ in the new chunk also sees the link.
   if (last_ == nullptr) {
     first_ = c;

@@ -12,6 +12,7 @@
 
 #define KOB_LIKELY(x) __builtin_expect(!!(x), 1)
 #define KOB_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define KOB_HOT_INLINE inline __attribute__((always_inline))
 
 namespace kob {
 
@@ -91,6 +92,7 @@ class ThreadBuffer {
   template <class F>
   void for_each(F&& f) const {
     const Record* stop = cur_.load(std::memory_order_acquire);
+    if (stop == nullptr) return;  // first chunk not published yet
     for (const Chunk* c = first_; c != nullptr; c = c->next) {
       const bool last = stop >= c->recs && stop <= c->recs + Chunk::kRecords;
       const Record* e = last ? stop : c->recs + Chunk::kRecords;
@@ -111,7 +113,8 @@ class ThreadBuffer {
   std::atomic<std::uint64_t> dropped_{0};
 };
 
-extern thread_local ThreadBuffer* t_buffer __attribute__((tls_model("initial-exec")));
+// constinit: no TLS init-function check on every access.
+extern constinit thread_local ThreadBuffer* t_buffer __attribute__((tls_model("initial-exec")));
 
 ThreadBuffer* register_thread();
 

@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "common/devid.hpp"
 #include "common/intern.hpp"
 #include "common/json.hpp"
+#include "common/omp_names.hpp"
 
 namespace kob {
 
@@ -19,6 +21,145 @@ const char* kernel_kind_name(KernelKind k) {
   }
   return "unknown";
 }
+
+namespace {
+
+void summarize_omp(const Timeline& t, Summary& s) {
+  OmpSummary& o = s.openmp;
+  o.records = t.omp_records;
+  if (!o.present()) return;
+  const InternTable& names = kob::names();
+
+  // Implicit tasks by region; per thread.
+  std::unordered_map<std::uint64_t, std::vector<const OmpImplicitTaskSpan*>> region_tasks;
+  std::vector<OmpThreadStats> threads(t.tracks.size());
+  for (const OmpImplicitTaskSpan& i : t.omp_implicit_tasks) {
+    if (i.initial) {
+      ++o.initial_tasks;
+      continue;
+    }
+    ++o.implicit_tasks;
+    region_tasks[i.parallel_id].push_back(&i);
+    OmpThreadStats& th = threads[i.track];
+    ++th.implicit_tasks;
+    if (i.level == 0) th.busy += i.busy();
+  }
+  for (std::size_t i = 0; i < t.tracks.size(); ++i) {
+    const Track& tr = t.tracks[i];
+    switch (tr.omp_thread_type) {
+      case 0: break;
+      case 1: ++o.threads_initial; break;
+      case 2: ++o.threads_worker; break;
+      case 3: ++o.threads_other; break;
+      default: ++o.threads_unknown; break;
+    }
+    OmpThreadStats& th = threads[i];
+    th.index = tr.index;
+    th.os_tid = tr.os_tid;
+    th.type = omp_names::thread_type(tr.omp_thread_type);
+    th.wait = tr.omp_wait_ns;
+    if (tr.omp_thread_type != 0 || th.implicit_tasks != 0 || th.wait != 0) o.threads.push_back(th);
+  }
+
+  // Parallel regions: per Kokkos kernel (by name and kind, as in the kernel table), or outside.
+  std::unordered_map<std::uint64_t, std::pair<std::uint32_t, KernelKind>> kernel_of_id;
+  for (const KernelSpan& k : t.kernels) kernel_of_id.emplace(k.id, std::make_pair(k.name, k.kind));
+  std::map<std::pair<std::uint32_t, KernelKind>, OmpKernelStats> per_kernel;
+  for (const OmpParallelSpan& p : t.omp_parallels) {
+    ++o.parallel_regions;
+    if (p.kernel == 0) {
+      ++o.outside_regions;
+      if (p.level == 0) o.outside_time += p.dur();
+      continue;
+    }
+    auto k = kernel_of_id.find(p.kernel);
+    if (k == kernel_of_id.end()) continue;  // left out by --include/--exclude
+    OmpKernelStats& st = per_kernel[k->second];
+    ++st.parallel_regions;
+    st.team_size_sum += p.team_size;
+    auto r = region_tasks.find(p.id);
+    if (r == region_tasks.end() || r->second.empty()) continue;
+    std::uint64_t max_busy = 0, sum_busy = 0;
+    for (const OmpImplicitTaskSpan* i : r->second) {
+      max_busy = std::max(max_busy, i->busy());
+      sum_busy += i->busy();
+      st.task_time += i->dur();
+      st.wait_time += std::min(i->wait_ns, i->dur());
+    }
+    const double mean = double(sum_busy) / double(r->second.size());
+    st.imbalance_sum += max_busy ? (double(max_busy) - mean) / double(max_busy) : 0.0;
+    ++st.imbalance_regions;
+  }
+  std::map<std::pair<std::uint32_t, KernelKind>, std::uint64_t> calls;
+  for (const KernelSpan& k : t.kernels) ++calls[{k.name, k.kind}];
+  for (auto& [key, st] : per_kernel) {
+    st.name = names.str(key.first);
+    st.kind = kernel_kind_name(key.second);
+    st.calls = calls[key];
+  }
+  for (const KernelStats& ks : s.kernels)
+    for (auto& [key, st] : per_kernel)
+      if (st.name == ks.name && st.kind == ks.kind) o.kernels.push_back(st);
+
+  std::map<std::uint16_t, OmpCountStats> work, sync, dispatch;
+  for (const OmpWorkSpan& w : t.omp_works) {
+    OmpCountStats& c = work[w.type];
+    c.name = omp_names::work(w.type);
+    ++c.count;
+    c.total += w.dur();
+  }
+  for (const OmpSyncSpan& y : t.omp_syncs) {
+    OmpCountStats& c = sync[y.kind];
+    c.name = omp_names::sync(y.kind);
+    ++c.count;
+    c.total += y.dur();
+    c.wait += y.wait_ns;
+  }
+  for (const OmpInstant& e : t.omp_instants) {
+    switch (e.type) {
+      case Ev::OmpDispatch: {
+        OmpCountStats& c = dispatch[e.sub];
+        c.name = omp_names::dispatch(e.sub);
+        ++c.count;
+        break;
+      }
+      case Ev::OmpDependences:
+        ++o.tasks_with_dependences;
+        o.dependences += e.a;
+        break;
+      case Ev::OmpTaskDependence: ++o.task_dependences; break;
+      case Ev::OmpLockInit: ++o.lock_inits; break;
+      case Ev::OmpLockDestroy: ++o.lock_destroys; break;
+      case Ev::OmpCancel: ++o.cancels; break;
+      case Ev::OmpFlush: ++o.flushes; break;
+      default: break;
+    }
+  }
+  for (auto& [k, c] : work) o.work.push_back(c);
+  for (auto& [k, c] : sync) o.sync.push_back(c);
+  for (auto& [k, c] : dispatch) o.dispatch.push_back(c);
+
+  o.tasks_created = t.omp_task_creates.size();
+  o.task_stretches = t.omp_tasks.size();
+  o.tasks_completed = t.omp_tasks_completed;
+
+  std::map<std::uint16_t, OmpMutexStats> mutex;
+  for (const OmpMutexSpan& m : t.omp_mutexes) {
+    OmpMutexStats& st = mutex[m.kind];
+    st.kind = omp_names::mutex(m.kind);
+    if (!m.hold) {
+      st.wait += m.dur();
+    } else if (m.nested) {
+      ++st.nested_holds;
+    } else {
+      ++st.holds;
+      st.hold += m.dur();
+    }
+  }
+  for (auto& [k, st] : mutex) o.mutex.push_back(st);
+}
+
+}  // namespace
 
 Summary summarize(const Timeline& t) {
   const InternTable& names = kob::names();
@@ -50,8 +191,8 @@ Summary summarize(const Timeline& t) {
   std::vector<const RegionSpan*> regs;
   for (const RegionSpan& r : t.regions) regs.push_back(&r);
   std::stable_sort(regs.begin(), regs.end(), [](const RegionSpan* a, const RegionSpan* b) {
-    return std::tie(a->track, a->start) < std::tie(b->track, b->start) ||
-           (a->track == b->track && a->start == b->start && a->end > b->end);
+    if (a->track != b->track || a->start != b->start) return std::tie(a->track, a->start) < std::tie(b->track, b->start);
+    return a->end > b->end || (a->end == b->end && a->depth < b->depth);
   });
   std::map<std::string, RegionStats> regions;
   std::vector<std::pair<const RegionSpan*, std::uint64_t>> stack;  // region, time in children
@@ -119,6 +260,7 @@ Summary summarize(const Timeline& t) {
 
   s.profile_events = t.events.size();
   for (const DualViewEvent& d : t.dual_views) ++(d.modify ? s.dual_view_modifies : s.dual_view_syncs);
+  summarize_omp(t, s);
   return s;
 }
 
@@ -172,6 +314,137 @@ std::string table(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
+std::string fmt_ratio(double v, const char* fmt) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string omp_text(const OmpSummary& o) {
+  const auto n = [](std::uint64_t v) { return std::to_string(v); };
+  std::string out = "\nOpenMP\n";
+  out += "  parallel regions: " + n(o.parallel_regions) + ", implicit tasks: " + n(o.implicit_tasks) +
+         ", initial tasks: " + n(o.initial_tasks) + "\n";
+  out += "  outside any Kokkos kernel: " + n(o.outside_regions) + " parallel regions, " + fmt_time(o.outside_time) + "\n";
+  out += "  threads: " + n(o.threads_initial) + " initial, " + n(o.threads_worker) + " worker";
+  if (o.threads_other) out += ", " + n(o.threads_other) + " other";
+  if (o.threads_unknown) out += ", " + n(o.threads_unknown) + " unknown";
+  out += "\n";
+  if (o.tasks_created || o.task_stretches || o.dependences || o.task_dependences) {
+    out += "  explicit tasks: " + n(o.tasks_created) + " created, " + n(o.task_stretches) + " stretches run, " +
+           n(o.tasks_completed) + " completed\n  dependences: " + n(o.dependences) + " declared by " + n(o.tasks_with_dependences) +
+           " tasks, " + n(o.task_dependences) + " task-to-task links\n";
+  }
+  auto counts = [&](const char* what, const std::vector<OmpCountStats>& v) {
+    if (v.empty()) return;
+    out += std::string("  ") + what + ":";
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : " ") + v[i].name + " " + n(v[i].count);
+    out += "\n";
+  };
+  counts("work constructs", o.work);
+  counts("dispatches", o.dispatch);
+  if (o.lock_inits || o.lock_destroys || o.cancels || o.flushes) {
+    out += "  lock inits: " + n(o.lock_inits) + ", lock destroys: " + n(o.lock_destroys) + ", cancels: " + n(o.cancels) +
+           ", flushes: " + n(o.flushes) + "\n";
+  }
+  if (!o.sync.empty()) {
+    out += "\nOpenMP sync regions\n";
+    std::vector<std::vector<std::string>> rows{{"kind", "count", "total", "wait"}};
+    for (const auto& c : o.sync) rows.push_back({c.name, n(c.count), fmt_time(c.total), fmt_time(c.wait)});
+    out += table(rows);
+  }
+  if (!o.mutex.empty()) {
+    out += "\nOpenMP mutexes\n";
+    std::vector<std::vector<std::string>> rows{{"kind", "holds", "nested holds", "wait", "hold"}};
+    for (const auto& m : o.mutex) rows.push_back({m.kind, n(m.holds), n(m.nested_holds), fmt_time(m.wait), fmt_time(m.hold)});
+    out += table(rows);
+  }
+  if (!o.threads.empty()) {
+    out += "\nOpenMP threads (busy = implicit-task time minus sync waits)\n";
+    std::vector<std::vector<std::string>> rows{{"thread", "os tid", "type", "implicit tasks", "busy", "wait"}};
+    for (const auto& th : o.threads)
+      rows.push_back({"omp thread " + n(th.index), n(th.os_tid), th.type, n(th.implicit_tasks), fmt_time(th.busy), fmt_time(th.wait)});
+    out += table(rows);
+  }
+  if (!o.kernels.empty()) {
+    out += "\nOpenMP per Kokkos kernel (imbalance: mean of (max - mean) / max busy time per region)\n";
+    std::vector<std::vector<std::string>> rows{
+        {"name", "kind", "calls", "regions", "regions/call", "mean team", "load imbalance", "barrier wait"}};
+    for (const auto& k : o.kernels)
+      rows.push_back({k.name, k.kind, n(k.calls), n(k.parallel_regions), fmt_ratio(k.regions_per_call(), "%.2f"),
+                      fmt_ratio(k.mean_team_size(), "%.1f"), fmt_ratio(100.0 * k.load_imbalance(), "%.1f%%"),
+                      fmt_ratio(100.0 * k.barrier_wait_share(), "%.1f%%")});
+    out += table(rows);
+  }
+  return out;
+}
+
+void omp_json(std::string& o, const OmpSummary& m) {
+  using json::append_double;
+  using json::append_string;
+  const auto n = [](std::uint64_t v) { return std::to_string(v); };
+  auto counts = [&](const char* key, const std::vector<OmpCountStats>& v, std::uint64_t OmpCountStats::*field) {
+    o += o.back() == ' ' ? "\"" : ", \"";
+    o += key;
+    o += "\": {";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      o += i ? ", " : "";
+      append_string(o, v[i].name);
+      o += ": " + n(v[i].*field);
+    }
+    o += "}";
+  };
+  o += "{\"records\": " + n(m.records) + ", \"parallel_regions\": " + n(m.parallel_regions) +
+       ", \"implicit_tasks\": " + n(m.implicit_tasks) + ", \"initial_tasks\": " + n(m.initial_tasks);
+  o += ",\n  \"outside_kokkos\": {\"parallel_regions\": " + n(m.outside_regions) + ", \"time_ns\": " + n(m.outside_time) + "}";
+  o += ",\n  ";
+  counts("work", m.work, &OmpCountStats::count);
+  counts("sync", m.sync, &OmpCountStats::count);
+  counts("sync_wait_ns", m.sync, &OmpCountStats::wait);
+  counts("dispatch", m.dispatch, &OmpCountStats::count);
+  o += ",\n  \"tasks\": {\"created\": " + n(m.tasks_created) + ", \"stretches\": " + n(m.task_stretches) +
+       ", \"completed\": " + n(m.tasks_completed) + "}, \"dependences\": " + n(m.dependences) +
+       ", \"tasks_with_dependences\": " + n(m.tasks_with_dependences) + ", \"task_dependences\": " + n(m.task_dependences);
+  o += ",\n  \"mutex\": {";
+  for (std::size_t i = 0; i < m.mutex.size(); ++i) {
+    const OmpMutexStats& x = m.mutex[i];
+    o += i ? ", " : "";
+    append_string(o, x.kind);
+    o += ": {\"holds\": " + n(x.holds) + ", \"nested_holds\": " + n(x.nested_holds) + ", \"wait_ns\": " + n(x.wait) +
+         ", \"hold_ns\": " + n(x.hold) + "}";
+  }
+  o += "}, \"lock_inits\": " + n(m.lock_inits) + ", \"lock_destroys\": " + n(m.lock_destroys) + ", \"cancels\": " +
+       n(m.cancels) + ", \"flushes\": " + n(m.flushes);
+  o += ",\n  \"thread_types\": {\"initial\": " + n(m.threads_initial) + ", \"worker\": " + n(m.threads_worker) +
+       ", \"other\": " + n(m.threads_other) + ", \"unknown\": " + n(m.threads_unknown) + "}";
+  o += ",\n  \"threads\": [";
+  for (std::size_t i = 0; i < m.threads.size(); ++i) {
+    const OmpThreadStats& th = m.threads[i];
+    o += i ? ",\n    {" : "\n    {";
+    o += "\"track\": " + n(th.index) + ", \"os_tid\": " + n(th.os_tid) + ", \"type\": ";
+    append_string(o, th.type);
+    o += ", \"implicit_tasks\": " + n(th.implicit_tasks) + ", \"busy_ns\": " + n(th.busy) + ", \"wait_ns\": " + n(th.wait) + "}";
+  }
+  o += "],\n  \"kernels\": [";
+  for (std::size_t i = 0; i < m.kernels.size(); ++i) {
+    const OmpKernelStats& k = m.kernels[i];
+    o += i ? ",\n    {" : "\n    {";
+    o += "\"name\": ";
+    append_string(o, k.name);
+    o += ", \"kind\": \"" + k.kind + "\", \"calls\": " + n(k.calls) + ", \"parallel_regions\": " + n(k.parallel_regions) +
+         ", \"regions_per_call\": ";
+    append_double(o, k.regions_per_call());
+    o += ", \"mean_team_size\": ";
+    append_double(o, k.mean_team_size());
+    o += ", \"load_imbalance\": ";
+    append_double(o, k.load_imbalance());
+    o += ", \"barrier_wait_share\": ";
+    append_double(o, k.barrier_wait_share());
+    o += ", \"implicit_task_ns\": " + n(k.task_time) + ", \"wait_ns\": " + n(k.wait_time) + "}";
+  }
+  o += "]}";
+}
+
 }  // namespace
 
 std::string summary_text(const Summary& s, const std::string& title) {
@@ -222,6 +495,7 @@ std::string summary_text(const Summary& s, const std::string& title) {
     }
     out += table(rows);
   }
+  if (s.openmp.present()) out += omp_text(s.openmp);
   if (s.profile_events || s.dual_view_syncs || s.dual_view_modifies) {
     out += "\nprofile events: " + std::to_string(s.profile_events) + ", dual view syncs: " + std::to_string(s.dual_view_syncs) +
            ", dual view modifies: " + std::to_string(s.dual_view_modifies) + "\n";
@@ -305,7 +579,9 @@ std::string summary_json(const Summary& s, const std::string& other_data_json) {
     o += i ? ", " : "";
     append_string(o, s.problems[i]);
   }
-  o += "]\n}\n";
+  o += "],\n\"openmp\": ";
+  omp_json(o, s.openmp);
+  o += "\n}\n";
   return o;
 }
 

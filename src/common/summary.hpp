@@ -44,6 +44,65 @@ struct NamedStats {
   std::uint64_t calls = 0, total = 0;
 };
 
+// OpenMP figures (from the OMPT records).
+struct OmpCountStats {
+  std::string name;
+  std::uint64_t count = 0;
+  std::uint64_t total = 0;  // ns inside (work constructs, sync regions)
+  std::uint64_t wait = 0;   // sync regions: ns waiting
+};
+
+struct OmpMutexStats {
+  std::string kind;  // lock, nest_lock, critical, atomic, ordered (test_* count as their family)
+  std::uint64_t holds = 0;         // acquired..released
+  std::uint64_t nested_holds = 0;  // re-acquisitions of a nest lock already held (inside a hold)
+  std::uint64_t wait = 0, hold = 0;  // ns waiting to acquire (all), ns held (outer holds)
+};
+
+struct OmpThreadStats {
+  std::uint32_t index = 0;  // the track's registration order ("omp thread N")
+  std::uint64_t os_tid = 0;
+  std::string type;         // ompt_thread_t name, "none" without thread_begin
+  std::uint64_t implicit_tasks = 0;
+  std::uint64_t busy = 0;  // outermost implicit tasks' time minus the sync waits inside them
+  std::uint64_t wait = 0;  // all sync-region waits of the thread
+};
+
+// The OpenMP parallel regions of one Kokkos kernel (by name and kind; joined through kernel ids).
+struct OmpKernelStats {
+  std::string name, kind;
+  std::uint64_t calls = 0, parallel_regions = 0;
+  std::uint64_t team_size_sum = 0;
+  std::uint64_t task_time = 0, wait_time = 0;  // its implicit tasks: total ns, sync waits inside
+  double imbalance_sum = 0;                   // over regions with implicit tasks
+  std::uint64_t imbalance_regions = 0;
+  double regions_per_call() const { return calls ? double(parallel_regions) / double(calls) : 0.0; }
+  double mean_team_size() const { return parallel_regions ? double(team_size_sum) / double(parallel_regions) : 0.0; }
+  // Mean over regions of (max - mean) / max of the busy time of the region's implicit tasks.
+  double load_imbalance() const { return imbalance_regions ? imbalance_sum / double(imbalance_regions) : 0.0; }
+  double barrier_wait_share() const { return task_time ? double(wait_time) / double(task_time) : 0.0; }
+};
+
+struct OmpSummary {
+  std::uint64_t records = 0;  // OpenMP records read; 0: no OpenMP section
+  std::uint64_t parallel_regions = 0, implicit_tasks = 0, initial_tasks = 0;
+  std::vector<OmpCountStats> work;      // by ompt_work_t name, "masked" too
+  std::vector<OmpCountStats> sync;      // by ompt_sync_region_t name
+  std::vector<OmpCountStats> dispatch;  // by ompt_dispatch_t name
+  std::uint64_t tasks_created = 0, task_stretches = 0, tasks_completed = 0;
+  std::uint64_t dependences = 0;             // dependences declared (sum over the dependences callbacks)
+  std::uint64_t tasks_with_dependences = 0;  // dependences callbacks
+  std::uint64_t task_dependences = 0;        // task_dependence callbacks (task-to-task links)
+  std::vector<OmpMutexStats> mutex;
+  std::uint64_t lock_inits = 0, lock_destroys = 0, cancels = 0, flushes = 0;
+  std::uint64_t threads_initial = 0, threads_worker = 0, threads_other = 0, threads_unknown = 0;
+  std::vector<OmpThreadStats> threads;
+  std::uint64_t outside_regions = 0;  // parallel regions in no Kokkos kernel
+  std::uint64_t outside_time = 0;     // ns of the outermost ones among them
+  std::vector<OmpKernelStats> kernels;  // kernels with parallel regions, in the order of Summary::kernels
+  bool present() const { return records != 0; }
+};
+
 struct Summary {
   std::uint64_t run_time = 0;  // first to last event, ns
   std::vector<KernelStats> kernels;  // by total time, largest first
@@ -54,6 +113,7 @@ struct Summary {
   std::vector<NamedStats> sections;  // calls = intervals
   std::uint64_t profile_events = 0, dual_view_syncs = 0, dual_view_modifies = 0;
   std::uint64_t dropped = 0;
+  OmpSummary openmp;
   std::uint64_t filtered_kernels = 0, filtered_regions = 0;
   std::vector<std::string> problems;
 };

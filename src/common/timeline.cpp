@@ -1,12 +1,16 @@
 #include "common/timeline.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <regex>
+#include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/clock.hpp"
 #include "common/intern.hpp"
+#include "common/omp_names.hpp"
 
 namespace kob {
 
@@ -37,6 +41,574 @@ std::string join_path(const std::vector<std::uint32_t>& stack, const InternTable
   return p;
 }
 
+bool is_barrier(std::uint16_t kind) { return kind <= 4 || (kind >= 8 && kind <= 10); }
+bool is_loop(std::uint16_t type) { return type == 1 || (type >= 10 && type <= 13); }
+
+// Finds the innermost element of a stack that `exact` accepts, else the innermost that `loose`
+// accepts. Returns the index or -1.
+template <class V, class Exact, class Loose>
+long find_top(const V& stack, Exact&& exact, Loose&& loose) {
+  for (std::size_t i = stack.size(); i-- > 0;)
+    if (exact(stack[i])) return static_cast<long>(i);
+  for (std::size_t i = stack.size(); i-- > 0;)
+    if (loose(stack[i])) return static_cast<long>(i);
+  return -1;
+}
+
+// Matches the OpenMP records of each thread into spans. Begin/end pairs are matched per thread
+// (OMPT reports both on the thread where the construct runs); the few cross-thread links (task
+// creation, parallel regions' team sizes, a mutex released by another thread) at the end.
+class OmpBuilder {
+ public:
+  OmpBuilder(Timeline& t, ProblemCounter& problems) : t_(t), problems_(problems) {}
+
+  void begin_thread(std::uint32_t track) {
+    threads_.emplace_back();
+    cur_ = &threads_.back();
+    cur_->track = track;
+  }
+
+  void record(const Record& r, std::uint64_t ns) {
+    ++t_.omp_records;
+    ThreadState& s = *cur_;
+    const std::uint32_t track = s.track;
+    switch (r.type) {
+      case Ev::OmpThreadBegin:
+      case Ev::OmpThreadEnd:
+        break;
+      case Ev::OmpParallelBegin: {
+        OmpParallelSpan p;
+        p.start = ns;
+        p.track = track;
+        p.id = r.u[0];
+        p.kernel = r.u[1];
+        p.requested_team_size = r.a;
+        p.flags = static_cast<std::uint32_t>(r.u[2]);
+        p.level = s.open_implicit();
+        if (!open_parallels_.emplace(p.id, p).second) problems_.add("OMPT parallel_begin with a parallel id already open: ignored");
+        break;
+      }
+      case Ev::OmpParallelEnd: {
+        auto it = open_parallels_.find(r.u[0]);
+        if (it == open_parallels_.end()) {
+          problems_.add("OMPT parallel_end with no parallel_begin: ignored");
+          break;
+        }
+        it->second.end = ns;
+        t_.omp_parallels.push_back(it->second);
+        open_parallels_.erase(it);
+        break;
+      }
+      case Ev::OmpImplicitTaskBegin: {
+        OmpImplicitTaskSpan i;
+        i.start = ns;
+        i.track = track;
+        i.parallel_id = r.u[0];
+        i.kernel = r.u[1];
+        i.thread_num = r.a;
+        i.team_size = static_cast<std::uint32_t>(r.u[2]);
+        i.initial = (r.sub & 1) != 0;
+        i.level = s.open_implicit();
+        if (!i.initial) ++team_sizes_[i.parallel_id];
+        s.implicit.push_back({i, {}});
+        break;
+      }
+      case Ev::OmpImplicitTaskEnd: {
+        const long i = find_top(
+            s.implicit, [&](const ImplicitRec& x) { return x.span.parallel_id == r.u[0] && x.span.thread_num == r.a; },
+            [&](const ImplicitRec& x) { return x.span.parallel_id == r.u[0]; });
+        if (i < 0) {
+          problems_.add("OMPT implicit_task end with no begin on that thread: ignored");
+          break;
+        }
+        s.implicit[std::size_t(i)].span.end = ns;
+        implicit_done_.push_back(s.implicit[std::size_t(i)]);
+        s.implicit.erase(s.implicit.begin() + i);
+        break;
+      }
+      case Ev::OmpWorkBegin:
+      case Ev::OmpMaskedBegin: {
+        OmpWorkSpan w;
+        w.start = ns;
+        w.track = track;
+        w.type = r.type == Ev::OmpMaskedBegin ? omp_names::kMasked : r.sub;
+        w.parallel_id = r.u[0];
+        w.kernel = r.u[1];
+        w.count = r.type == Ev::OmpMaskedBegin ? 0 : r.u[2];
+        s.work.push_back(w);
+        break;
+      }
+      case Ev::OmpWorkEnd:
+      case Ev::OmpMaskedEnd: {
+        const std::uint16_t type = r.type == Ev::OmpMaskedEnd ? omp_names::kMasked : r.sub;
+        const long i = find_top(
+            s.work, [&](const OmpWorkSpan& x) { return x.type == type; },
+            [&](const OmpWorkSpan& x) { return is_loop(type) && is_loop(x.type); });
+        if (i < 0) {
+          problems_.add(type == omp_names::kMasked ? "OMPT masked end with no begin on that thread: ignored"
+                                                   : "OMPT work end with no begin of that type on that thread: ignored");
+          break;
+        }
+        OmpWorkSpan& w = s.work[std::size_t(i)];
+        w.end = ns;
+        if (w.count == 0 && type != omp_names::kMasked) w.count = r.u[2];
+        t_.omp_works.push_back(w);
+        s.work.erase(s.work.begin() + i);
+        break;
+      }
+      case Ev::OmpDispatch:
+      case Ev::OmpDependences:
+      case Ev::OmpTaskDependence:
+      case Ev::OmpLockInit:
+      case Ev::OmpLockDestroy:
+      case Ev::OmpCancel:
+      case Ev::OmpFlush:
+      case Ev::OmpControlTool: {
+        OmpInstant e;
+        e.time = ns;
+        e.track = track;
+        e.type = r.type;
+        e.sub = r.sub;
+        e.a = r.a;
+        e.u0 = r.u[0];
+        e.u2 = r.u[2];
+        e.kernel = r.type == Ev::OmpControlTool || r.type == Ev::OmpLockInit || r.type == Ev::OmpLockDestroy ||
+                           r.type == Ev::OmpDependences || r.type == Ev::OmpTaskDependence
+                       ? 0
+                       : r.u[1];
+        t_.omp_instants.push_back(e);
+        break;
+      }
+      case Ev::OmpSyncBegin: {
+        OmpSyncSpan y;
+        y.start = ns;
+        y.track = track;
+        y.kind = r.sub;
+        y.parallel_id = r.u[0];
+        y.kernel = r.u[1];
+        y.task_id = r.u[2];
+        s.sync.push_back({y, {}});
+        break;
+      }
+      case Ev::OmpSyncEnd: {
+        const long i = find_top(
+            s.sync, [&](const SyncRec& x) { return x.span.kind == r.sub; },
+            [&](const SyncRec& x) { return is_barrier(r.sub) && is_barrier(x.span.kind); });
+        if (i < 0) {
+          problems_.add("OMPT sync_region end with no begin of that kind on that thread: ignored");
+          break;
+        }
+        s.sync[std::size_t(i)].span.end = ns;
+        sync_done_.push_back(s.sync[std::size_t(i)]);
+        s.sync.erase(s.sync.begin() + i);
+        break;
+      }
+      case Ev::OmpSyncWaitBegin:
+        s.waits.push_back({r.sub, ns});
+        break;
+      case Ev::OmpSyncWaitEnd: {
+        const long i = find_top(
+            s.waits, [&](const Wait& x) { return x.kind == r.sub; },
+            [&](const Wait& x) { return is_barrier(r.sub) && is_barrier(x.kind); });
+        if (i < 0) {
+          problems_.add("OMPT sync_region_wait end with no begin of that kind on that thread: ignored");
+          break;
+        }
+        const Wait w = s.waits[std::size_t(i)];
+        s.waits.erase(s.waits.begin() + i);
+        s.add_wait(w.kind, w.start, ns);
+        break;
+      }
+      case Ev::OmpTaskCreate: {
+        OmpTaskCreate c;
+        c.time = ns;
+        c.track = track;
+        c.task_id = r.u[0];
+        c.kernel = r.u[1];
+        c.flags = r.a;
+        c.has_dependences = r.sub != 0;
+        t_.omp_task_creates.push_back(c);
+        break;
+      }
+      case Ev::OmpTaskSchedule: {
+        const std::uint64_t prior = r.u[0], next = r.u[2];
+        const std::uint32_t status = r.a;
+        if (prior != 0) {
+          if (omp_names::task_status_completes(status)) completed_.insert(prior);
+          auto it = s.running.find(prior);
+          if (it != s.running.end()) {
+            it->second.end = ns;
+            it->second.status = status;
+            t_.omp_tasks.push_back(it->second);
+            s.running.erase(it);
+          } else if (status != 5 && status != 6) {  // a fulfill may come from any thread
+            problems_.add("OMPT task_schedule names as prior a task not running on that thread: ignored");
+          }
+        }
+        if (next != 0) {
+          OmpTaskSpan k;
+          k.start = ns;
+          k.track = track;
+          k.task_id = next;
+          k.kernel = r.u[1];
+          if (!s.running.emplace(next, k).second)
+            problems_.add("OMPT task_schedule starts a task already running on that thread: ignored");
+        }
+        break;
+      }
+      case Ev::OmpMutexAcquire: {
+        const std::uint16_t fam = omp_names::mutex_family(r.sub);
+        const long i = s.find_mutex(s.acquiring, fam, r.u[0]);
+        if (i >= 0) {
+          if (!s.acquiring[std::size_t(i)].test) problems_.add("OMPT mutex_acquire twice without mutex_acquired: the first ignored");
+          s.acquiring.erase(s.acquiring.begin() + i);  // a test that failed: no acquired follows
+        }
+        Acquire a;
+        a.span.start = ns;
+        a.span.track = track;
+        a.span.kind = fam;
+        a.span.wait_id = r.u[0];
+        a.span.kernel = r.u[1];
+        a.test = omp_names::is_test_mutex(r.sub);
+        s.acquiring.push_back(a);
+        break;
+      }
+      case Ev::OmpMutexAcquired: {
+        const std::uint16_t fam = omp_names::mutex_family(r.sub);
+        const long i = s.find_mutex(s.acquiring, fam, r.u[0]);
+        if (i >= 0) {
+          OmpMutexSpan w = s.acquiring[std::size_t(i)].span;
+          s.acquiring.erase(s.acquiring.begin() + i);
+          w.end = ns;
+          t_.omp_mutexes.push_back(w);
+        } else {
+          problems_.add("OMPT mutex_acquired with no mutex_acquire on that thread: hold shown without a wait");
+        }
+        OmpMutexSpan h;
+        h.start = ns;
+        h.track = track;
+        h.kind = fam;
+        h.hold = true;
+        h.wait_id = r.u[0];
+        h.kernel = r.u[1];
+        s.holds.push_back(h);
+        break;
+      }
+      case Ev::OmpMutexReleased: {
+        const std::uint16_t fam = omp_names::mutex_family(r.sub);
+        long i = -1;
+        for (std::size_t j = s.holds.size(); j-- > 0;)
+          if (!s.holds[j].nested && s.holds[j].kind == fam && s.holds[j].wait_id == r.u[0]) {
+            i = static_cast<long>(j);
+            break;
+          }
+        if (i < 0) {
+          foreign_releases_.push_back({ns, track, fam, r.u[0]});
+          break;
+        }
+        s.holds[std::size_t(i)].end = ns;
+        t_.omp_mutexes.push_back(s.holds[std::size_t(i)]);
+        s.holds.erase(s.holds.begin() + i);
+        break;
+      }
+      case Ev::OmpNestLock: {
+        constexpr std::uint16_t kNest = 3;
+        if (r.sub == 1) {  // begin: the thread sets a nest lock it already holds
+          const long i = s.find_mutex(s.acquiring, kNest, r.u[0]);
+          if (i >= 0) {
+            OmpMutexSpan w = s.acquiring[std::size_t(i)].span;
+            s.acquiring.erase(s.acquiring.begin() + i);
+            w.end = ns;  // the wait of the nested set (nested marks holds only)
+            t_.omp_mutexes.push_back(w);
+          }
+          OmpMutexSpan h;
+          h.start = ns;
+          h.track = track;
+          h.kind = kNest;
+          h.hold = true;
+          h.nested = true;
+          h.wait_id = r.u[0];
+          h.kernel = r.u[1];
+          s.holds.push_back(h);
+        } else {
+          long i = -1;
+          for (std::size_t j = s.holds.size(); j-- > 0;)
+            if (s.holds[j].nested && s.holds[j].wait_id == r.u[0]) {
+              i = static_cast<long>(j);
+              break;
+            }
+          if (i < 0) {
+            problems_.add("OMPT nest_lock end with no nest_lock begin on that thread: ignored");
+            break;
+          }
+          s.holds[std::size_t(i)].end = ns;
+          t_.omp_mutexes.push_back(s.holds[std::size_t(i)]);
+          s.holds.erase(s.holds.begin() + i);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  // After all threads: close what is still open, resolve the cross-thread links, sort.
+  void finish(std::uint64_t t_max, bool lost_ends) {
+    // A mutex released by another thread than the one that acquired it (an untied task moved).
+    for (const ForeignRelease& f : foreign_releases_) {
+      OmpMutexSpan* best = nullptr;
+      ThreadState* owner = nullptr;
+      for (ThreadState& s : threads_)
+        for (OmpMutexSpan& h : s.holds)
+          if (!h.nested && h.kind == f.kind && h.wait_id == f.wait_id && h.start <= f.time && (!best || h.start > best->start)) {
+            best = &h;
+            owner = &s;
+          }
+      if (!best) {
+        problems_.add("OMPT mutex_released with no mutex_acquired: ignored");
+        continue;
+      }
+      best->end = f.time;
+      t_.omp_mutexes.push_back(*best);
+      owner->holds.erase(owner->holds.begin() + (best - owner->holds.data()));
+    }
+
+    // libomp reports the end of a worker's implicit task (and of the implicit barrier it waits
+    // in) only when the next parallel region releases the thread, or never for the last one.
+    // The region is over for the worker when the region ends: cut there, waits included.
+    std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::uint32_t>> region_end;  // id -> end, track
+    for (const OmpParallelSpan& p : t_.omp_parallels) region_end.emplace(p.id, std::make_pair(p.end, p.track));
+    auto cut_of = [&](const OmpImplicitTaskSpan& i, std::uint64_t end) -> std::uint64_t {
+      if (i.initial) return 0;
+      auto it = region_end.find(i.parallel_id);
+      if (it == region_end.end() || it->second.second == i.track) return 0;
+      const std::uint64_t cut = it->second.first;
+      return cut >= i.start && cut < end ? cut : 0;
+    };
+    for (ThreadState& s : threads_) {
+      while (!s.implicit.empty()) {
+        const OmpImplicitTaskSpan& top = s.implicit.back().span;
+        const std::uint64_t cut = cut_of(top, t_max + 1);
+        if (cut == 0) break;
+        for (std::size_t w = s.waits.size(); w-- > 0 && s.waits[w].start >= top.start;) {
+          s.add_wait(s.waits[w].kind, s.waits[w].start, std::max(cut, s.waits[w].start));
+          s.waits.erase(s.waits.begin() + long(w));
+        }
+        while (!s.sync.empty() && s.sync.back().span.start >= top.start) {
+          sync_done_.push_back(close(s.sync.back(), cut));
+          s.sync.pop_back();
+        }
+        implicit_done_.push_back(close(s.implicit.back(), cut));
+        s.implicit.pop_back();
+      }
+    }
+    std::vector<Cut> cuts;
+    for (ImplicitRec& r : implicit_done_) {
+      const std::uint64_t cut = cut_of(r.span, r.span.end);
+      if (cut == 0) continue;
+      const std::uint64_t less = overlap(r.last, cut, r.span.end);
+      r.span.wait_ns -= std::min(less, r.span.wait_ns);
+      std::uint64_t& total = threads_[r.span.track].wait_total;
+      total -= std::min(less, total);
+      cuts.push_back({r.span.track, r.span.start, cut, r.span.end});
+      r.span.end = cut;
+    }
+    std::sort(cuts.begin(), cuts.end(), [](const Cut& a, const Cut& b) { return std::tie(a.track, a.start) < std::tie(b.track, b.start); });
+    for (SyncRec& y : sync_done_) {
+      auto it = std::upper_bound(cuts.begin(), cuts.end(), std::make_pair(y.span.track, y.span.start),
+                                 [](const auto& k, const Cut& c) { return std::tie(k.first, k.second) < std::tie(c.track, c.start); });
+      if (it == cuts.begin()) continue;
+      const Cut& c = *--it;
+      if (c.track != y.span.track || y.span.start > c.cut || y.span.end <= c.cut || y.span.end > c.old_end) continue;
+      const std::uint64_t less = overlap(y.last, c.cut, y.span.end);
+      y.span.wait_ns -= std::min(less, y.span.wait_ns);
+      y.span.end = c.cut;
+    }
+
+    auto unended = [&](const char* what) {
+      problems_.add(lost_ends ? std::string(what) + " without an end, discarded (events were dropped)"
+                              : std::string(what) + " never ended: shown until the end of the run");
+    };
+    for (ThreadState& s : threads_) {
+      // Waits first: they count into the syncs and implicit tasks still open around them.
+      // A worker's last implicit barrier is reported ended only when the next parallel region
+      // starts: when no implicit task said where its region ended, it runs to the end, silently.
+      auto worker_barrier = [&](std::uint16_t kind) {
+        return (kind == 2 || kind == 9) && t_.tracks[s.track].omp_thread_type == 2 && s.implicit.empty();
+      };
+      for (const Wait& w : s.waits) {
+        if (!worker_barrier(w.kind)) unended("an OpenMP sync-region wait");
+        if (!lost_ends) s.add_wait(w.kind, w.start, std::max(t_max, w.start));
+      }
+      for (SyncRec& y : s.sync) {
+        if (!worker_barrier(y.span.kind)) unended("an OpenMP sync region");
+        if (!lost_ends) sync_done_.push_back(close(y, t_max));
+      }
+      for (OmpWorkSpan& w : s.work) {
+        unended(w.type == omp_names::kMasked ? "an OpenMP masked region" : "an OpenMP work construct");
+        if (!lost_ends) t_.omp_works.push_back(close(w, t_max));
+      }
+      for (ImplicitRec& i : s.implicit) {
+        if (i.span.initial) {  // lives as long as the program: silently until the end
+          implicit_done_.push_back(close(i, t_max));
+          continue;
+        }
+        unended("an OpenMP implicit task");
+        if (!lost_ends) implicit_done_.push_back(close(i, t_max));
+      }
+      for (auto& [id, k] : s.running) {
+        unended("an OpenMP explicit task");
+        if (!lost_ends) t_.omp_tasks.push_back(close(k, t_max));
+      }
+      for (Acquire& a : s.acquiring) {
+        if (a.test) continue;  // a test that failed
+        unended("an OpenMP mutex acquire");
+        if (!lost_ends) t_.omp_mutexes.push_back(close(a.span, t_max));
+      }
+      for (OmpMutexSpan& h : s.holds) {
+        unended("an OpenMP mutex hold");
+        if (!lost_ends) t_.omp_mutexes.push_back(close(h, t_max));
+      }
+      t_.tracks[s.track].omp_wait_ns = s.wait_total;
+    }
+    for (auto& [id, p] : open_parallels_) {
+      unended("an OpenMP parallel region");
+      if (!lost_ends) t_.omp_parallels.push_back(close(p, t_max));
+    }
+
+    for (ImplicitRec& r : implicit_done_) t_.omp_implicit_tasks.push_back(r.span);
+    for (SyncRec& r : sync_done_) t_.omp_syncs.push_back(r.span);
+    for (OmpParallelSpan& p : t_.omp_parallels) {
+      auto it = team_sizes_.find(p.id);
+      p.team_size = it == team_sizes_.end() ? 0 : it->second;
+    }
+
+    auto by_start = [](const auto& a, const auto& b) { return a.start < b.start || (a.start == b.start && a.end > b.end); };
+    auto by_time = [](const auto& a, const auto& b) { return a.time < b.time; };
+    std::stable_sort(t_.omp_parallels.begin(), t_.omp_parallels.end(), by_start);
+    std::stable_sort(t_.omp_implicit_tasks.begin(), t_.omp_implicit_tasks.end(), by_start);
+    std::stable_sort(t_.omp_works.begin(), t_.omp_works.end(), by_start);
+    std::stable_sort(t_.omp_syncs.begin(), t_.omp_syncs.end(), by_start);
+    std::stable_sort(t_.omp_tasks.begin(), t_.omp_tasks.end(), by_start);
+    std::stable_sort(t_.omp_mutexes.begin(), t_.omp_mutexes.end(), by_start);
+    std::stable_sort(t_.omp_task_creates.begin(), t_.omp_task_creates.end(), by_time);
+    std::stable_sort(t_.omp_instants.begin(), t_.omp_instants.end(), by_time);
+
+    std::unordered_map<std::uint64_t, std::size_t> creates;
+    for (std::size_t i = 0; i < t_.omp_task_creates.size(); ++i)
+      if (!creates.emplace(t_.omp_task_creates[i].task_id, i).second) problems_.add("OMPT task_create with a task id already used");
+    bool unknown = false;
+    for (OmpTaskSpan& k : t_.omp_tasks) {
+      auto it = creates.find(k.task_id);
+      if (it == creates.end()) {
+        unknown = true;
+        continue;
+      }
+      const OmpTaskCreate& c = t_.omp_task_creates[it->second];
+      k.create = it->second;
+      k.flags = c.flags;
+      k.kernel = c.kernel;
+    }
+    if (unknown && !t_.omp_task_creates.empty()) problems_.add("an OpenMP explicit task ran without a task_create");
+    t_.omp_tasks_completed = completed_.size();
+  }
+
+ private:
+  struct Wait {
+    std::uint16_t kind;
+    std::uint64_t start;
+  };
+  struct Acquire {
+    OmpMutexSpan span;
+    bool test = false;  // test_lock / test_nest_lock: may fail, then no acquired follows
+  };
+  struct LastWait {
+    std::uint64_t start = 0, end = 0;
+  };
+  struct ImplicitRec {
+    OmpImplicitTaskSpan span;
+    LastWait last;  // its last wait (the barrier at its end, for a worker)
+  };
+  struct SyncRec {
+    OmpSyncSpan span;
+    LastWait last;
+  };
+  struct Cut {
+    std::uint32_t track;
+    std::uint64_t start, cut, old_end;  // an implicit task's start, new and old end
+  };
+  static std::uint64_t overlap(const LastWait& w, std::uint64_t from, std::uint64_t to) {
+    const std::uint64_t a = std::max(w.start, from), b = std::min(w.end, to);
+    return b > a ? b - a : 0;
+  }
+  struct ForeignRelease {
+    std::uint64_t time;
+    std::uint32_t track;
+    std::uint16_t kind;
+    std::uint64_t wait_id;
+  };
+  struct ThreadState {
+    std::uint32_t track = 0;
+    std::vector<ImplicitRec> implicit;
+    std::vector<OmpWorkSpan> work;
+    std::vector<SyncRec> sync;
+    std::vector<Wait> waits;
+    std::unordered_map<std::uint64_t, OmpTaskSpan> running;
+    std::vector<Acquire> acquiring;
+    std::vector<OmpMutexSpan> holds;  // outer holds and nested nest-lock holds
+    std::uint64_t wait_total = 0;
+
+    std::uint32_t open_implicit() const {
+      std::uint32_t n = 0;
+      for (const auto& i : implicit) n += i.span.initial ? 0 : 1;
+      return n;
+    }
+    long find_mutex(const std::vector<Acquire>& v, std::uint16_t fam, std::uint64_t wait_id) const {
+      for (std::size_t j = v.size(); j-- > 0;)
+        if (v[j].span.kind == fam && v[j].span.wait_id == wait_id) return static_cast<long>(j);
+      return -1;
+    }
+    // A wait ended: it counts for the thread, for each implicit task open on it, and for the
+    // innermost sync region of the same kind.
+    void add_wait(std::uint16_t kind, std::uint64_t start, std::uint64_t end) {
+      const std::uint64_t d = end - std::min(start, end);
+      wait_total += d;
+      for (auto& i : implicit) {
+        i.span.wait_ns += d;
+        i.last = {start, end};
+      }
+      const long y = find_top(
+          sync, [&](const SyncRec& x) { return x.span.kind == kind; },
+          [&](const SyncRec& x) { return is_barrier(kind) && is_barrier(x.span.kind); });
+      if (y >= 0) {
+        sync[std::size_t(y)].span.wait_ns += d;
+        sync[std::size_t(y)].last = {start, end};
+      }
+    }
+  };
+
+  template <class S>
+  static S close(S s, std::uint64_t t_max) {
+    if constexpr (requires { s.span; }) {
+      s.span.end = std::max(t_max, s.span.start);
+    } else {
+      s.end = std::max(t_max, s.start);
+    }
+    return s;
+  }
+
+  Timeline& t_;
+  ProblemCounter& problems_;
+  std::deque<ThreadState> threads_;
+  ThreadState* cur_ = nullptr;
+  std::unordered_map<std::uint64_t, OmpParallelSpan> open_parallels_;
+  std::unordered_map<std::uint64_t, std::uint32_t> team_sizes_;
+  std::unordered_set<std::uint64_t> completed_;
+  std::vector<ImplicitRec> implicit_done_;
+  std::vector<SyncRec> sync_done_;
+  std::vector<ForeignRelease> foreign_releases_;
+};
+
 }  // namespace
 
 Timeline build_timeline(const std::vector<ThreadBuffer*>& threads) {
@@ -51,11 +623,13 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads) {
   std::unordered_map<std::uint32_t, std::uint32_t> section_names;
   std::vector<SectionMark> section_marks;
   std::vector<RegionSpan> open_regions_at_end;
+  OmpBuilder omp(t, problems);
 
   for (ThreadBuffer* b : threads) {
     const auto track = static_cast<std::uint32_t>(t.tracks.size());
     t.tracks.push_back(Track{b->index, b->os_tid, b->omp_thread_type.load(std::memory_order_relaxed)});
     t.dropped += b->dropped();
+    omp.begin_thread(track);
 
     std::vector<std::uint32_t> region_names;
     std::vector<std::uint64_t> region_starts;
@@ -194,6 +768,7 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads) {
           break;
         }
         default:
+          if (r.type >= Ev::OmpFirst && r.type < Ev::OmpLast) omp.record(r, ns);
           break;
       }
     });
@@ -235,6 +810,8 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads) {
     t.regions.push_back(std::move(r));
     problems.add("a Kokkos profile region never popped: shown until the end of the run");
   }
+
+  omp.finish(t_max, lost_ends);
 
   std::stable_sort(section_marks.begin(), section_marks.end(),
                    [](const SectionMark& a, const SectionMark& b) { return a.time < b.time; });
@@ -280,7 +857,10 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads) {
   auto by_start = [](const auto& a, const auto& b) { return a.start < b.start || (a.start == b.start && a.end > b.end); };
   std::sort(t.kernels.begin(), t.kernels.end(), by_start);
   std::sort(t.fences.begin(), t.fences.end(), by_start);
-  std::sort(t.regions.begin(), t.regions.end(), by_start);
+  // A child pushed and popped on its parent's ticks has the same span: depth keeps it inside.
+  std::sort(t.regions.begin(), t.regions.end(), [&](const RegionSpan& a, const RegionSpan& b) {
+    return by_start(a, b) || (a.start == b.start && a.end == b.end && a.depth < b.depth);
+  });
   std::sort(t.sections.begin(), t.sections.end(), by_start);
   std::sort(t.deep_copies.begin(), t.deep_copies.end(), by_start);
 

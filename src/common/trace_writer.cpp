@@ -7,6 +7,7 @@
 #include "common/devid.hpp"
 #include "common/intern.hpp"
 #include "common/json.hpp"
+#include "common/omp_names.hpp"
 #include "common/summary.hpp"
 
 namespace kob {
@@ -33,7 +34,8 @@ class Out {
   bool ok_ = true;
 };
 
-enum class XKind : std::uint8_t { Kernel, Fence, Region, DeepCopy };
+// Equal spans on one track nest in this order (first outermost).
+enum class XKind : std::uint8_t { Kernel, Fence, Region, DeepCopy, OmpParallel, OmpImplicitTask, OmpWork, OmpSync, OmpTask, OmpMutex };
 
 struct XRef {
   std::uint32_t track;
@@ -41,6 +43,99 @@ struct XRef {
   XKind kind;
   std::size_t index;
 };
+
+template <class Head>
+void write_omp_instants(const Timeline& t, Head& head, std::string& o, Out& out) {
+  // kokkos_kernel only inside one (0: none), as on omp.parallel.
+  auto kernel_arg = [&](std::uint64_t k) {
+    if (k != 0) o += ",\"kokkos_kernel\":" + std::to_string(k);
+  };
+  for (const OmpTaskCreate& c : t.omp_task_creates) {
+    head("i", "omp.task_create", "task create", c.track, c.time);
+    o += ",\"s\":\"t\",\"args\":{\"task_id\":" + std::to_string(c.task_id) + ",\"flags\":" + std::to_string(c.flags) +
+         ",\"has_dependences\":" + (c.has_dependences ? "true" : "false");
+    kernel_arg(c.kernel);
+    o += "}}";
+    out.maybe_flush();
+  }
+  for (const OmpInstant& e : t.omp_instants) {
+    switch (e.type) {
+      case Ev::OmpDispatch:
+        head("i", "omp.dispatch", omp_names::dispatch(e.sub), e.track, e.time);
+        o += ",\"s\":\"t\",\"args\":{\"parallel_id\":" + std::to_string(e.u0);
+        if (e.sub == 1) o += ",\"iteration\":" + std::to_string(e.u2);
+        kernel_arg(e.kernel);
+        break;
+      case Ev::OmpDependences:
+        head("i", "omp.dependence", "dependences", e.track, e.time);
+        o += ",\"s\":\"t\",\"args\":{\"task_id\":" + std::to_string(e.u0) + ",\"count\":" + std::to_string(e.a);
+        break;
+      case Ev::OmpTaskDependence:
+        head("i", "omp.dependence", "dependence", e.track, e.time);
+        o += ",\"s\":\"t\",\"args\":{\"src_task_id\":" + std::to_string(e.u0) + ",\"sink_task_id\":" + std::to_string(e.u2);
+        break;
+      case Ev::OmpLockInit:
+      case Ev::OmpLockDestroy:
+        head("i", "omp.lock", e.type == Ev::OmpLockInit ? "lock_init" : "lock_destroy", e.track, e.time);
+        o += ",\"s\":\"t\",\"args\":{\"wait_id\":" + std::to_string(e.u0) + ",\"kind\":\"" + omp_names::mutex(e.sub) + "\"";
+        if (e.type == Ev::OmpLockInit) o += ",\"implementation\":" + std::to_string(e.a);
+        break;
+      case Ev::OmpCancel:
+        head("i", "omp.cancel", "cancel", e.track, e.time);
+        o += ",\"s\":\"t\",\"args\":{\"flags\":" + std::to_string(e.a);
+        kernel_arg(e.kernel);
+        break;
+      case Ev::OmpFlush:
+        head("i", "omp.flush", "flush", e.track, e.time);
+        o += ",\"s\":\"t\",\"args\":{";
+        if (e.kernel != 0) o += "\"kokkos_kernel\":" + std::to_string(e.kernel);
+        break;
+      case Ev::OmpControlTool:
+        head("i", "omp.control_tool", "control_tool", e.track, e.time);
+        o += ",\"s\":\"t\",\"args\":{\"command\":" + std::to_string(e.a) + ",\"modifier\":" + std::to_string(e.u0);
+        break;
+      default:
+        continue;
+    }
+    o += "}}";
+    out.maybe_flush();
+  }
+}
+
+// Flow arrows (cat "correlation"), each an "s" and an "f" with one id: Kokkos kernel -> the
+// parallel regions it opened, parallel region -> its implicit tasks on other threads, task
+// creation -> each stretch of the task.
+template <class Head>
+void write_omp_flows(const Timeline& t, Head& head, std::string& o, Out& out) {
+  std::uint64_t next_id = 0;
+  auto flow = [&](const char* name, std::uint32_t from_track, std::uint64_t from_ts, std::uint32_t to_track, std::uint64_t to_ts) {
+    const std::string id = std::to_string(++next_id);
+    head("s", "correlation", name, from_track, from_ts);
+    o += ",\"id\":" + id + "}";
+    head("f", "correlation", name, to_track, to_ts);
+    o += ",\"bp\":\"e\",\"id\":" + id + "}";
+    out.maybe_flush();
+  };
+  std::unordered_map<std::uint64_t, const KernelSpan*> kernels;
+  for (const KernelSpan& k : t.kernels) kernels.emplace(k.id, &k);
+  std::unordered_map<std::uint64_t, const OmpParallelSpan*> parallels;
+  for (const OmpParallelSpan& p : t.omp_parallels) {
+    parallels.emplace(p.id, &p);
+    if (p.kernel == 0) continue;
+    auto k = kernels.find(p.kernel);
+    if (k != kernels.end()) flow("parallel", k->second->track, k->second->start, p.track, p.start);
+  }
+  for (const OmpImplicitTaskSpan& i : t.omp_implicit_tasks) {
+    if (i.initial) continue;
+    auto p = parallels.find(i.parallel_id);
+    if (p != parallels.end() && p->second->track != i.track) flow("implicit task", p->second->track, p->second->start, i.track, i.start);
+  }
+  for (const OmpTaskSpan& k : t.omp_tasks) {
+    if (k.create == OmpTaskSpan::kNoCreate) continue;
+    const OmpTaskCreate& c = t.omp_task_creates[k.create];
+    flow("task", c.track, c.time, k.track, k.start);
+  }
+}
 
 }  // namespace
 
@@ -84,35 +179,56 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
 
   // Complete events, made to nest per track.
   std::vector<XRef> xs;
-  xs.reserve(t.kernels.size() + t.fences.size() + t.regions.size() + t.deep_copies.size());
+  xs.reserve(t.kernels.size() + t.fences.size() + t.regions.size() + t.deep_copies.size() + t.omp_parallels.size() +
+             t.omp_implicit_tasks.size() + t.omp_works.size() + t.omp_syncs.size() + t.omp_tasks.size() + t.omp_mutexes.size());
   for (std::size_t i = 0; i < t.kernels.size(); ++i) xs.push_back({t.kernels[i].track, t.kernels[i].start, t.kernels[i].end, XKind::Kernel, i});
   for (std::size_t i = 0; i < t.fences.size(); ++i) xs.push_back({t.fences[i].track, t.fences[i].start, t.fences[i].end, XKind::Fence, i});
   for (std::size_t i = 0; i < t.regions.size(); ++i) xs.push_back({t.regions[i].track, t.regions[i].start, t.regions[i].end, XKind::Region, i});
   for (std::size_t i = 0; i < t.deep_copies.size(); ++i)
     xs.push_back({t.deep_copies[i].track, t.deep_copies[i].start, t.deep_copies[i].end, XKind::DeepCopy, i});
+  auto add_x = [&](const auto& v, XKind kind) {
+    for (std::size_t i = 0; i < v.size(); ++i) xs.push_back({v[i].track, v[i].start, v[i].end, kind, i});
+  };
+  add_x(t.omp_parallels, XKind::OmpParallel);
+  add_x(t.omp_implicit_tasks, XKind::OmpImplicitTask);
+  add_x(t.omp_works, XKind::OmpWork);
+  add_x(t.omp_syncs, XKind::OmpSync);
+  add_x(t.omp_tasks, XKind::OmpTask);
+  add_x(t.omp_mutexes, XKind::OmpMutex);
   std::sort(xs.begin(), xs.end(), [](const XRef& a, const XRef& b) {
     if (a.track != b.track) return a.track < b.track;
     if (a.start != b.start) return a.start < b.start;
     if (a.end != b.end) return a.end > b.end;
-    return a.kind < b.kind;  // equal spans: regions outside kernels is as good as any fixed order
+    if (a.kind != b.kind) return a.kind < b.kind;  // equal spans: regions outside kernels is as good as any fixed order
+    return a.index < b.index;  // the timeline's own order: for equal regions, outer first
   });
   std::uint64_t clipped = 0;
-  std::vector<std::uint64_t> ends;  // open parents' ends on the current track
+  std::vector<std::pair<std::uint64_t, XKind>> ends;  // open parents' ends on the current track
   std::uint32_t cur_track = UINT32_MAX;
   for (XRef& x : xs) {
     if (x.track != cur_track) {
       ends.clear();
       cur_track = x.track;
     }
-    while (!ends.empty() && ends.back() <= x.start) ends.pop_back();
-    if (!ends.empty() && x.end > ends.back()) {
-      x.end = ends.back();
-      ++clipped;
+    while (!ends.empty() && ends.back().first <= x.start) ends.pop_back();
+    if (!ends.empty() && x.end > ends.back().first) {
+      x.end = ends.back().first;
+      // An explicit task that is switched out (at a taskwait, say) leaves what it opened running
+      // past its stretch: expected, cut without counting.
+      if (ends.back().second != XKind::OmpTask) ++clipped;
     }
-    ends.push_back(x.end);
+    ends.emplace_back(x.end, x.kind);
   }
   if (clipped_out) *clipped_out = clipped;
 
+  auto kernel_arg = [&](std::uint64_t k) {
+    if (k != 0) o += ",\"kokkos_kernel\":" + std::to_string(k);
+  };
+  auto x_head = [&](const char* cat, std::string_view name, const XRef& x) {
+    head("X", cat, name, x.track, x.start);
+    o += ",\"dur\":";
+    json::append_us(o, x.end - x.start);
+  };
   for (const XRef& x : xs) {
     switch (x.kind) {
       case XKind::Kernel: {
@@ -165,6 +281,64 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
         o += ",\"bytes\":" + std::to_string(d.bytes) + "}}";
         break;
       }
+      case XKind::OmpParallel: {
+        const OmpParallelSpan& p = t.omp_parallels[x.index];
+        x_head("omp.parallel", "parallel", x);
+        o += ",\"args\":{\"parallel_id\":" + std::to_string(p.id) + ",\"requested_team_size\":" +
+             std::to_string(p.requested_team_size) + ",\"flags\":" + std::to_string(p.flags) +
+             ",\"team_size\":" + std::to_string(p.team_size);
+        kernel_arg(p.kernel);
+        o += "}}";
+        break;
+      }
+      case XKind::OmpImplicitTask: {
+        const OmpImplicitTaskSpan& i = t.omp_implicit_tasks[x.index];
+        x_head("omp.implicit_task", i.initial ? "initial task" : "implicit task", x);
+        o += ",\"args\":{\"parallel_id\":" + std::to_string(i.parallel_id) + ",\"thread_num\":" + std::to_string(i.thread_num) +
+             ",\"team_size\":" + std::to_string(i.team_size) + ",\"wait_ns\":" + std::to_string(i.wait_ns) +
+             "";
+        kernel_arg(i.kernel);
+        o += "}}";
+        break;
+      }
+      case XKind::OmpWork: {
+        const OmpWorkSpan& w = t.omp_works[x.index];
+        x_head("omp.work", omp_names::work(w.type), x);
+        o += ",\"args\":{\"count\":" + std::to_string(w.count) + ",\"parallel_id\":" + std::to_string(w.parallel_id) +
+             "";
+        kernel_arg(w.kernel);
+        o += "}}";
+        break;
+      }
+      case XKind::OmpSync: {
+        const OmpSyncSpan& y = t.omp_syncs[x.index];
+        x_head("omp.sync", omp_names::sync(y.kind), x);
+        o += ",\"args\":{\"wait_ns\":" + std::to_string(y.wait_ns) + ",\"parallel_id\":" + std::to_string(y.parallel_id);
+        if (y.task_id != 0) o += ",\"task_id\":" + std::to_string(y.task_id);
+        o += "";
+        kernel_arg(y.kernel);
+        o += "}}";
+        break;
+      }
+      case XKind::OmpTask: {
+        const OmpTaskSpan& k = t.omp_tasks[x.index];
+        x_head("omp.task", "task", x);
+        o += ",\"args\":{\"task_id\":" + std::to_string(k.task_id) + ",\"flags\":" + std::to_string(k.flags) +
+             ",\"status\":\"" + (k.status == 0 ? "none" : omp_names::task_status(k.status)) + "\"";
+        kernel_arg(k.kernel);
+        o += "}}";
+        break;
+      }
+      case XKind::OmpMutex: {
+        const OmpMutexSpan& m = t.omp_mutexes[x.index];
+        x_head("omp.mutex", omp_names::mutex(m.kind), x);
+        o += ",\"args\":{\"wait_id\":" + std::to_string(m.wait_id) + ",\"phase\":\"" + (m.hold ? "hold" : "wait") + "\"";
+        if (m.nested) o += ",\"nested\":true";
+        o += "";
+        kernel_arg(m.kernel);
+        o += "}}";
+        break;
+      }
     }
     out.maybe_flush();
   }
@@ -210,6 +384,9 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
     o += "\"}}";
     out.maybe_flush();
   }
+
+  write_omp_instants(t, head, o, out);
+  write_omp_flows(t, head, o, out);
 
   o += "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":";
   o += info.other_data_json;

@@ -14,7 +14,7 @@ using FenceFn = void (*)(std::uint32_t);
 extern FenceFn g_tool_fence;
 extern bool g_fence_at_end;
 
-inline void begin_kernel(KernelKind kind, const char* name, std::uint32_t devid, std::uint64_t* kernid) {
+KOB_HOT_INLINE void begin_kernel(KernelKind kind, const char* name, std::uint32_t devid, std::uint64_t* kernid) {
   if (KOB_UNLIKELY(!recording(kGroupKokkos))) {
     if (kernid) *kernid = 0;  // sentinel: the end hook records nothing
     return;
@@ -51,7 +51,7 @@ inline void pop_kernel(KokkosContext& k, std::uint64_t id) {
   }
 }
 
-inline void end_kernel(std::uint64_t id) {
+KOB_HOT_INLINE void end_kernel(std::uint64_t id) {
   if (id == 0) return;
   if (KOB_UNLIKELY(g_fence_at_end) && g_tool_fence) g_tool_fence(0);
   const std::uint64_t t = clock::now();
@@ -64,7 +64,7 @@ inline void end_kernel(std::uint64_t id) {
   });
 }
 
-inline void begin_fence(const char* name, std::uint32_t devid, std::uint64_t* handle) {
+KOB_HOT_INLINE void begin_fence(const char* name, std::uint32_t devid, std::uint64_t* handle) {
   if (KOB_UNLIKELY(!recording(kGroupKokkos))) {
     if (handle) *handle = 0;
     return;
@@ -82,7 +82,7 @@ inline void begin_fence(const char* name, std::uint32_t devid, std::uint64_t* ha
   });
 }
 
-inline void end_fence(std::uint64_t id) {
+KOB_HOT_INLINE void end_fence(std::uint64_t id) {
   if (id == 0) return;
   const std::uint64_t t = clock::now();
   this_thread().emit([&](Record& r) {
@@ -93,7 +93,7 @@ inline void end_fence(std::uint64_t id) {
 }
 
 // Records an event with one interned name and no other payload (regions, profile events).
-inline void named_event(Ev type, const char* name) {
+KOB_HOT_INLINE void named_event(Ev type, const char* name) {
   if (KOB_UNLIKELY(!recording(kGroupKokkos))) return;
   ThreadBuffer& b = this_thread();
   const std::uint32_t nid = b.names.lookup(name);
@@ -104,7 +104,7 @@ inline void named_event(Ev type, const char* name) {
   });
 }
 
-inline void pop_region() {
+KOB_HOT_INLINE void pop_region() {
   if (KOB_UNLIKELY(!recording(kGroupKokkos))) return;
   const std::uint64_t t = clock::now();
   this_thread().emit([&](Record& r) {

@@ -1,0 +1,30 @@
+// Names of the OMPT enumerations as they appear in the trace and the summaries. Plain numbers
+// (not the omp-tools.h types) so that the writers need no OpenMP header. Unknown values give
+// "unknown".
+#pragma once
+
+#include <cstdint>
+
+namespace kob::omp_names {
+
+// ompt_work_t (loop, sections, ..., loop_other). 0 is our own code for a masked region.
+constexpr std::uint16_t kMasked = 0;
+const char* work(std::uint16_t type);
+// ompt_sync_region_t (barrier, ..., barrier_teams).
+const char* sync(std::uint16_t kind);
+// ompt_mutex_t as reported (lock, test_lock, nest_lock, test_nest_lock, critical, atomic, ordered).
+const char* mutex(std::uint16_t kind);
+// The family a mutex kind belongs to: test_lock counts as lock, test_nest_lock as nest_lock.
+std::uint16_t mutex_family(std::uint16_t kind);
+bool is_test_mutex(std::uint16_t kind);
+// ompt_dispatch_t (iteration, section, ws_loop_chunk, taskloop_chunk, distribute_chunk).
+const char* dispatch(std::uint16_t kind);
+// ompt_task_status_t (complete, yield, cancel, detach, early_fulfill, late_fulfill, switch,
+// taskwait_complete).
+const char* task_status(std::uint32_t status);
+// Whether a task that leaves the CPU with this status has finished (complete, early/late fulfill).
+bool task_status_completes(std::uint32_t status);
+// ompt_thread_t (initial, worker, other, unknown); 0 gives "none" (no OMPT thread_begin seen).
+const char* thread_type(int type);
+
+}  // namespace kob::omp_names

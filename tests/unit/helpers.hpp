@@ -1,0 +1,124 @@
+// Shared helpers of the unit tests: recorder state reset, synthetic record streams, and a
+// python3 JSON check.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/clock.hpp"
+#include "common/intern.hpp"
+#include "common/record.hpp"
+#include "common/recorder.hpp"
+#include "common/timeline.hpp"
+
+namespace kob_test {
+
+// Forgets all registered threads and counters on entry and exit, restores the default memory cap,
+// and makes ticks read as nanoseconds (ns = tick).
+struct RecorderReset {
+  static constexpr std::uint64_t kDefaultLimit = 1024ull << 20;
+  RecorderReset() { reset(); }
+  ~RecorderReset() { reset(); }
+  static void reset() {
+    kob::recorder::reset_for_test();
+    kob::recorder::set_memory_limit(kDefaultLimit);
+    kob::clock::set_calibration_for_test(false, 0, 0, 1.0);
+  }
+};
+
+inline std::uint32_t nm(const char* s) { return kob::names().intern(s); }
+
+// Records written straight into hand-made thread buffers (no thread_local, no clock), then read
+// with build_timeline. Track i is buffer i.
+struct Synth {
+  std::vector<std::unique_ptr<kob::ThreadBuffer>> bufs;
+
+  explicit Synth(int tracks) {
+    for (int i = 0; i < tracks; ++i) {
+      auto b = std::make_unique<kob::ThreadBuffer>();
+      b->index = static_cast<std::uint32_t>(i);
+      b->os_tid = 1000u + static_cast<std::uint64_t>(i);
+      bufs.push_back(std::move(b));
+    }
+  }
+
+  void rec(int track, std::uint64_t tick, kob::Ev type, std::uint32_t a = 0, std::initializer_list<std::uint64_t> u = {},
+           std::uint16_t sub = 0) {
+    bufs[static_cast<std::size_t>(track)]->emit([&](kob::Record& r) {
+      r.tick = tick;
+      r.type = type;
+      r.sub = sub;
+      r.a = a;
+      std::size_t i = 0;
+      for (std::uint64_t v : u) r.u[i++] = v;
+      for (; i < 6; ++i) r.u[i] = 0;
+    });
+  }
+
+  void kernel_begin(int tr, std::uint64_t t, std::uint64_t id, const char* name,
+                    kob::KernelKind kind = kob::KernelKind::ParallelFor, std::uint32_t devid = 0x01000000) {
+    rec(tr, t, kob::Ev::KernelBegin, nm(name), {id, devid}, static_cast<std::uint16_t>(kind));
+  }
+  void kernel_end(int tr, std::uint64_t t, std::uint64_t id) { rec(tr, t, kob::Ev::KernelEnd, 0, {id}); }
+  void fence_begin(int tr, std::uint64_t t, std::uint64_t id, const char* name, std::uint32_t devid = 0) {
+    rec(tr, t, kob::Ev::FenceBegin, nm(name), {id, devid});
+  }
+  void fence_end(int tr, std::uint64_t t, std::uint64_t id) { rec(tr, t, kob::Ev::FenceEnd, 0, {id}); }
+  void push(int tr, std::uint64_t t, const char* name) { rec(tr, t, kob::Ev::RegionPush, nm(name)); }
+  void pop(int tr, std::uint64_t t) { rec(tr, t, kob::Ev::RegionPop); }
+  void section_create(int tr, std::uint64_t t, std::uint32_t id, const char* name) {
+    rec(tr, t, kob::Ev::SectionCreate, nm(name), {id});
+  }
+  void section_start(int tr, std::uint64_t t, std::uint32_t id) { rec(tr, t, kob::Ev::SectionStart, 0, {id}); }
+  void section_stop(int tr, std::uint64_t t, std::uint32_t id) { rec(tr, t, kob::Ev::SectionStop, 0, {id}); }
+  void alloc(int tr, std::uint64_t t, const char* space, const char* name, std::uint64_t ptr, std::uint64_t bytes) {
+    rec(tr, t, kob::Ev::Alloc, nm(space), {nm(name), ptr, bytes});
+  }
+  void dealloc(int tr, std::uint64_t t, const char* space, const char* name, std::uint64_t ptr, std::uint64_t bytes) {
+    rec(tr, t, kob::Ev::Dealloc, nm(space), {nm(name), ptr, bytes});
+  }
+  void copy_begin(int tr, std::uint64_t t, std::uint64_t id, const char* dst_space, const char* dst_name, const char* src_space,
+                  const char* src_name, std::uint64_t bytes) {
+    rec(tr, t, kob::Ev::DeepCopyBegin, nm(dst_space), {id, nm(dst_name), nm(src_space), nm(src_name), bytes, 0xdead});
+  }
+  void copy_end(int tr, std::uint64_t t, std::uint64_t id) { rec(tr, t, kob::Ev::DeepCopyEnd, 0, {id}); }
+
+  std::vector<kob::ThreadBuffer*> list() const {
+    std::vector<kob::ThreadBuffer*> v;
+    for (const auto& b : bufs) v.push_back(b.get());
+    return v;
+  }
+  kob::Timeline build() const { return kob::build_timeline(list()); }
+};
+
+// A file path under the temporary directory, unique to this process.
+inline std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("kob_unit_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+// Runs python3 on the JSON text: the document must parse (json.load), then `checks` (Python
+// statements, the document bound to `d`) must run without an exception. Returns the exit status.
+inline int python_json_check(const std::string& json_text, const std::string& checks = "", bool quiet = false) {
+  static int counter = 0;
+  const std::string base = temp_path("py" + std::to_string(counter++));
+  const std::string jpath = base + ".json", ppath = base + ".py";
+  {
+    std::ofstream(jpath, std::ios::binary) << json_text;
+    std::ofstream(ppath) << "import json, sys\nd = json.load(open(sys.argv[1], encoding='utf-8'))\n" << checks << "\n";
+  }
+  const int st = std::system(("python3 " + ppath + " " + jpath + (quiet ? " 2>/dev/null" : "")).c_str());
+  std::filesystem::remove(jpath);
+  std::filesystem::remove(ppath);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+}  // namespace kob_test

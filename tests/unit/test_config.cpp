@@ -1,0 +1,200 @@
+// Option parsing, split_args, help text.
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/config.hpp"
+
+using kob::Config;
+using Args = std::vector<std::string>;
+
+namespace {
+
+struct Applied {
+  Config c;
+  std::vector<std::string> errors;
+};
+
+Applied apply(const Args& args) {
+  Applied r;
+  r.c.apply(args, r.errors);
+  return r;
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// Exactly one error, naming the argument, and the config left at its defaults.
+void check_rejected(const std::string& arg, const std::string& mention) {
+  CAPTURE(arg);
+  const Applied r = apply({arg});
+  REQUIRE(r.errors.size() == 1);
+  CAPTURE(r.errors[0]);
+  CHECK(contains(r.errors[0], mention));
+  CHECK(r.errors[0].find('\n') == std::string::npos);
+  const Config d;
+  CHECK(r.c.output == d.output);
+  CHECK(r.c.formats == d.formats);
+  CHECK(r.c.events == d.events);
+  CHECK(r.c.include == d.include);
+  CHECK(r.c.exclude == d.exclude);
+  CHECK(r.c.quiet == d.quiet);
+  CHECK(r.c.log_level == d.log_level);
+  CHECK(r.c.help == d.help);
+  CHECK(r.c.exact_kernel_end == d.exact_kernel_end);
+  CHECK(r.c.memory_limit_mib == d.memory_limit_mib);
+}
+
+}  // namespace
+
+TEST_CASE("config: defaults") {
+  const Config c;
+  CHECK(c.output.empty());
+  CHECK(c.formats == kob::kFormatAll);
+  CHECK(c.events == kob::kGroupAll);
+  CHECK(c.include.empty());
+  CHECK(c.exclude.empty());
+  CHECK_FALSE(c.quiet);
+  CHECK(c.log_level == kob::log::Level::Warn);
+  CHECK_FALSE(c.help);
+  CHECK_FALSE(c.exact_kernel_end);
+  CHECK(c.memory_limit_mib == 1024);
+}
+
+TEST_CASE("config: every option of the table applies") {
+  const Applied r = apply({"--output=run1", "--format=chrome", "--events=kokkos,omp-task", "--include=^foo",
+                           "--exclude=bar$", "--quiet", "--log-level=debug", "--memory-limit=64", "--exact-kernel-end",
+                           "--help"});
+  CHECK(r.errors.empty());
+  CHECK(r.c.output == "run1");
+  CHECK(r.c.formats == kob::kFormatChrome);
+  CHECK(r.c.events == (kob::kGroupKokkos | kob::kGroupOmpTask));
+  CHECK(r.c.include == "^foo");
+  CHECK(r.c.exclude == "bar$");
+  CHECK(r.c.quiet);
+  CHECK(r.c.log_level == kob::log::Level::Debug);
+  CHECK(r.c.memory_limit_mib == 64);
+  CHECK(r.c.exact_kernel_end);
+  CHECK(r.c.help);
+}
+
+TEST_CASE("config: lists") {
+  CHECK(apply({"--format=summary,json"}).c.formats == (kob::kFormatSummary | kob::kFormatJson));
+  CHECK(apply({"--format=none"}).c.formats == 0);
+  CHECK(apply({"--format=chrome", "--format=all"}).c.formats == kob::kFormatAll);  // the last one wins
+  CHECK(apply({"--events=omp"}).c.events == kob::kGroupAllOmp);
+  CHECK(apply({"--events=none"}).c.events == 0);
+  CHECK(apply({"--events=none", "--events=all"}).c.events == kob::kGroupAll);
+  CHECK(apply({"--events=omp-parallel,omp-work,omp-sync,omp-mutex,omp-target,omp-device"}).c.events ==
+        (kob::kGroupAllOmp & ~kob::kGroupOmpTask));
+  const Applied bad = apply({"--events=kokkos,omp-tasks"});  // one bad item rejects the whole list
+  REQUIRE(bad.errors.size() == 1);
+  CHECK(contains(bad.errors[0], "'omp-tasks'"));
+  CHECK(contains(bad.errors[0], "omp-task"));  // what is accepted
+  CHECK(bad.c.events == kob::kGroupAll);
+}
+
+TEST_CASE("config: flags") {
+  CHECK(apply({"--quiet"}).c.quiet);
+  CHECK_FALSE(apply({"--quiet", "--quiet=false"}).c.quiet);
+  CHECK(apply({"--quiet=true"}).c.quiet);
+  CHECK(apply({"--quiet=1"}).c.quiet);
+  CHECK_FALSE(apply({"--quiet=no"}).c.quiet);
+  CHECK(apply({"--help=yes"}).c.help);
+  CHECK_FALSE(apply({"--exact-kernel-end=off"}).c.exact_kernel_end);
+  CHECK(apply({"--log-level=off"}).c.log_level == kob::log::Level::Off);
+  CHECK(apply({"--log-level=trace"}).c.log_level == kob::log::Level::Trace);
+}
+
+TEST_CASE("config: each bad argument gives one error line and changes nothing") {
+  check_rejected("--nope=1", "'--nope'");
+  check_rejected("--nope", "'--nope'");
+  check_rejected("--", "'--'");
+  check_rejected("--events=gpu", "'gpu'");
+  check_rejected("--events=kokkos,", "''");
+  check_rejected("--format=pdf", "'pdf'");
+  check_rejected("--format=", "--format");
+  check_rejected("--include=(", "--include=(");
+  check_rejected("--exclude=[a-", "--exclude=[a-");
+  check_rejected("--memory-limit=abc", "--memory-limit=abc");
+  check_rejected("--memory-limit=0", "--memory-limit=0");
+  check_rejected("--memory-limit=12x", "--memory-limit=12x");
+  check_rejected("--memory-limit=-5", "--memory-limit=-5");
+  check_rejected("--memory-limit=99999999999999999999999", "--memory-limit");
+  check_rejected("--memory-limit", "needs a value");
+  check_rejected("--output", "needs a value");
+  check_rejected("--output=", "--output");
+  check_rejected("--events", "needs a value");
+  check_rejected("--quiet=maybe", "--quiet=maybe");
+  check_rejected("--log-level=loud", "--log-level=loud");
+  check_rejected("quiet", "'quiet'");
+  check_rejected("-q", "'-q'");
+}
+
+TEST_CASE("config: bad arguments do not stop the others") {
+  const Applied r = apply({"--quiet", "--bogus", "--format=chrome", "--events=xyz", "stray", "--memory-limit=abc",
+                           "--include=(", "--output=out", "--memory-limit=8", "--output"});
+  CHECK(r.errors.size() == 6);
+  CHECK(r.c.quiet);
+  CHECK(r.c.formats == kob::kFormatChrome);
+  CHECK(r.c.events == kob::kGroupAll);
+  CHECK(r.c.include.empty());
+  CHECK(r.c.output == "out");
+  CHECK(r.c.memory_limit_mib == 8);
+  // Errors come in argument order.
+  REQUIRE(r.errors.size() == 6);
+  CHECK(contains(r.errors[0], "--bogus"));
+  CHECK(contains(r.errors[1], "xyz"));
+  CHECK(contains(r.errors[2], "stray"));
+  CHECK(contains(r.errors[3], "abc"));
+  CHECK(contains(r.errors[4], "--include"));
+  CHECK(contains(r.errors[5], "--output"));
+}
+
+TEST_CASE("config: split_args") {
+  CHECK(kob::split_args("") == Args{});
+  CHECK(kob::split_args(" \t\n ") == Args{});
+  CHECK(kob::split_args("--quiet") == Args{"--quiet"});
+  CHECK(kob::split_args("  --a=1\t--b  \n--c ") == Args{"--a=1", "--b", "--c"});
+  CHECK(kob::split_args("--events=kokkos,omp-task --format=chrome") == Args{"--events=kokkos,omp-task", "--format=chrome"});
+}
+
+TEST_CASE("config: help lists every option with its default") {
+  const std::string help = kob::help_text();
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"--output=PREFIX", "kob-<executable>-<pid>[-r<rank>]"},
+      {"--format=LIST", "chrome,summary,json"},
+      {"--events=LIST", "all"},
+      {"--include=REGEX", "(none)"},
+      {"--exclude=REGEX", "(none)"},
+      {"--quiet", "false"},
+      {"--log-level=LEVEL", "warn"},
+      {"--memory-limit=MIB", "1024"},
+      {"--exact-kernel-end", "false"},
+      {"--help", "false"},
+  };
+  std::istringstream in(help);
+  std::string line;
+  std::vector<std::string> option_lines;
+  while (std::getline(in, line))
+    if (line.rfind("  --", 0) == 0) option_lines.push_back(line);
+  REQUIRE(option_lines.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    CAPTURE(option_lines[i]);
+    const auto& [left, def] = expected[i];
+    CHECK(option_lines[i].rfind("  " + left + " ", 0) == 0);
+    const std::string tail = "(default: " + def + ")";
+    CHECK(option_lines[i].size() > tail.size());
+    CHECK(option_lines[i].compare(option_lines[i].size() - tail.size(), tail.size(), tail) == 0);
+  }
+  // Every event group is named in the help of --events.
+  for (const char* g : {"kokkos", "omp-parallel", "omp-work", "omp-sync", "omp-task", "omp-mutex", "omp-target", "omp-device"})
+    CHECK(contains(help, g));
+}
+
+TEST_CASE("config: group_names") {
+  CHECK(kob::group_names(0) == "");
+  CHECK(kob::group_names(kob::kGroupKokkos | kob::kGroupOmpTask) == "kokkos,omp-task");
+  CHECK(kob::group_names(kob::kGroupAll) == "kokkos,omp-parallel,omp-work,omp-sync,omp-task,omp-mutex,omp-target,omp-device");
+}

@@ -1,0 +1,109 @@
+// JSON string escaping and number formatting.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "common/json.hpp"
+#include "helpers.hpp"
+
+using kob::json::quote;
+
+namespace {
+std::string us(std::uint64_t ns) {
+  std::string s;
+  kob::json::append_us(s, ns);
+  return s;
+}
+std::string dbl(double v) {
+  std::string s;
+  kob::json::append_double(s, v);
+  return s;
+}
+}  // namespace
+
+TEST_CASE("json: plain text, quotes, backslashes, control characters") {
+  CHECK(quote("") == R"("")");
+  CHECK(quote("plain text 123") == R"("plain text 123")");
+  CHECK(quote("a\"b") == R"("a\"b")");
+  CHECK(quote("a\\b") == R"("a\\b")");
+  CHECK(quote("\\\"") == R"("\\\"")");
+  CHECK(quote("x\ny") == R"("x\ny")");
+  CHECK(quote("\t\r") == R"("\t\r")");
+  CHECK(quote("\x01") == R"("\u0001")");
+  CHECK(quote("\x1f") == R"("\u001f")");
+  CHECK(quote("\b\f") == R"("\u0008\u000c")");
+  CHECK(quote(std::string_view("a\0b", 3)) == R"("a\u0000b")");
+  CHECK(quote("\x7f") == "\"\x7f\"");  // DEL needs no escape
+  CHECK(quote("/") == R"("/")");
+
+  std::string out = "[";
+  kob::json::append_string(out, "x");
+  CHECK(out == R"(["x")");  // appends, keeps what was there
+}
+
+TEST_CASE("json: valid UTF-8 is kept") {
+  CHECK(quote("caf\xc3\xa9") == "\"caf\xc3\xa9\"");              // 2 bytes
+  CHECK(quote("\xe2\x82\xac") == "\"\xe2\x82\xac\"");            // euro sign, 3 bytes
+  CHECK(quote("\xf0\x9f\x98\x80") == "\"\xf0\x9f\x98\x80\"");    // emoji, 4 bytes
+  CHECK(quote("\xf4\x8f\xbf\xbf") == "\"\xf4\x8f\xbf\xbf\"");    // U+10FFFF, the last code point
+  CHECK(quote("\xed\x9f\xbf") == "\"\xed\x9f\xbf\"");            // U+D7FF, just below the surrogates
+  CHECK(quote("\xe0\xa0\x80") == "\"\xe0\xa0\x80\"");            // U+0800, shortest 3-byte form
+}
+
+TEST_CASE("json: invalid UTF-8 becomes U+FFFD, one per bad byte") {
+  CHECK(quote("\xff") == R"("\ufffd")");
+  CHECK(quote("a\x80z") == R"("a\ufffdz")");            // lone continuation byte
+  CHECK(quote("\xc3") == R"("\ufffd")");                // truncated at the end
+  CHECK(quote("\xc3(") == R"("\ufffd(")");              // lead byte without continuation
+  CHECK(quote("\xe2\x82") == R"("\ufffd\ufffd")");      // truncated 3-byte sequence
+  CHECK(quote("\xc0\xaf") == R"("\ufffd\ufffd")");      // overlong '/', 2 bytes
+  CHECK(quote("\xc1\xbf") == R"("\ufffd\ufffd")");      // overlong, 2 bytes
+  CHECK(quote("\xe0\x80\xaf") == R"("\ufffd\ufffd\ufffd")");            // overlong, 3 bytes
+  CHECK(quote("\xf0\x80\x80\xaf") == R"("\ufffd\ufffd\ufffd\ufffd")");  // overlong, 4 bytes
+  CHECK(quote("\xed\xa0\x80") == R"("\ufffd\ufffd\ufffd")");            // U+D800, a surrogate
+  CHECK(quote("\xed\xbf\xbf") == R"("\ufffd\ufffd\ufffd")");            // U+DFFF
+  CHECK(quote("\xf4\x90\x80\x80") == R"("\ufffd\ufffd\ufffd\ufffd")");  // past U+10FFFF
+  CHECK(quote("\xf5\x80\x80\x80") == R"("\ufffd\ufffd\ufffd\ufffd")");
+  CHECK(quote("ok\xffok\xc3\xa9") == "\"ok\\ufffdok\xc3\xa9\"");        // recovers after a bad byte
+}
+
+TEST_CASE("json: microseconds with exact nanosecond decimals") {
+  CHECK(us(1234567) == "1234.567");
+  CHECK(us(5) == "0.005");
+  CHECK(us(0) == "0.000");
+  CHECK(us(50) == "0.050");
+  CHECK(us(999) == "0.999");
+  CHECK(us(1000) == "1.000");
+  CHECK(us(std::numeric_limits<std::uint64_t>::max()) == "18446744073709551.615");
+}
+
+TEST_CASE("json: integers and doubles") {
+  std::string s;
+  kob::json::append_uint(s, 0);
+  s += ',';
+  kob::json::append_uint(s, std::numeric_limits<std::uint64_t>::max());
+  s += ',';
+  kob::json::append_int(s, -5);
+  s += ',';
+  kob::json::append_int(s, std::numeric_limits<std::int64_t>::min());
+  CHECK(s == "0,18446744073709551615,-5,-9223372036854775808");
+  CHECK(dbl(2.0) == "2");
+  CHECK(dbl(1.5) == "1.5");
+  CHECK(dbl(0.125) == "0.125");
+  CHECK(dbl(std::numeric_limits<double>::quiet_NaN()) == "0");
+  CHECK(dbl(std::numeric_limits<double>::infinity()) == "0");
+  CHECK(dbl(-std::numeric_limits<double>::infinity()) == "0");
+}
+
+TEST_CASE("json: the python3 check used by the other tests is not vacuous") {
+  CHECK(kob_test::python_json_check(R"({"a": [1, "x"]})", "assert d['a'] == [1, 'x']") == 0);
+  CHECK(kob_test::python_json_check(R"({"a": 1)", "", true) != 0);                  // unbalanced
+  CHECK(kob_test::python_json_check("{\"a\": \"\x01\"}", "", true) != 0);       // raw control character
+  CHECK(kob_test::python_json_check("{\"a\": \"\xff\"}", "", true) != 0);       // invalid UTF-8
+  CHECK(kob_test::python_json_check(R"({"a": 1})", "assert d['a'] == 2", true) != 0);
+  // What append_string produces from the same bytes does parse.
+  CHECK(kob_test::python_json_check("{\"a\": " + quote("\x01\xff\xed\xa0\x80\"\\") + "}",
+                                    "assert d['a'] == '\\x01\\ufffd\\ufffd\\ufffd\\ufffd\"\\\\'") == 0);
+}
