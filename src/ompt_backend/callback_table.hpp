@@ -17,5 +17,6 @@ struct CallbackEntry {
 };
 
 std::span<const CallbackEntry> host_callbacks();
+std::span<const CallbackEntry> target_callbacks();
 
 }  // namespace kob::omp

@@ -10,6 +10,7 @@
 #include "common/recorder.hpp"
 #include "common/session.hpp"
 #include "ompt_backend/callback_table.hpp"
+#include "ompt_backend/device_tracing.hpp"
 #include "ompt_backend/ompt_runtime.hpp"
 
 namespace kob::omp {
@@ -103,6 +104,17 @@ void register_callbacks(std::span<const CallbackEntry> table, std::uint32_t grou
   }
 }
 
+void finalize(ompt_data_t* /*tool_data*/) {
+  device_tracing::finalize_all();
+  session::ompt_finalised();
+}
+
+// Before the files are written (possibly at exit, before the runtime finalizes us).
+void before_write() {
+  device_tracing::finalize_all();
+  record_runtime_facts();
+}
+
 int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t* /*tool_data*/) {
   try {
     look_up_entry_points(lookup);
@@ -112,8 +124,9 @@ int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_
     }
     session::ompt_started(g_runtime_version);
     session::add_other_data("ompt", "initial_device_num", std::to_string(initial_device_num));
-    session::set_before_write(record_runtime_facts);
+    session::set_before_write(before_write);
     register_callbacks(host_callbacks(), session::config().events);
+    register_callbacks(target_callbacks(), session::config().events);
     // The thread that initialises the runtime gets no thread_begin before its first events.
     this_thread();
     return 1;
@@ -123,7 +136,6 @@ int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_
   }
 }
 
-void finalize(ompt_data_t* /*tool_data*/) { session::ompt_finalised(); }
 
 }  // namespace
 }  // namespace kob::omp
