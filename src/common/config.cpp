@@ -119,6 +119,13 @@ constexpr OptionSpec kOptions[] = {
     {"exact-kernel-end", "", "false",
      "ask Kokkos to fence around every kernel so that end times of asynchronous kernels are exact (costs time)",
      [](Config& c, std::string_view v, std::string& a) { return parse_bool(v, c.exact_kernel_end, a); }},
+    {"device-trace-region", "NAME", "(none)",
+     "pause device tracing (OpenMP device tracing interface) except while a Kokkos profile region named NAME is open",
+     [](Config& c, std::string_view v, std::string& a) {
+       if (v.empty()) return a = "expected the name of a Kokkos profile region", false;
+       c.device_trace_region = std::string(v);
+       return true;
+     }},
     {"help", "", "false", "print this help",
      [](Config& c, std::string_view v, std::string& a) { return parse_bool(v, c.help, a); }},
 };

@@ -43,6 +43,9 @@ struct Config {
   bool help = false;
   bool exact_kernel_end = false;
   std::uint64_t memory_limit_mib = 1024;
+  // --device-trace-region: device tracing (OMPT device tracing interface) is paused except while
+  // a Kokkos profile region of this name is open on some thread. Empty: traced all the time.
+  std::string device_trace_region;
 
   // Applies "--key=value" / "--flag" arguments in order. Each bad one adds one line to errors and
   // is skipped; the others still apply. Arguments not starting with "--" are errors too.

@@ -95,4 +95,48 @@ const char* thread_type(int type) {
   }
 }
 
+const char* target_kind(std::uint16_t kind) {
+  switch (kind) {
+    case 1: return "target";
+    case 2: return "target_enter_data";
+    case 3: return "target_exit_data";
+    case 4: return "target_update";
+    case 9: return "target_nowait";
+    case 10: return "target_enter_data_nowait";
+    case 11: return "target_exit_data_nowait";
+    case 12: return "target_update_nowait";
+    default: return "unknown";
+  }
+}
+
+const char* data_op(std::uint16_t optype) {
+  switch (optype) {
+    case 1: return "alloc";
+    case 2: return "transfer_to_device";
+    case 3: return "transfer_from_device";
+    case 4: return "delete";
+    case 5: return "associate";
+    case 6: return "disassociate";
+    case 17: return "alloc_async";
+    case 18: return "transfer_to_device_async";
+    case 19: return "transfer_from_device_async";
+    case 20: return "delete_async";
+    default: return "unknown";
+  }
+}
+
+const char* callback(std::uint16_t event) {
+  static const char* const kNames[] = {
+      "unknown",         "thread_begin",     "thread_end",          "parallel_begin",   "parallel_end",
+      "task_create",     "task_schedule",    "implicit_task",       "target",           "target_data_op",
+      "target_submit",   "control_tool",     "device_initialize",   "device_finalize",  "device_load",
+      "device_unload",   "sync_region_wait", "mutex_released",      "dependences",      "task_dependence",
+      "work",            "masked",           "target_map",          "sync_region",      "lock_init",
+      "lock_destroy",    "mutex_acquire",    "mutex_acquired",      "nest_lock",        "flush",
+      "cancel",          "reduction",        "dispatch",            "target_emi",       "target_data_op_emi",
+      "target_submit_emi", "target_map_emi", "error",
+  };
+  return event < sizeof kNames / sizeof kNames[0] ? kNames[event] : "unknown";
+}
+
 }  // namespace kob::omp_names

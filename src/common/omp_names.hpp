@@ -26,5 +26,13 @@ const char* task_status(std::uint32_t status);
 bool task_status_completes(std::uint32_t status);
 // ompt_thread_t (initial, worker, other, unknown); 0 gives "none" (no OMPT thread_begin seen).
 const char* thread_type(int type);
+// ompt_target_t as "target", "target_enter_data", "target_exit_data", "target_update" and their
+// "_nowait" forms.
+const char* target_kind(std::uint16_t kind);
+// ompt_target_data_op_t: "alloc", "transfer_to_device", "transfer_from_device", "delete",
+// "associate", "disassociate" and their "_async" forms.
+const char* data_op(std::uint16_t optype);
+// ompt_callbacks_t without the prefix: "thread_begin" ... "target_emi", "target_data_op_emi", ...
+const char* callback(std::uint16_t event);
 
 }  // namespace kob::omp_names

@@ -57,11 +57,14 @@ enum class Ev : std::uint16_t {
   OmpFlush,                   // u1=kernel
   OmpControlTool,             // a=command u0=modifier
   // Target offload (host side: target callbacks). Device numbers are stored as int16 pairs in a
-  // (src << 16 | dst, two's complement) or as the int device number in a.
+  // (src << 16 | dst, two's complement) or as the int device number in a, as the runtime reports
+  // them (the timeline tells the host apart). Target ids and host op ids are ours (IdCounters)
+  // with the EMI callbacks, the runtime's with the 5.0 (non-EMI) ones.
   OmpTargetBegin,             // sub=ompt_target_t a=device num u0=target id u1=kernel u2=deep copy id
   OmpTargetEnd,               // sub=ompt_target_t a=device num u0=target id u1=kernel u2=deep copy id
   OmpDataOpBegin,             // sub=ompt_target_data_op_t a=src<<16|dst u0=host op id u1=kernel u2=bytes
-                              //   u3=target id (0: none) u4=deep copy id u5=destination address
+                              //   u3=target id (0: none) u4=deep copy id u5=destination address (for
+                              //   delete and delete_async, which have none, the source: the freed block)
   OmpDataOpEnd,               // same fields as OmpDataOpBegin
   OmpDataOp,                  // a data op reported as one point (non-EMI runtimes); same fields
   OmpSubmitBegin,             // a=requested teams u0=host op id u1=kernel u3=target id
@@ -74,6 +77,9 @@ enum class Ev : std::uint16_t {
   // A record from the device tracing interface, times already translated to host ns.
   OmpDeviceRecord,            // sub=ompt_callbacks_t of the record a=device num u0=host op id u1=target id
                               //   u2=start host ns u3=end host ns (0: a point) u4=bytes or teams u5=op kind
+                              //   by record: target(_emi) u0=0 u4=ompt_scope_endpoint_t u5=ompt_target_t;
+                              //   data op u4=bytes u5=ompt_target_data_op_t; submit u4=requested teams
+                              //   u5=granted teams
   OmpLast,
 };
 

@@ -107,6 +107,8 @@ void reset_for_test() {
   g_ids.alloc = 0;
   g_ids.parallel = 0;
   g_ids.task = 0;
+  g_ids.target = 0;
+  g_ids.host_op = 0;
   t_buffer = nullptr;
 }
 }  // namespace recorder

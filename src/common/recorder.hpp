@@ -53,6 +53,42 @@ struct OmpContext {
   }
 };
 
+// Target regions open on this thread, innermost last (target callbacks): what a region's end and
+// the 5.0 data op and submit callbacks cannot get from the runtime (the deep copy a region
+// belongs to; our id for the runtime's target id).
+struct OmpTargetContext {
+  struct Open {
+    std::uint64_t runtime_id = 0;  // the runtime's target id (5.0 callbacks), 0 with EMI
+    std::uint64_t id = 0;          // ours (EMI) or the runtime's
+    std::uint64_t kernel = 0;
+    std::uint64_t deep_copy = 0;
+  };
+  static constexpr std::uint32_t kMaxDepth = 8;
+  Open open[kMaxDepth];
+  std::uint32_t depth = 0;
+
+  void push(const Open& t) {
+    if (depth < kMaxDepth) open[depth] = t;
+    ++depth;
+  }
+  // Drops the entry with this id (and what was opened after it); returns it, or nullptr. The
+  // entry stays readable until the next push.
+  const Open* pop(std::uint64_t id) {
+    for (std::uint32_t d = depth < kMaxDepth ? depth : kMaxDepth; d-- > 0;) {
+      if (open[d].id == id) {
+        depth = d;
+        return &open[d];
+      }
+    }
+    return nullptr;
+  }
+  const Open* find_runtime(std::uint64_t runtime_id) const {
+    for (std::uint32_t d = depth < kMaxDepth ? depth : kMaxDepth; d-- > 0;)
+      if (open[d].runtime_id == runtime_id) return &open[d];
+    return nullptr;
+  }
+};
+
 class ThreadBuffer {
  public:
   // Appends one record; fill writes its fields (the tick first, so it is taken as late as
@@ -71,6 +107,7 @@ class ThreadBuffer {
   InternCache names;
   KokkosContext kokkos;
   OmpContext omp;
+  OmpTargetContext omp_target;
 
   // The Kokkos kernel that events of this thread belong to: its own open kernel, else the one
   // its OpenMP implicit or explicit task works for.
@@ -133,6 +170,8 @@ struct IdCounters {
   std::atomic<std::uint64_t> alloc{0};
   std::atomic<std::uint64_t> parallel{0};
   std::atomic<std::uint64_t> task{0};
+  std::atomic<std::uint64_t> target{0};   // target regions (EMI target_data)
+  std::atomic<std::uint64_t> host_op{0};  // target data ops and submits (EMI host_op_id)
 };
 extern IdCounters g_ids;
 

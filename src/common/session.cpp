@@ -24,6 +24,7 @@
 namespace kob {
 
 std::atomic<std::uint32_t> g_events{kGroupAll};
+std::atomic<bool> g_device_trace_region_set{false};
 
 namespace session {
 
@@ -50,6 +51,7 @@ State& state() {
 
 std::once_flag g_start_once;
 std::atomic<void (*)()> g_before_write{nullptr};
+std::atomic<int> g_omp_initial_device{-1};
 
 void report(const std::vector<std::string>& errors) {
   for (const auto& e : errors) log::warn(e);
@@ -59,6 +61,7 @@ void apply_config(State& s, const Config& c) {
   s.config = c;
   log::set_level(c.log_level);
   g_events.store(c.events, std::memory_order_relaxed);
+  g_device_trace_region_set.store(!c.device_trace_region.empty(), std::memory_order_relaxed);
   recorder::set_memory_limit(c.memory_limit_mib << 20);
 }
 
@@ -281,6 +284,9 @@ std::vector<std::pair<std::string, std::string>> other_data(const std::string& s
 
 void set_before_write(void (*fn)()) { g_before_write.store(fn); }
 
+void set_omp_initial_device(int device_num) { g_omp_initial_device.store(device_num); }
+int omp_initial_device() { return g_omp_initial_device.load(); }
+
 bool outputs_written() { return state().written.load(); }
 
 void write_outputs() {
@@ -291,7 +297,7 @@ void write_outputs() {
     recorder::close();
     clock::finish_calibration();
     const Config& c = s.config;
-    Timeline t = build_timeline(recorder::threads());
+    Timeline t = build_timeline(recorder::threads(), omp_initial_device());
     filter_timeline(t, c.include, c.exclude);
     Summary sum = summarize(t);
     const std::string prefix = output_prefix();

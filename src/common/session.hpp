@@ -17,6 +17,10 @@ extern std::atomic<std::uint32_t> g_events;
 
 inline bool recording(std::uint32_t group) { return (g_events.load(std::memory_order_relaxed) & group) != 0; }
 
+// True when --device-trace-region is set: the Kokkos region hooks then tell device tracing about
+// regions (one predictable branch on this flag when it is not).
+extern std::atomic<bool> g_device_trace_region_set;
+
 struct KokkosInfo {
   bool initialised = false;
   bool finalised = false;
@@ -43,6 +47,9 @@ const KokkosInfo& kokkos();
 void ompt_started(const std::string& runtime_version);
 void ompt_finalised();
 bool ompt_active();
+// The host's device number given to the OMPT initializer (-1 until then), for the timeline.
+void set_omp_initial_device(int device_num);
+int omp_initial_device();
 
 // Key/value facts for otherData (Kokkos metadata, OMPT registration results...). Thread-safe.
 void add_metadata(const std::string& key, const std::string& value);

@@ -159,6 +159,132 @@ void summarize_omp(const Timeline& t, Summary& s) {
   for (auto& [k, st] : mutex) o.mutex.push_back(st);
 }
 
+std::string device_name(int device) { return device == kHostDevice ? "host" : std::to_string(device); }
+
+void summarize_target(const Timeline& t, Summary& s) {
+  TargetSummary& o = s.target;
+  o.records = t.omp_target_records;
+  if (!o.present()) return;
+  const InternTable& names = kob::names();
+
+  std::map<int, TargetDeviceStats> devs;
+  auto dev = [&](int n) -> TargetDeviceStats& {
+    TargetDeviceStats& d = devs[n];
+    d.device = n;
+    return d;
+  };
+  for (const OmpDevice& d : t.omp_devices) {
+    TargetDeviceStats& x = dev(d.num);
+    if (d.initialised) {
+      x.type = names.str(d.type);
+      x.path = d.traced ? "tracing" : "callbacks";
+    }
+  }
+
+  std::map<int, std::map<std::uint16_t, OmpCountStats>> regions;
+  std::unordered_map<std::uint64_t, int> target_device;
+  for (const OmpTargetSpan& x : t.omp_targets) {
+    target_device.emplace(x.id, x.device);
+    dev(x.device);
+    OmpCountStats& c = regions[x.device][x.kind];
+    c.name = omp_names::target_kind(x.kind);
+    ++c.count;
+    c.total += x.dur();
+    ++(x.kernel != 0 ? o.regions_in_kernels : o.regions_outside);
+  }
+  for (const OmpSubmitSpan& x : t.omp_submits) {
+    auto it = target_device.find(x.target_id);
+    TargetDeviceStats& d = dev(it == target_device.end() ? kHostDevice : it->second);
+    ++d.submits;
+    d.submit_time += x.dur();
+  }
+
+  std::map<int, std::map<std::uint16_t, TargetOpStats>> ops;
+  std::map<int, std::map<int, TargetOpStats>> dirs;  // 0 host_to_device, 1 device_to_host, 2 device_to_device
+  std::map<std::pair<int, std::uint64_t>, std::uint64_t> live;  // (device, address) -> bytes allocated there
+  std::map<int, std::uint64_t> level;
+  std::unordered_map<std::uint64_t, const DeepCopySpan*> copies;
+  for (const DeepCopySpan& c : t.deep_copies) copies.emplace(c.id, &c);
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, TargetCopyStats> per_copy;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::map<std::uint16_t, TargetOpStats>> copy_ops;
+  std::unordered_map<std::uint64_t, bool> copy_seen;
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>> copy_order;  // first seen first
+  for (const OmpDataOpSpan& x : t.omp_data_ops) {
+    const int device = x.device();
+    TargetDeviceStats& d = dev(device);
+    TargetOpStats& c = ops[device][x.optype];
+    c.name = omp_names::data_op(x.optype);
+    ++c.count;
+    c.bytes += x.bytes;
+    c.time += x.dur();
+    const bool to = x.optype == 2 || x.optype == 18, from = x.optype == 3 || x.optype == 19;
+    if (to || from) {
+      const int dir = x.src_device == kHostDevice ? 0 : x.dst_device == kHostDevice ? 1 : 2;
+      TargetOpStats& b = dirs[device][dir];
+      b.name = dir == 0 ? "host_to_device" : dir == 1 ? "device_to_host" : "device_to_device";
+      ++b.count;
+      b.bytes += x.bytes;
+      b.time += x.dur();
+    } else if (x.optype == 1 || x.optype == 17) {
+      ++d.allocations;
+      d.alloc_bytes += x.bytes;
+      std::uint64_t& l = level[device];
+      if (x.address != 0) {
+        auto [it, fresh] = live.emplace(std::make_pair(device, x.address), x.bytes);
+        if (!fresh) {  // allocated again without a delete seen: replace
+          l -= std::min(l, it->second);
+          it->second = x.bytes;
+        }
+      }
+      l += x.bytes;
+      d.alloc_high_water = std::max(d.alloc_high_water, l);
+    } else if (x.optype == 4 || x.optype == 20) {
+      ++d.deletes;
+      auto it = live.find({device, x.address});
+      if (it != live.end()) {
+        std::uint64_t& l = level[device];
+        l -= std::min(l, it->second);
+        live.erase(it);
+      }
+    }
+    if (x.deep_copy == 0) continue;
+    auto cp = copies.find(x.deep_copy);
+    if (cp == copies.end()) continue;
+    const DeepCopySpan& dc = *cp->second;
+    const auto key = std::make_tuple(dc.dst_name, dc.src_name, dc.dst_space, dc.src_space);
+    auto [pc, fresh] = per_copy.try_emplace(key);
+    if (fresh) copy_order.push_back(key);
+    TargetCopyStats& st = pc->second;
+    if (!copy_seen[dc.id]) {
+      copy_seen[dc.id] = true;
+      st.name = std::string(names.str(dc.dst_name)) + " <- " + names.str(dc.src_name);
+      st.dst_space = names.str(dc.dst_space);
+      st.src_space = names.str(dc.src_space);
+      ++st.calls;
+      st.bytes += dc.bytes;
+    }
+    TargetOpStats& op = copy_ops[key][x.optype];
+    op.name = omp_names::data_op(x.optype);
+    ++op.count;
+    op.bytes += x.bytes;
+    op.time += x.dur();
+  }
+  for (const OmpDeviceOp& x : t.omp_device_ops) ++dev(x.device).device_records;
+
+  for (auto& [num, d] : devs) {
+    for (auto& [k, c] : regions[num]) d.regions.push_back(c);
+    for (auto& [k, c] : ops[num]) d.data_ops.push_back(c);
+    for (auto& [k, c] : dirs[num]) d.transfers.push_back(c);
+    d.alloc_final = level[num];
+    o.devices.push_back(d);
+  }
+  for (const auto& key : copy_order) {
+    TargetCopyStats& st = per_copy[key];
+    for (auto& [k, c] : copy_ops[key]) st.ops.push_back(c);
+    o.deep_copies.push_back(st);
+  }
+}
+
 }  // namespace
 
 Summary summarize(const Timeline& t) {
@@ -261,6 +387,7 @@ Summary summarize(const Timeline& t) {
   s.profile_events = t.events.size();
   for (const DualViewEvent& d : t.dual_views) ++(d.modify ? s.dual_view_modifies : s.dual_view_syncs);
   summarize_omp(t, s);
+  summarize_target(t, s);
   return s;
 }
 
@@ -445,6 +572,126 @@ void omp_json(std::string& o, const OmpSummary& m) {
   o += "]}";
 }
 
+std::string fmt_bw(const TargetOpStats& c) {
+  char bw[32];
+  std::snprintf(bw, sizeof bw, "%.2f GB/s", c.gb_per_s());
+  return c.time ? bw : "-";
+}
+
+std::string target_text(const TargetSummary& o) {
+  const auto n = [](std::uint64_t v) { return std::to_string(v); };
+  std::string out = "\nOpenMP target\n";
+  out += "  target regions: " + n(o.regions_in_kernels + o.regions_outside) + " (" + n(o.regions_in_kernels) +
+         " inside Kokkos kernels, " + n(o.regions_outside) + " outside)\n";
+  std::string unused;
+  for (const TargetDeviceStats& d : o.devices) {
+    const std::string label = "device " + device_name(d.device) +
+                              (d.type.empty() ? std::string() : " (" + d.type + ", " + d.path + ")");
+    if (!d.used()) {
+      unused += (unused.empty() ? "" : ", ") + device_name(d.device) + (d.type.empty() ? "" : " (" + d.type + ", " + d.path + ")");
+      continue;
+    }
+    out += "  " + label + "\n";
+    out += "    target regions:";
+    if (d.regions.empty()) out += " none";
+    for (std::size_t i = 0; i < d.regions.size(); ++i)
+      out += (i ? ", " : " ") + d.regions[i].name + " " + n(d.regions[i].count) + " (" + fmt_time(d.regions[i].total) + ")";
+    out += "\n    submits (kernels launched): " + n(d.submits) + ", " + fmt_time(d.submit_time) + "\n";
+    if (!d.data_ops.empty()) {
+      std::vector<std::vector<std::string>> rows{{"  data op", "count", "bytes", "time"}};
+      for (const auto& c : d.data_ops) rows.push_back({"  " + c.name, n(c.count), fmt_bytes(c.bytes), fmt_time(c.time)});
+      out += table(rows);
+    }
+    if (!d.transfers.empty()) {
+      std::vector<std::vector<std::string>> rows{{"  transfers", "count", "bytes", "time", "bandwidth"}};
+      for (const auto& c : d.transfers) rows.push_back({"  " + c.name, n(c.count), fmt_bytes(c.bytes), fmt_time(c.time), fmt_bw(c)});
+      out += table(rows);
+    }
+    if (d.allocations || d.deletes) {
+      out += "    device memory: " + n(d.allocations) + " allocations (" + fmt_bytes(d.alloc_bytes) + "), " + n(d.deletes) +
+             " deletes, high-water " + fmt_bytes(d.alloc_high_water) + ", at end " + fmt_bytes(d.alloc_final) + "\n";
+    }
+    if (d.device_records) out += "    device tracing records: " + n(d.device_records) + "\n";
+  }
+  if (!unused.empty()) out += "  devices not used: " + unused + "\n";
+  if (!o.deep_copies.empty()) {
+    out += "  Kokkos deep copies that moved data (data ops: count, bytes)\n";
+    for (const auto& c : o.deep_copies) {
+      out += "    " + c.name + " (" + c.dst_space + " <- " + c.src_space + "): " + n(c.calls) + (c.calls == 1 ? " call, " : " calls, ") +
+             fmt_bytes(c.bytes) + ":";
+      for (std::size_t i = 0; i < c.ops.size(); ++i)
+        out += (i ? ", " : " ") + c.ops[i].name + " " + n(c.ops[i].count) + " (" + fmt_bytes(c.ops[i].bytes) + ")";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+void target_op_json(std::string& o, const std::vector<TargetOpStats>& v, bool bandwidth) {
+  o += "{";
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    o += i ? ", " : "";
+    json::append_string(o, v[i].name);
+    o += ": {\"count\": " + std::to_string(v[i].count) + ", \"bytes\": " + std::to_string(v[i].bytes) +
+         ", \"time_ns\": " + std::to_string(v[i].time);
+    if (bandwidth) {
+      o += ", \"bandwidth_gb_per_s\": ";
+      json::append_double(o, v[i].gb_per_s());
+    }
+    o += "}";
+  }
+  o += "}";
+}
+
+void target_json(std::string& o, const TargetSummary& m) {
+  using json::append_string;
+  const auto n = [](std::uint64_t v) { return std::to_string(v); };
+  o += "{\"records\": " + n(m.records) + ", \"regions_in_kernels\": " + n(m.regions_in_kernels) +
+       ", \"regions_outside_kernels\": " + n(m.regions_outside) + ",\n  \"devices\": [";
+  for (std::size_t i = 0; i < m.devices.size(); ++i) {
+    const TargetDeviceStats& d = m.devices[i];
+    o += i ? ",\n    {" : "\n    {";
+    o += "\"device\": " + std::to_string(d.device) + ", \"type\": ";
+    append_string(o, d.type);
+    o += ", \"path\": ";
+    append_string(o, d.path);
+    o += ", \"target_regions\": {";
+    for (std::size_t j = 0; j < d.regions.size(); ++j) {
+      o += j ? ", " : "";
+      append_string(o, d.regions[j].name);
+      o += ": " + n(d.regions[j].count);
+    }
+    o += "}, \"target_region_ns\": {";
+    for (std::size_t j = 0; j < d.regions.size(); ++j) {
+      o += j ? ", " : "";
+      append_string(o, d.regions[j].name);
+      o += ": " + n(d.regions[j].total);
+    }
+    o += "}, \"submits\": " + n(d.submits) + ", \"submit_ns\": " + n(d.submit_time) + ",\n     \"data_ops\": ";
+    target_op_json(o, d.data_ops, false);
+    o += ",\n     \"transfers\": ";
+    target_op_json(o, d.transfers, true);
+    o += ",\n     \"allocations\": " + n(d.allocations) + ", \"deletes\": " + n(d.deletes) + ", \"alloc_bytes\": " +
+         n(d.alloc_bytes) + ", \"alloc_high_water_bytes\": " + n(d.alloc_high_water) + ", \"alloc_final_bytes\": " +
+         n(d.alloc_final) + ", \"device_records\": " + n(d.device_records) + "}";
+  }
+  o += "],\n  \"deep_copies\": [";
+  for (std::size_t i = 0; i < m.deep_copies.size(); ++i) {
+    const TargetCopyStats& c = m.deep_copies[i];
+    o += i ? ",\n    {" : "\n    {";
+    o += "\"name\": ";
+    append_string(o, c.name);
+    o += ", \"dst_space\": ";
+    append_string(o, c.dst_space);
+    o += ", \"src_space\": ";
+    append_string(o, c.src_space);
+    o += ", \"calls\": " + n(c.calls) + ", \"bytes\": " + n(c.bytes) + ", \"data_ops\": ";
+    target_op_json(o, c.ops, false);
+    o += "}";
+  }
+  o += "]}";
+}
+
 }  // namespace
 
 std::string summary_text(const Summary& s, const std::string& title) {
@@ -496,6 +743,7 @@ std::string summary_text(const Summary& s, const std::string& title) {
     out += table(rows);
   }
   if (s.openmp.present()) out += omp_text(s.openmp);
+  if (s.target.present()) out += target_text(s.target);
   if (s.profile_events || s.dual_view_syncs || s.dual_view_modifies) {
     out += "\nprofile events: " + std::to_string(s.profile_events) + ", dual view syncs: " + std::to_string(s.dual_view_syncs) +
            ", dual view modifies: " + std::to_string(s.dual_view_modifies) + "\n";
@@ -581,6 +829,8 @@ std::string summary_json(const Summary& s, const std::string& other_data_json) {
   }
   o += "],\n\"openmp\": ";
   omp_json(o, s.openmp);
+  o += ",\n\"target\": ";
+  target_json(o, s.target);
   o += "\n}\n";
   return o;
 }

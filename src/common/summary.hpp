@@ -103,6 +103,44 @@ struct OmpSummary {
   bool present() const { return records != 0; }
 };
 
+// Target offload, per device (the host, -1, when a target region or op names no other device).
+struct TargetOpStats {
+  std::string name;  // data op type, or transfer direction
+  std::uint64_t count = 0, bytes = 0, time = 0;  // time: ns inside (points count 0)
+  double gb_per_s() const { return time ? double(bytes) / double(time) : 0.0; }
+};
+
+struct TargetDeviceStats {
+  int device = 0;
+  std::string type;        // from device_initialize; "" when never initialised
+  std::string path;        // "callbacks" or "tracing" (device tracing interface), "" when never initialised
+  std::vector<OmpCountStats> regions;   // target regions by kind: count, total ns
+  std::uint64_t submits = 0, submit_time = 0;  // kernels launched
+  std::vector<TargetOpStats> data_ops;   // by data op type
+  std::vector<TargetOpStats> transfers;  // by direction: host_to_device, device_to_host, device_to_device
+  std::uint64_t allocations = 0, deletes = 0;
+  std::uint64_t alloc_bytes = 0;       // sum over alloc ops
+  std::uint64_t alloc_high_water = 0;  // most bytes allocated at once (alloc +bytes, delete -bytes by address)
+  std::uint64_t alloc_final = 0;       // still allocated at the end
+  std::uint64_t device_records = 0;    // records from the device tracing interface
+  bool used() const { return !regions.empty() || submits || !data_ops.empty() || device_records; }
+};
+
+// Kokkos deep copies that caused target data ops, by name ("dst <- src") and spaces.
+struct TargetCopyStats {
+  std::string name, dst_space, src_space;
+  std::uint64_t calls = 0, bytes = 0;    // deep copies with data ops, and their bytes (Kokkos' figure)
+  std::vector<TargetOpStats> ops;        // the data ops they caused, by type: count, bytes, time
+};
+
+struct TargetSummary {
+  std::uint64_t records = 0;  // target and device records read; 0: no target section
+  std::vector<TargetDeviceStats> devices;  // by device number, the host (-1) first if present
+  std::vector<TargetCopyStats> deep_copies;
+  std::uint64_t regions_in_kernels = 0, regions_outside = 0;  // target regions inside / outside a Kokkos kernel
+  bool present() const { return records != 0; }
+};
+
 struct Summary {
   std::uint64_t run_time = 0;  // first to last event, ns
   std::vector<KernelStats> kernels;  // by total time, largest first
@@ -114,6 +152,7 @@ struct Summary {
   std::uint64_t profile_events = 0, dual_view_syncs = 0, dual_view_modifies = 0;
   std::uint64_t dropped = 0;
   OmpSummary openmp;
+  TargetSummary target;
   std::uint64_t filtered_kernels = 0, filtered_regions = 0;
   std::vector<std::string> problems;
 };

@@ -609,9 +609,266 @@ class OmpBuilder {
   std::vector<ForeignRelease> foreign_releases_;
 };
 
+// Target offload records: targets, data ops and submits pair by id (target id, host op id)
+// across threads; device records go to their device. Which device numbers are the host is
+// decided at the end, when every device_initialize has been seen.
+class TargetBuilder {
+ public:
+  TargetBuilder(Timeline& t, ProblemCounter& problems) : t_(t), problems_(problems) {}
+
+  static bool handles(Ev type) { return type >= Ev::OmpTargetBegin && type < Ev::OmpLast; }
+
+  void record(const Record& r, std::uint64_t ns, std::uint32_t track) {
+    ++t_.omp_target_records;
+    switch (r.type) {
+      case Ev::OmpTargetBegin: {
+        OmpTargetSpan x;
+        x.start = ns;
+        x.track = track;
+        x.kind = r.sub;
+        x.device = static_cast<std::int32_t>(r.a);
+        x.id = r.u[0];
+        x.kernel = r.u[1];
+        x.deep_copy = r.u[2];
+        if (!open_targets_.emplace(x.id, x).second) problems_.add("OMPT target begin with a target id already open: ignored");
+        break;
+      }
+      case Ev::OmpTargetEnd: {
+        auto it = open_targets_.find(r.u[0]);
+        if (it == open_targets_.end()) {
+          problems_.add("OMPT target end with no target begin: ignored");
+          break;
+        }
+        it->second.end = ns;
+        t_.omp_targets.push_back(it->second);
+        open_targets_.erase(it);
+        break;
+      }
+      case Ev::OmpDataOpBegin:
+      case Ev::OmpDataOp: {
+        OmpDataOpSpan d;
+        d.start = d.end = ns;
+        d.track = track;
+        d.optype = r.sub;
+        d.src_device = static_cast<std::int16_t>(r.a >> 16);
+        d.dst_device = static_cast<std::int16_t>(r.a & 0xffff);
+        d.host_op_id = r.u[0];
+        d.kernel = r.u[1];
+        d.bytes = r.u[2];
+        d.target_id = r.u[3];
+        d.deep_copy = r.u[4];
+        d.address = r.u[5];
+        if (r.type == Ev::OmpDataOp) {
+          d.point = true;
+          t_.omp_data_ops.push_back(d);
+        } else if (!open_ops_.emplace(d.host_op_id, d).second) {
+          problems_.add("OMPT target data op begin with a host op id already open: ignored");
+        }
+        break;
+      }
+      case Ev::OmpDataOpEnd: {
+        auto it = open_ops_.find(r.u[0]);
+        if (it == open_ops_.end()) {
+          problems_.add("OMPT target data op end with no begin: ignored");
+          break;
+        }
+        OmpDataOpSpan& d = it->second;
+        d.end = ns;
+        if (d.address == 0) d.address = r.u[5];  // an alloc knows its address only at the end
+        if (d.bytes == 0) d.bytes = r.u[2];
+        t_.omp_data_ops.push_back(d);
+        open_ops_.erase(it);
+        break;
+      }
+      case Ev::OmpSubmitBegin:
+      case Ev::OmpSubmit: {
+        OmpSubmitSpan x;
+        x.start = x.end = ns;
+        x.track = track;
+        x.requested_teams = r.a;
+        x.host_op_id = r.u[0];
+        x.kernel = r.u[1];
+        x.target_id = r.u[3];
+        if (r.type == Ev::OmpSubmit) {
+          x.point = true;
+          t_.omp_submits.push_back(x);
+        } else if (!open_submits_.emplace(x.host_op_id, x).second) {
+          problems_.add("OMPT target submit begin with a host op id already open: ignored");
+        }
+        break;
+      }
+      case Ev::OmpSubmitEnd: {
+        auto it = open_submits_.find(r.u[0]);
+        if (it == open_submits_.end()) {
+          problems_.add("OMPT target submit end with no begin: ignored");
+          break;
+        }
+        it->second.end = ns;
+        t_.omp_submits.push_back(it->second);
+        open_submits_.erase(it);
+        break;
+      }
+      case Ev::OmpDeviceInit: {
+        OmpDevice& d = device(static_cast<std::int32_t>(r.a));
+        if (d.initialised) problems_.add("OMPT device_initialize twice for one device: the last one kept");
+        d.initialised = true;
+        d.type = static_cast<std::uint32_t>(r.u[0]);
+        d.traced = r.u[1] != 0;
+        d.init_time = ns;
+        break;
+      }
+      case Ev::OmpDeviceFinalize:
+        device(static_cast<std::int32_t>(r.a)).finalize_time = ns;
+        break;
+      case Ev::OmpDeviceLoad:
+      case Ev::OmpDeviceUnload: {
+        OmpDeviceLoad l;
+        l.time = ns;
+        l.track = track;
+        l.device = static_cast<std::int32_t>(r.a);
+        l.unload = r.type == Ev::OmpDeviceUnload;
+        l.file = l.unload ? InternTable::kNullName : static_cast<std::uint32_t>(r.u[0]);
+        if (!l.unload) {
+          l.host_addr = r.u[1];
+          l.device_addr = r.u[2];
+          l.bytes = r.u[3];
+        }
+        l.module_id = r.u[4];
+        device(l.device);
+        t_.omp_device_loads.push_back(l);
+        break;
+      }
+      case Ev::OmpDeviceRecord: {
+        OmpDeviceOp o;
+        o.record_type = r.sub;
+        o.device = static_cast<std::int32_t>(r.a);
+        o.host_op_id = r.u[0];
+        o.target_id = r.u[1];
+        o.start = r.u[2];
+        o.point = r.u[3] == 0;
+        o.end = o.point ? o.start : std::max(r.u[3], r.u[2]);
+        o.value = r.u[4];
+        o.op_kind = r.u[5];
+        device(o.device);
+        t_.omp_device_ops.push_back(o);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  void finish(std::uint64_t t_max, bool lost_ends, int initial_device_num) {
+    auto close_open = [&](auto& open, auto& out, const char* what) {
+      for (auto& [id, span] : open) {
+        problems_.add(lost_ends ? std::string(what) + " without an end, discarded (events were dropped)"
+                                : std::string(what) + " never ended: shown until the end of the run");
+        if (lost_ends) continue;
+        span.end = std::max(t_max, span.start);
+        out.push_back(span);
+      }
+      open.clear();
+    };
+    close_open(open_targets_, t_.omp_targets, "an OpenMP target region");
+    close_open(open_ops_, t_.omp_data_ops, "an OpenMP target data operation");
+    close_open(open_submits_, t_.omp_submits, "an OpenMP target submit");
+
+    std::vector<int> initialised;
+    for (const auto& [num, d] : devices_)
+      if (d.initialised) initialised.push_back(num);
+    auto norm = [&](int& dev) {
+      if (host_device(dev, initial_device_num, initialised)) dev = kHostDevice;
+    };
+    for (OmpTargetSpan& x : t_.omp_targets) norm(x.device);
+    for (OmpDataOpSpan& d : t_.omp_data_ops) {
+      norm(d.src_device);
+      norm(d.dst_device);
+    }
+    for (auto& [num, d] : devices_) t_.omp_devices.push_back(d);
+
+    auto by_start = [](const auto& a, const auto& b) { return a.start < b.start || (a.start == b.start && a.end > b.end); };
+    std::stable_sort(t_.omp_targets.begin(), t_.omp_targets.end(), by_start);
+    std::stable_sort(t_.omp_data_ops.begin(), t_.omp_data_ops.end(), by_start);
+    std::stable_sort(t_.omp_submits.begin(), t_.omp_submits.end(), by_start);
+    std::stable_sort(t_.omp_device_ops.begin(), t_.omp_device_ops.end(), by_start);
+    std::stable_sort(t_.omp_device_loads.begin(), t_.omp_device_loads.end(),
+                     [](const OmpDeviceLoad& a, const OmpDeviceLoad& b) { return a.time < b.time; });
+  }
+
+ private:
+  OmpDevice& device(int num) {
+    OmpDevice& d = devices_[num];
+    d.num = num;
+    return d;
+  }
+
+  Timeline& t_;
+  ProblemCounter& problems_;
+  std::unordered_map<std::uint64_t, OmpTargetSpan> open_targets_;
+  std::unordered_map<std::uint64_t, OmpDataOpSpan> open_ops_;
+  std::unordered_map<std::uint64_t, OmpSubmitSpan> open_submits_;
+  std::map<int, OmpDevice> devices_;
+};
+
+// Kokkos allocations get their ids (time order). A data op names the Kokkos allocation whose
+// block holds its address: Kokkos 3.x reports the block with its 128-byte SharedAllocationHeader
+// in front (ptr) and the data size (bytes), so data lies at ptr + 128. Of the blocks there, the
+// one live at the op's time; for an alloc op, the next one reported (Kokkos reports after
+// allocating); for a delete, the one freed last before it (Kokkos reports before freeing).
+void link_kokkos_allocations(Timeline& t) {
+  constexpr std::uint64_t kHeader = 128, kNever = std::numeric_limits<std::uint64_t>::max();
+  struct Block {
+    std::uint64_t ptr = 0, end = 0, alloc = 0, free = kNever, id = 0;
+  };
+  std::vector<Block> blocks;
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> open;  // ptr -> blocks not yet freed
+  std::uint64_t next_id = 0;
+  for (MemoryEvent& m : t.memory) {
+    if (m.alloc) {
+      m.id = ++next_id;
+      open[m.ptr].push_back(blocks.size());
+      blocks.push_back({m.ptr, m.ptr + m.bytes + kHeader, m.time, kNever, m.id});
+    } else {
+      auto it = open.find(m.ptr);
+      if (it == open.end() || it->second.empty()) continue;
+      blocks[it->second.back()].free = m.time;
+      it->second.pop_back();
+    }
+  }
+  if (blocks.empty() || t.omp_data_ops.empty()) return;
+  std::stable_sort(blocks.begin(), blocks.end(), [](const Block& a, const Block& b) { return a.ptr < b.ptr; });
+  for (OmpDataOpSpan& d : t.omp_data_ops) {
+    if (d.address == 0) continue;
+    const std::uint64_t at = d.start;
+    const bool is_alloc = d.optype == 1 || d.optype == 17, is_delete = d.optype == 4 || d.optype == 20;
+    const Block *live = nullptr, *next = nullptr, *freed = nullptr;
+    auto it = std::upper_bound(blocks.begin(), blocks.end(), d.address, [](std::uint64_t a, const Block& b) { return a < b.ptr; });
+    for (int n = 0; it != blocks.begin() && n < 64; ++n) {
+      const Block& b = *--it;
+      if (d.address >= b.end) continue;
+      if (b.alloc <= at && b.free >= at) {
+        if (!live || b.alloc > live->alloc) live = &b;
+      } else if (b.alloc > at) {
+        if (!next || b.alloc < next->alloc) next = &b;
+      } else if (!freed || b.free > freed->free) {
+        freed = &b;
+      }
+    }
+    const Block* pick = live ? live : is_alloc ? next : is_delete ? freed : nullptr;
+    if (pick) d.kokkos_alloc = pick->id;
+  }
+}
+
 }  // namespace
 
-Timeline build_timeline(const std::vector<ThreadBuffer*>& threads) {
+bool host_device(int device_num, int initial_device_num, const std::vector<int>& initialised_devices) {
+  if (device_num == kHostDevice) return true;
+  if (!initialised_devices.empty())
+    return std::find(initialised_devices.begin(), initialised_devices.end(), device_num) == initialised_devices.end();
+  return device_num == initial_device_num;
+}
+
+Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_device_num) {
   Timeline t;
   InternTable& names = kob::names();
   ProblemCounter problems;
@@ -624,6 +881,7 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads) {
   std::vector<SectionMark> section_marks;
   std::vector<RegionSpan> open_regions_at_end;
   OmpBuilder omp(t, problems);
+  TargetBuilder target(t, problems);
 
   for (ThreadBuffer* b : threads) {
     const auto track = static_cast<std::uint32_t>(t.tracks.size());
@@ -636,6 +894,14 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads) {
     std::string path;
 
     b->for_each([&](const Record& r) {
+      if (r.type == Ev::OmpDeviceRecord) {  // its times are in its fields, already in host ns
+        if (r.u[2] != 0) {
+          t_min = std::min(t_min, r.u[2]);
+          t_max = std::max(t_max, std::max(r.u[2], r.u[3]));
+        }
+        target.record(r, 0, track);
+        return;
+      }
       const std::uint64_t ns = clock::to_ns(r.tick);
       t_min = std::min(t_min, ns);
       t_max = std::max(t_max, ns);
@@ -768,7 +1034,11 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads) {
           break;
         }
         default:
-          if (r.type >= Ev::OmpFirst && r.type < Ev::OmpLast) omp.record(r, ns);
+          if (TargetBuilder::handles(r.type)) {
+            target.record(r, ns, track);
+          } else if (r.type >= Ev::OmpFirst && r.type < Ev::OmpLast) {
+            omp.record(r, ns);
+          }
           break;
       }
     });
@@ -812,6 +1082,7 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads) {
   }
 
   omp.finish(t_max, lost_ends);
+  target.finish(t_max, lost_ends, initial_device_num);
 
   std::stable_sort(section_marks.begin(), section_marks.end(),
                    [](const SectionMark& a, const SectionMark& b) { return a.time < b.time; });
@@ -878,6 +1149,7 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads) {
     }
     m.space_level = l;
   }
+  link_kokkos_allocations(t);
 
   problems.flush(t.problems);
   return t;

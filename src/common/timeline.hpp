@@ -66,6 +66,7 @@ struct MemoryEvent {
   std::uint32_t space = 0, name = 0;
   std::uint64_t ptr = 0, bytes = 0;
   std::uint64_t space_level = 0;  // bytes allocated in that space after this event
+  std::uint64_t id = 0;           // allocations: 1, 2, ... in time order (the trace's kokkos.alloc id); 0 for frees
 };
 
 struct InstantEvent {
@@ -144,6 +145,61 @@ struct OmpInstant {
   std::uint64_t u0 = 0, u2 = 0, kernel = 0;
 };
 
+// Target offload (host side). Device numbers: the host is -1 (whatever number the runtime used
+// for it, see host_device below); others as the runtime reported them.
+constexpr int kHostDevice = -1;
+
+struct OmpTargetSpan : Interval {  // on the thread that began it
+  std::uint16_t kind = 0;          // ompt_target_t
+  int device = 0;
+  std::uint64_t id = 0, kernel = 0, deep_copy = 0;  // target id; Kokkos kernel / deep copy (0: none)
+};
+
+// A data operation: begin..end with the EMI callbacks, a point (start == end) with the 5.0 ones.
+struct OmpDataOpSpan : Interval {
+  std::uint16_t optype = 0;  // ompt_target_data_op_t
+  int src_device = 0, dst_device = 0;
+  std::uint64_t host_op_id = 0, kernel = 0, bytes = 0, target_id = 0, deep_copy = 0;
+  std::uint64_t address = 0;       // destination address (the freed block for a delete)
+  std::uint64_t kokkos_alloc = 0;  // id of the Kokkos allocation at that address (MemoryEvent::id), 0: none
+  bool point = false;
+  // The device the operation works for: the destination, or the source when that is the host.
+  int device() const { return dst_device != kHostDevice ? dst_device : src_device; }
+};
+
+struct OmpSubmitSpan : Interval {  // begin..end (EMI) or a point (5.0)
+  std::uint32_t requested_teams = 0;
+  std::uint64_t host_op_id = 0, kernel = 0, target_id = 0;
+  bool point = false;
+};
+
+struct OmpDevice {
+  int num = 0;
+  std::uint32_t type = 0;       // interned type string from device_initialize; 0: never initialised
+  bool initialised = false;     // a device_initialize named it
+  bool traced = false;          // its events come through the device tracing interface
+  std::uint64_t init_time = 0, finalize_time = 0;  // finalize_time 0: no device_finalize
+};
+
+struct OmpDeviceLoad {
+  std::uint64_t time = 0;
+  std::uint32_t track = 0;  // the host thread that reported it
+  int device = 0;
+  bool unload = false;
+  std::uint32_t file = 0;   // interned; InternTable::kNullName when the runtime gave none
+  std::uint64_t host_addr = 0, device_addr = 0, bytes = 0, module_id = 0;
+};
+
+// One record of the device tracing interface, on its device's track; times are host ns.
+struct OmpDeviceOp : Interval {
+  std::uint16_t record_type = 0;  // ompt_callbacks_t of the record
+  int device = 0;
+  std::uint64_t host_op_id = 0, target_id = 0;
+  std::uint64_t value = 0;        // bytes (data ops) or requested teams (submits)
+  std::uint64_t op_kind = 0;      // ompt_target_data_op_t / ompt_target_t of the record
+  bool point = false;             // no end time: start == end
+};
+
 struct Timeline {
   std::vector<Track> tracks;
   std::vector<KernelSpan> kernels;
@@ -163,6 +219,14 @@ struct Timeline {
   std::vector<OmpTaskSpan> omp_tasks;
   std::vector<OmpMutexSpan> omp_mutexes;
   std::vector<OmpInstant> omp_instants;
+  // Target offload, spans sorted by start; devices by number.
+  std::vector<OmpTargetSpan> omp_targets;
+  std::vector<OmpDataOpSpan> omp_data_ops;
+  std::vector<OmpSubmitSpan> omp_submits;
+  std::vector<OmpDevice> omp_devices;
+  std::vector<OmpDeviceLoad> omp_device_loads;  // loads and unloads, by time
+  std::vector<OmpDeviceOp> omp_device_ops;
+  std::uint64_t omp_target_records = 0;  // target and device records read (0: no target section)
   std::uint64_t omp_records = 0;          // OpenMP records read (0: OMPT recorded nothing)
   std::uint64_t omp_tasks_completed = 0;  // explicit tasks that left a thread as complete or fulfilled
   std::uint64_t t0 = 0;        // earliest event, ns
@@ -172,8 +236,15 @@ struct Timeline {
   std::uint64_t filtered_kernels = 0, filtered_regions = 0;
 };
 
-// Reads the given threads' records (normally recorder::threads()).
-Timeline build_timeline(const std::vector<ThreadBuffer*>& threads);
+// Reads the given threads' records (normally recorder::threads()). initial_device_num: the host's
+// device number as given to the OMPT initializer (-1: unknown).
+Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_device_num = -1);
+
+// Whether a device number reported by a target callback is the host: -1; else a number that no
+// device_initialize named, when some device was initialised (libomptarget numbers the host after
+// its devices); else, with no device initialised, the initial device number. (libomp 19 gives the
+// initializer 0, the number of the first device, so that number alone cannot decide.)
+bool host_device(int device_num, int initial_device_num, const std::vector<int>& initialised_devices);
 
 // Drops kernels and regions by name: keep those matching include (if set) and not exclude.
 void filter_timeline(Timeline& t, const std::string& include, const std::string& exclude);

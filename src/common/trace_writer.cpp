@@ -35,7 +35,20 @@ class Out {
 };
 
 // Equal spans on one track nest in this order (first outermost).
-enum class XKind : std::uint8_t { Kernel, Fence, Region, DeepCopy, OmpParallel, OmpImplicitTask, OmpWork, OmpSync, OmpTask, OmpMutex };
+enum class XKind : std::uint8_t {
+  Kernel, Fence, Region, DeepCopy, OmpTarget, OmpDataOp, OmpSubmit, OmpParallel, OmpImplicitTask, OmpWork, OmpSync, OmpTask,
+  OmpMutex, OmpDevice
+};
+
+// Device tracks: tid kDeviceTidBase + device number, after the host threads.
+constexpr std::uint64_t kDeviceTidBase = 1000000;
+
+// The index in Timeline::omp_devices of each device number.
+std::unordered_map<int, std::uint32_t> device_index(const Timeline& t) {
+  std::unordered_map<int, std::uint32_t> m;
+  for (std::size_t i = 0; i < t.omp_devices.size(); ++i) m.emplace(t.omp_devices[i].num, static_cast<std::uint32_t>(i));
+  return m;
+}
 
 struct XRef {
   std::uint32_t track;
@@ -135,6 +148,44 @@ void write_omp_flows(const Timeline& t, Head& head, std::string& o, Out& out) {
     const OmpTaskCreate& c = t.omp_task_creates[k.create];
     flow("task", c.track, c.time, k.track, k.start);
   }
+
+  // Target offload: Kokkos kernel -> its target regions; target region -> its submits and data
+  // ops on other threads; Kokkos deep copy -> each data op it caused; host op -> its device
+  // record on the device track.
+  std::unordered_map<std::uint64_t, const OmpTargetSpan*> targets;
+  for (const OmpTargetSpan& x : t.omp_targets) {
+    targets.emplace(x.id, &x);
+    if (x.kernel == 0) continue;
+    auto k = kernels.find(x.kernel);
+    if (k != kernels.end()) flow("target", k->second->track, k->second->start, x.track, x.start);
+  }
+  std::unordered_map<std::uint64_t, const Interval*> host_ops;
+  for (const OmpSubmitSpan& x : t.omp_submits) {
+    host_ops.emplace(x.host_op_id, &x);
+    auto p = targets.find(x.target_id);
+    if (x.target_id != 0 && p != targets.end() && p->second->track != x.track)
+      flow("submit", p->second->track, p->second->start, x.track, x.start);
+  }
+  std::unordered_map<std::uint64_t, const DeepCopySpan*> copies;
+  for (const DeepCopySpan& d : t.deep_copies) copies.emplace(d.id, &d);
+  for (const OmpDataOpSpan& x : t.omp_data_ops) {
+    host_ops.emplace(x.host_op_id, &x);
+    auto p = targets.find(x.target_id);
+    if (x.target_id != 0 && p != targets.end() && p->second->track != x.track)
+      flow("data op", p->second->track, p->second->start, x.track, x.start);
+    if (x.deep_copy == 0) continue;
+    auto c = copies.find(x.deep_copy);
+    if (c != copies.end()) flow("deep copy", c->second->track, c->second->start, x.track, x.start);
+  }
+  if (!t.omp_device_ops.empty()) {
+    const auto devs = device_index(t);
+    for (const OmpDeviceOp& o : t.omp_device_ops) {
+      auto h = o.host_op_id != 0 ? host_ops.find(o.host_op_id) : host_ops.end();
+      auto d = devs.find(o.device);
+      if (h == host_ops.end() || d == devs.end()) continue;
+      flow("device", h->second->track, h->second->start, static_cast<std::uint32_t>(t.tracks.size()) + d->second, o.start);
+    }
+  }
 }
 
 }  // namespace
@@ -146,6 +197,14 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
   const std::string pid = std::to_string(info.pid);
   std::vector<std::string> tids;
   for (const Track& tr : t.tracks) tids.push_back(std::to_string(tr.os_tid));
+  // Device tracks follow the host threads: track index tracks.size() + index in omp_devices.
+  const auto host_tracks = static_cast<std::uint32_t>(t.tracks.size());
+  for (const OmpDevice& d : t.omp_devices) tids.push_back(std::to_string(static_cast<std::int64_t>(kDeviceTidBase) + d.num));
+  const auto devs = device_index(t);
+  auto device_track = [&](int num) -> std::uint32_t {
+    auto it = devs.find(num);
+    return it == devs.end() ? UINT32_MAX : host_tracks + it->second;
+  };
   bool first = true;
 
   // Common head of every event: {"ph":..,"cat":..,"name":..,"pid":..,"tid":..,"ts":..
@@ -176,6 +235,15 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
     o += ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":" + pid + ",\"tid\":" + tids[i] +
          ",\"args\":{\"sort_index\":" + std::to_string(tr.index) + "}}";
   }
+  for (std::size_t i = 0; i < t.omp_devices.size(); ++i) {
+    const OmpDevice& d = t.omp_devices[i];
+    const std::string& tid = tids[host_tracks + i];
+    o += ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + pid + ",\"tid\":" + tid + ",\"args\":{\"name\":";
+    json::append_string(o, "device " + std::to_string(d.num) + " (" + (d.type != 0 ? names.str(d.type) : "unknown") + ")");
+    o += "}}";
+    o += ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":" + pid + ",\"tid\":" + tid +
+         ",\"args\":{\"sort_index\":" + std::to_string(static_cast<std::int64_t>(kDeviceTidBase) + d.num) + "}}";
+  }
 
   // Complete events, made to nest per track.
   std::vector<XRef> xs;
@@ -195,6 +263,14 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
   add_x(t.omp_syncs, XKind::OmpSync);
   add_x(t.omp_tasks, XKind::OmpTask);
   add_x(t.omp_mutexes, XKind::OmpMutex);
+  add_x(t.omp_targets, XKind::OmpTarget);
+  add_x(t.omp_data_ops, XKind::OmpDataOp);
+  add_x(t.omp_submits, XKind::OmpSubmit);
+  for (std::size_t i = 0; i < t.omp_device_ops.size(); ++i) {
+    const OmpDeviceOp& d = t.omp_device_ops[i];
+    const std::uint32_t track = device_track(d.device);
+    if (track != UINT32_MAX) xs.push_back({track, d.start, d.end, XKind::OmpDevice, i});
+  }
   std::sort(xs.begin(), xs.end(), [](const XRef& a, const XRef& b) {
     if (a.track != b.track) return a.track < b.track;
     if (a.start != b.start) return a.start < b.start;
@@ -223,6 +299,12 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
 
   auto kernel_arg = [&](std::uint64_t k) {
     if (k != 0) o += ",\"kokkos_kernel\":" + std::to_string(k);
+  };
+  auto id_arg = [&](const char* key, std::uint64_t v) {
+    if (v == 0) return;
+    o += ",\"";
+    o += key;
+    o += "\":" + std::to_string(v);
   };
   auto x_head = [&](const char* cat, std::string_view name, const XRef& x) {
     head("X", cat, name, x.track, x.start);
@@ -339,6 +421,58 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
         o += "}}";
         break;
       }
+      case XKind::OmpTarget: {
+        const OmpTargetSpan& g = t.omp_targets[x.index];
+        x_head("omp.target", omp_names::target_kind(g.kind), x);
+        o += ",\"args\":{\"target_id\":" + std::to_string(g.id) + ",\"device\":" + std::to_string(g.device);
+        kernel_arg(g.kernel);
+        id_arg("kokkos_deep_copy", g.deep_copy);
+        o += "}}";
+        break;
+      }
+      case XKind::OmpDataOp: {
+        const OmpDataOpSpan& d = t.omp_data_ops[x.index];
+        x_head("omp.target_data", omp_names::data_op(d.optype), x);
+        o += ",\"args\":{\"host_op_id\":" + std::to_string(d.host_op_id) + ",\"src_device\":" + std::to_string(d.src_device) +
+             ",\"dst_device\":" + std::to_string(d.dst_device) + ",\"bytes\":" + std::to_string(d.bytes);
+        id_arg("target_id", d.target_id);
+        kernel_arg(d.kernel);
+        id_arg("kokkos_deep_copy", d.deep_copy);
+        id_arg("kokkos_alloc", d.kokkos_alloc);
+        if (d.point) o += ",\"point\":true";
+        o += "}}";
+        break;
+      }
+      case XKind::OmpSubmit: {
+        const OmpSubmitSpan& m = t.omp_submits[x.index];
+        x_head("omp.target_submit", "submit", x);
+        o += ",\"args\":{\"host_op_id\":" + std::to_string(m.host_op_id) + ",\"requested_teams\":" +
+             std::to_string(m.requested_teams);
+        id_arg("target_id", m.target_id);
+        kernel_arg(m.kernel);
+        if (m.point) o += ",\"point\":true";
+        o += "}}";
+        break;
+      }
+      case XKind::OmpDevice: {
+        const OmpDeviceOp& d = t.omp_device_ops[x.index];
+        const std::uint16_t rt = d.record_type;
+        const bool is_target = rt == 8 || rt == 33, is_data = rt == 9 || rt == 34, is_submit = rt == 10 || rt == 35;
+        const char* name = is_target ? "target"
+                           : is_data ? omp_names::data_op(static_cast<std::uint16_t>(d.op_kind))
+                           : is_submit ? "submit"
+                                       : omp_names::callback(rt);
+        x_head("omp.device", name, x);
+        o += ",\"args\":{\"host_op_id\":" + std::to_string(d.host_op_id) + ",\"target_id\":" + std::to_string(d.target_id) +
+             ",\"device\":" + std::to_string(d.device);
+        if (is_data) o += ",\"bytes\":" + std::to_string(d.value);
+        if (is_submit) o += ",\"requested_teams\":" + std::to_string(d.value);
+        if (is_target) o += ",\"kind\":\"" + std::string(omp_names::target_kind(static_cast<std::uint16_t>(d.op_kind))) + "\"";
+        o += ",\"record_type\":\"" + std::string(omp_names::callback(rt)) + "\"";
+        if (d.point) o += ",\"point\":true";
+        o += "}}";
+        break;
+      }
     }
     out.maybe_flush();
   }
@@ -362,7 +496,9 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
     json::append_string(o, space);
     o += ",\"ptr\":\"";
     o += ptr;
-    o += "\",\"bytes\":" + std::to_string(m.bytes) + "}}";
+    o += "\",\"bytes\":" + std::to_string(m.bytes);
+    if (m.alloc && m.id != 0) o += ",\"id\":" + std::to_string(m.id);  // 0: not numbered (a hand-made timeline)
+    o += "}}";
     head("C", "kokkos.memory", "memory " + space, m.track, m.time);
     o += ",\"args\":{\"bytes\":" + std::to_string(m.space_level) + "}}";
     out.maybe_flush();
@@ -386,6 +522,40 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
   }
 
   write_omp_instants(t, head, o, out);
+
+  // Device life cycle and code loads, as instants on the device tracks.
+  for (std::size_t i = 0; i < t.omp_devices.size(); ++i) {
+    const OmpDevice& d = t.omp_devices[i];
+    if (d.initialised) {
+      head("i", "omp.device_init", "device_initialize", host_tracks + static_cast<std::uint32_t>(i), d.init_time);
+      o += ",\"s\":\"t\",\"args\":{\"device\":" + std::to_string(d.num) + ",\"type\":";
+      json::append_string(o, names.str(d.type));
+      o += ",\"path\":\"";
+      o += d.traced ? "tracing" : "callbacks";
+      o += "\"}}";
+    }
+    if (d.finalize_time != 0) {
+      head("i", "omp.device_finalize", "device_finalize", host_tracks + static_cast<std::uint32_t>(i), d.finalize_time);
+      o += ",\"s\":\"t\",\"args\":{\"device\":" + std::to_string(d.num) + "}}";
+    }
+  }
+  for (const OmpDeviceLoad& l : t.omp_device_loads) {
+    const std::uint32_t track = device_track(l.device);
+    if (track == UINT32_MAX) continue;
+    head("i", l.unload ? "omp.device_unload" : "omp.device_load", l.unload ? "device_unload" : "device_load", track, l.time);
+    o += ",\"s\":\"t\",\"args\":{\"device\":" + std::to_string(l.device);
+    if (!l.unload) {
+      o += ",\"file\":";
+      if (l.file == InternTable::kNullName) {
+        o += "null";
+      } else {
+        json::append_string(o, names.str(l.file));
+      }
+      o += ",\"bytes\":" + std::to_string(l.bytes);
+    }
+    o += ",\"module_id\":" + std::to_string(l.module_id) + "}}";
+    out.maybe_flush();
+  }
   write_omp_flows(t, head, o, out);
 
   o += "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":";

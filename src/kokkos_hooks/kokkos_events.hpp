@@ -6,6 +6,7 @@
 
 #include "common/recorder.hpp"
 #include "common/session.hpp"
+#include "ompt_backend/device_tracing.hpp"
 
 namespace kob::kokkos {
 
@@ -93,7 +94,11 @@ KOB_HOT_INLINE void end_fence(std::uint64_t id) {
 }
 
 // Records an event with one interned name and no other payload (regions, profile events).
+// --device-trace-region: a region push may resume device tracing (checked before the group, so
+// that it works with --events leaving out kokkos too).
 KOB_HOT_INLINE void named_event(Ev type, const char* name) {
+  if (type == Ev::RegionPush && KOB_UNLIKELY(g_device_trace_region_set.load(std::memory_order_relaxed)))
+    omp::device_tracing::region_push(name);
   if (KOB_UNLIKELY(!recording(kGroupKokkos))) return;
   ThreadBuffer& b = this_thread();
   const std::uint32_t nid = b.names.lookup(name);
@@ -105,6 +110,7 @@ KOB_HOT_INLINE void named_event(Ev type, const char* name) {
 }
 
 KOB_HOT_INLINE void pop_region() {
+  if (KOB_UNLIKELY(g_device_trace_region_set.load(std::memory_order_relaxed))) omp::device_tracing::region_pop();
   if (KOB_UNLIKELY(!recording(kGroupKokkos))) return;
   const std::uint64_t t = clock::now();
   this_thread().emit([&](Record& r) {

@@ -15,4 +15,18 @@ void on_device_finalize(int device_num);
 // Flushes and stops every device still traced, so that no buffer is lost. Idempotent.
 void finalize_all();
 
+// --device-trace-region=NAME: the Kokkos region hooks call these (only when the option is set).
+// Tracing of every traced device is resumed while a region named NAME is open on some thread,
+// paused otherwise.
+void region_push(const char* name);
+void region_pop();
+
+// What the buffer pool holds, per traced device: a fixed number of fixed-size buffers allocated
+// when tracing starts, reused as the runtime hands them back; more only when all are out.
+inline constexpr unsigned long kBufferBytes = 512ul * 1024;
+inline constexpr int kInitialBuffers = 4;
+inline constexpr int kMaxBuffers = 64;
+// Device numbers traced: 0 .. kMaxDevices - 1 (others use the callbacks only).
+inline constexpr int kMaxDevices = 64;
+
 }  // namespace kob::omp::device_tracing

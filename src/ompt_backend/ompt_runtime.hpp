@@ -26,4 +26,10 @@ struct RuntimeEntryPoints {
 
 extern RuntimeEntryPoints g_rt;
 
+// The host's device number as the runtime gave it to initialize (-1 until then). libomp 19
+// passes omp_get_initial_device() before libomptarget has counted its devices: 0, the number
+// of a real device, while data ops name the host 4 (the device count). The timeline decides
+// which numbers are the host (timeline.hpp, host_device).
+extern int g_initial_device_num;
+
 }  // namespace kob::omp

@@ -16,6 +16,7 @@
 namespace kob::omp {
 
 RuntimeEntryPoints g_rt;
+int g_initial_device_num = -1;
 
 namespace {
 
@@ -91,14 +92,32 @@ void record_runtime_facts() {
   }
 }
 
+bool set_failed(int r) { return r == ompt_set_never || r == ompt_set_error || r == ompt_set_impossible; }
+
+int set_one(const CallbackEntry& e) {
+  const int r = g_rt.set_callback(e.event, e.fn);
+  log::debug(std::string("ompt_set_callback(") + e.name + ") = " + set_result_name(r));
+  session::add_other_data("ompt_callbacks", e.name, set_result_name(r));
+  return r;
+}
+
 void register_callbacks(std::span<const CallbackEntry> table, std::uint32_t groups) {
   for (const CallbackEntry& e : table) {
-    if ((e.groups & groups) == 0) continue;
-    const int r = g_rt.set_callback(e.event, e.fn);
-    log::debug(std::string("ompt_set_callback(") + e.name + ") = " + set_result_name(r));
-    session::add_other_data("ompt_callbacks", e.name, set_result_name(r));
-    if (r == ompt_set_never || r == ompt_set_error || r == ompt_set_impossible) {
-      log::info(std::string("the OpenMP runtime cannot deliver the ") + e.name + " callback (" + set_result_name(r) +
+    if ((e.groups & groups) == 0 || e.fallback_only) continue;
+    const CallbackEntry* used = &e;
+    int r = set_one(e);
+    // An EMI callback the runtime cannot deliver: try the entry named as its fallback.
+    for (int hops = 0; set_failed(r) && used->fallback != 0 && hops < 4; ++hops) {
+      const CallbackEntry* next = nullptr;
+      for (const CallbackEntry& f : table)
+        if (static_cast<int>(f.event) == used->fallback) next = &f;
+      if (next == nullptr) break;
+      log::debug(std::string("the OpenMP runtime cannot deliver ") + used->name + "; trying " + next->name);
+      used = next;
+      r = set_one(*used);
+    }
+    if (set_failed(r)) {
+      log::info(std::string("the OpenMP runtime cannot deliver the ") + used->name + " callback (" + set_result_name(r) +
                 "); those events are missing");
     }
   }
@@ -123,6 +142,8 @@ int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_
       return 0;
     }
     session::ompt_started(g_runtime_version);
+    g_initial_device_num = initial_device_num;
+    session::set_omp_initial_device(initial_device_num);
     session::add_other_data("ompt", "initial_device_num", std::to_string(initial_device_num));
     session::set_before_write(before_write);
     register_callbacks(host_callbacks(), session::config().events);

@@ -44,6 +44,7 @@ void check_rejected(const std::string& arg, const std::string& mention) {
   CHECK(r.c.help == d.help);
   CHECK(r.c.exact_kernel_end == d.exact_kernel_end);
   CHECK(r.c.memory_limit_mib == d.memory_limit_mib);
+  CHECK(r.c.device_trace_region == d.device_trace_region);
 }
 
 }  // namespace
@@ -60,12 +61,13 @@ TEST_CASE("config: defaults") {
   CHECK_FALSE(c.help);
   CHECK_FALSE(c.exact_kernel_end);
   CHECK(c.memory_limit_mib == 1024);
+  CHECK(c.device_trace_region.empty());
 }
 
 TEST_CASE("config: every option of the table applies") {
   const Applied r = apply({"--output=run1", "--format=chrome", "--events=kokkos,omp-task", "--include=^foo",
                            "--exclude=bar$", "--quiet", "--log-level=debug", "--memory-limit=64", "--exact-kernel-end",
-                           "--help"});
+                           "--device-trace-region=solve", "--help"});
   CHECK(r.errors.empty());
   CHECK(r.c.output == "run1");
   CHECK(r.c.formats == kob::kFormatChrome);
@@ -76,6 +78,7 @@ TEST_CASE("config: every option of the table applies") {
   CHECK(r.c.log_level == kob::log::Level::Debug);
   CHECK(r.c.memory_limit_mib == 64);
   CHECK(r.c.exact_kernel_end);
+  CHECK(r.c.device_trace_region == "solve");
   CHECK(r.c.help);
 }
 
@@ -128,6 +131,8 @@ TEST_CASE("config: each bad argument gives one error line and changes nothing") 
   check_rejected("--events", "needs a value");
   check_rejected("--quiet=maybe", "--quiet=maybe");
   check_rejected("--log-level=loud", "--log-level=loud");
+  check_rejected("--device-trace-region=", "--device-trace-region");
+  check_rejected("--device-trace-region", "needs a value");
   check_rejected("quiet", "'quiet'");
   check_rejected("-q", "'-q'");
 }
@@ -172,6 +177,7 @@ TEST_CASE("config: help lists every option with its default") {
       {"--log-level=LEVEL", "warn"},
       {"--memory-limit=MIB", "1024"},
       {"--exact-kernel-end", "false"},
+      {"--device-trace-region=NAME", "(none)"},
       {"--help", "false"},
   };
   std::istringstream in(help);
