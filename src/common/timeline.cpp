@@ -431,10 +431,10 @@ class OmpBuilder {
     };
     for (ThreadState& s : threads_) {
       // Waits first: they count into the syncs and implicit tasks still open around them.
-      // A worker's last implicit barrier is reported ended only when the next parallel region
-      // starts: when no implicit task said where its region ended, it runs to the end, silently.
+      // A worker's last implicit barrier (or a league's teams barrier) is reported ended only
+      // when the next parallel region starts: it runs to the end of the run, silently.
       auto worker_barrier = [&](std::uint16_t kind) {
-        return (kind == 2 || kind == 9) && t_.tracks[s.track].omp_thread_type == 2 && s.implicit.empty();
+        return (kind == 2 || kind == 9 || kind == 10) && t_.tracks[s.track].omp_thread_type == 2;
       };
       for (const Wait& w : s.waits) {
         if (!worker_barrier(w.kind)) unended("an OpenMP sync-region wait");
