@@ -900,8 +900,10 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_d
           t_max = std::max(t_max, std::max(r.u[2], r.u[3]));
         }
         target.record(r, 0, track);
+        ++t.tracks[track].device_records;
         return;
       }
+      ++t.tracks[track].host_records;
       const std::uint64_t ns = clock::to_ns(r.tick);
       t_min = std::min(t_min, ns);
       t_max = std::max(t_max, ns);

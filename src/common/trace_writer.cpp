@@ -14,6 +14,8 @@ namespace kob {
 
 namespace {
 
+constexpr std::uint64_t ompt_scope_begin_value = 1;  // ompt_scope_endpoint_t
+
 class Out {
  public:
   explicit Out(std::FILE* f) : f_(f) { buf_.reserve(kFlushAt + 4096); }
@@ -196,7 +198,12 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
   std::string& o = out.s();
   const std::string pid = std::to_string(info.pid);
   std::vector<std::string> tids;
-  for (const Track& tr : t.tracks) tids.push_back(std::to_string(tr.os_tid));
+  // The OS may reuse a thread id after a thread ends: a second track with it gets an id of its own.
+  std::unordered_map<std::uint64_t, int> tid_uses;
+  for (const Track& tr : t.tracks) {
+    const int n = tid_uses[tr.os_tid]++;
+    tids.push_back(std::to_string(n == 0 ? tr.os_tid : tr.os_tid + (std::uint64_t(n) << 32)));
+  }
   // Device tracks follow the host threads: track index tracks.size() + index in omp_devices.
   const auto host_tracks = static_cast<std::uint32_t>(t.tracks.size());
   for (const OmpDevice& d : t.omp_devices) tids.push_back(std::to_string(static_cast<std::int64_t>(kDeviceTidBase) + d.num));
@@ -229,6 +236,7 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
   first = false;
   for (std::size_t i = 0; i < t.tracks.size(); ++i) {
     const Track& tr = t.tracks[i];
+    if (tr.device_only()) continue;  // a runtime thread that only delivered device buffers
     const bool omp = tr.omp_thread_type == 1 || tr.omp_thread_type == 2;
     o += ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + pid + ",\"tid\":" + tids[i] + ",\"args\":{\"name\":\"" +
          (omp ? "omp thread " : "thread ") + std::to_string(tr.index) + "\"}}";
@@ -466,8 +474,11 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
         o += ",\"args\":{\"host_op_id\":" + std::to_string(d.host_op_id) + ",\"target_id\":" + std::to_string(d.target_id) +
              ",\"device\":" + std::to_string(d.device);
         if (is_data) o += ",\"bytes\":" + std::to_string(d.value);
-        if (is_submit) o += ",\"requested_teams\":" + std::to_string(d.value);
-        if (is_target) o += ",\"kind\":\"" + std::string(omp_names::target_kind(static_cast<std::uint16_t>(d.op_kind))) + "\"";
+        if (is_submit) o += ",\"requested_teams\":" + std::to_string(d.value) + ",\"granted_teams\":" + std::to_string(d.op_kind);
+        if (is_target) {
+          o += ",\"kind\":\"" + std::string(omp_names::target_kind(static_cast<std::uint16_t>(d.op_kind))) + "\"";
+          o += d.value == ompt_scope_begin_value ? ",\"endpoint\":\"begin\"" : ",\"endpoint\":\"end\"";
+        }
         o += ",\"record_type\":\"" + std::string(omp_names::callback(rt)) + "\"";
         if (d.point) o += ",\"point\":true";
         o += "}}";
