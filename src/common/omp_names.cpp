@@ -139,4 +139,10 @@ const char* callback(std::uint16_t event) {
   return event < sizeof kNames / sizeof kNames[0] ? kNames[event] : "unknown";
 }
 
+const char* set_result(int r) {
+  // ompt_set_result_t values: error 0, never 1, impossible 2, sometimes 3, sometimes_paired 4, always 5.
+  static constexpr const char* kNames[] = {"error", "never", "impossible", "sometimes", "sometimes_paired", "always"};
+  return r >= 0 && r <= 5 ? kNames[r] : "unknown";
+}
+
 }  // namespace kob::omp_names

@@ -34,5 +34,7 @@ const char* target_kind(std::uint16_t kind);
 const char* data_op(std::uint16_t optype);
 // ompt_callbacks_t without the prefix: "thread_begin" ... "target_emi", "target_data_op_emi", ...
 const char* callback(std::uint16_t event);
+// ompt_set_result_t of ompt_set_callback / ompt_set_trace_ompt: "always", "never", ...
+const char* set_result(int result);
 
 }  // namespace kob::omp_names

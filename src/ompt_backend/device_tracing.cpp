@@ -39,6 +39,7 @@
 #include "common/clock.hpp"
 #include "common/config.hpp"
 #include "common/log.hpp"
+#include "common/omp_names.hpp"
 #include "common/record.hpp"
 #include "common/recorder.hpp"
 #include "common/session.hpp"
@@ -158,17 +159,7 @@ void warn_once(Warn w, const std::string& msg) {
 
 void bump(std::atomic<std::uint64_t>& c, std::uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
 
-const char* set_result_name(int r) {
-  switch (r) {
-    case ompt_set_error: return "error";
-    case ompt_set_never: return "never";
-    case ompt_set_impossible: return "impossible";
-    case ompt_set_sometimes: return "sometimes";
-    case ompt_set_sometimes_paired: return "sometimes_paired";
-    case ompt_set_always: return "always";
-    default: return "unknown";
-  }
-}
+const char* set_result_name(int r) { return omp_names::set_result(r); }
 
 bool set_ok(int r) { return r == ompt_set_sometimes || r == ompt_set_sometimes_paired || r == ompt_set_always; }
 

@@ -7,6 +7,7 @@
 
 #include "common/config.hpp"
 #include "common/log.hpp"
+#include "common/omp_names.hpp"
 #include "common/recorder.hpp"
 #include "common/session.hpp"
 #include "ompt_backend/callback_table.hpp"
@@ -23,17 +24,7 @@ namespace {
 std::atomic<bool> g_started{false};
 std::string g_runtime_version;
 
-const char* set_result_name(int r) {
-  switch (r) {
-    case ompt_set_error: return "error";
-    case ompt_set_never: return "never";
-    case ompt_set_impossible: return "impossible";
-    case ompt_set_sometimes: return "sometimes";
-    case ompt_set_sometimes_paired: return "sometimes_paired";
-    case ompt_set_always: return "always";
-    default: return "unknown";
-  }
-}
+const char* set_result_name(int r) { return omp_names::set_result(r); }
 
 template <class T>
 void look_up(ompt_function_lookup_t lookup, const char* name, T& slot, std::string& missing) {
