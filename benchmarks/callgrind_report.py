@@ -8,6 +8,16 @@
   callgrind_report.py lines OURS_DEBUG.out N
       Our source lines (needs a library with debug info valgrind can read) with their
       instructions per kernel, and the per-inlined-source totals ("file:function" rows).
+  callgrind_report.py callbacks OURS.out N [EMPTY.out] [--unit=kernel|region] [--budget=80]
+                      [--minus=OURS_SMALL.out]
+      Our OMPT callbacks (on_*) and Kokkos hooks (kokkosp_*): calls, inclusive instructions per
+      kernel (or region) and per call, against the per-callback budget; with EMPTY.out also the
+      empty tools' functions of the same name (benchmarks/empty_ompt_tool.cpp, empty_tool.cpp).
+      Read straight from the profile (no callgrind_annotate), so the call counts are callgrind's:
+      they include calls made while collection was off (the warm-up), whose costs are not
+      counted; calls per kernel are therefore rounded to whole numbers (when within 0.25).
+      With --minus, OURS_SMALL.out (the same run with fewer kernels, whole program collected)
+      is subtracted and N is the difference in kernels: exact counts for all threads.
 
 N is the number of kernels launched while collection was on (--toggle-collect='launch_loop*').
 """
@@ -76,6 +86,7 @@ def is_libc(fn):
 
 
 def short(fn, width=70):
+    fn = fn.replace("(anonymous namespace)", "{anon}")
     fn = re.sub(r"\(.*\)", "()", fn) if len(fn) > width else fn
     return fn if len(fn) <= width else fn[: width - 3] + "..."
 
@@ -166,11 +177,146 @@ def cmd_lines(debug_path, n):
     print("```")
 
 
+def parse_profile(path):
+    """Reads a callgrind profile (positions: line, events: Ir) without callgrind_annotate.
+
+    Returns {function name: {"obj": object, "self": Ir, "incl": Ir, "calls": times called}}.
+    Inclusive cost is self cost plus the cost of the calls the function makes (recursive calls
+    to itself excluded); call counts are summed over all callers.
+    """
+    names = {"ob": {}, "fl": {}, "fn": {}}
+    space = {"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl", "cfl": "fl",
+             "fn": "fn", "cfn": "fn"}
+    funcs = {}
+
+    def entry(fn):
+        return funcs.setdefault(fn, {"obj": "", "self": 0, "incl": 0, "calls": 0})
+
+    def resolve(kind, value):
+        m = re.match(r"^\((\d+)\)(?:\s(.*))?$", value)
+        table = names[space[kind]]
+        if not m:
+            return value
+        if m.group(2) is not None:
+            table[m.group(1)] = m.group(2)
+        return table.get(m.group(1), "?")
+
+    ob = cob = fn = cfn = None
+    pending_call = None  # (callee, count): the next cost line is that call's inclusive cost
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            m = re.match(r"^(ob|fl|fi|fe|fn|cob|cfi|cfl|cfn|calls|jump|jcnd)=(.*)$", line)
+            if m:
+                key, value = m.groups()
+                if key == "ob":
+                    ob = resolve(key, value)
+                elif key == "cob":
+                    cob = resolve(key, value)
+                elif key == "fn":
+                    fn = resolve(key, value)
+                    e = entry(fn)
+                    e["obj"] = e["obj"] or ob or ""
+                    cob = None
+                elif key == "cfn":
+                    cfn = resolve(key, value)
+                    e = entry(cfn)
+                    e["obj"] = e["obj"] or cob or ob or ""
+                elif key in ("fl", "fi", "fe", "cfi", "cfl"):
+                    resolve(key, value)
+                elif key == "calls":
+                    pending_call = (cfn, int(value.split()[0]))
+                continue
+            if fn is None or not re.match(r"^[-+*0-9]", line):
+                continue  # header lines (events:, summary:, totals: ...)
+            parts = line.split()
+            cost = int(parts[1]) if len(parts) > 1 else 0
+            if pending_call is not None:
+                callee, count = pending_call
+                pending_call = None
+                entry(callee)["calls"] += count
+                if callee != fn:
+                    entry(fn)["incl"] += cost
+                cob = None
+            else:
+                entry(fn)["self"] += cost
+                entry(fn)["incl"] += cost
+    return funcs
+
+
+def short_name(fn):
+    """kob::omp::(anonymous namespace)::on_parallel_begin(...) -> on_parallel_begin."""
+    base = re.sub(r"\(.*$", "", fn.replace("(anonymous namespace)", "anon"))
+    return base.split("::")[-1]
+
+
+def cmd_callbacks(ours_path, n, empty_path=None, unit="kernel", budget=80.0, minus_path=None):
+    n = float(n)
+    ours = parse_profile(ours_path)
+    if minus_path:
+        for fn, e in parse_profile(minus_path).items():
+            if fn in ours:
+                ours[fn]["incl"] -= e["incl"]
+                ours[fn]["calls"] -= e["calls"]
+    empty = parse_profile(empty_path) if empty_path else {}
+    empty_by_short = {}
+    for fn, e in empty.items():
+        if "libkob_empty" in e["obj"]:
+            empty_by_short[short_name(fn)] = e
+    rows = []
+    for fn, e in ours.items():
+        name = short_name(fn)
+        if "libkokkos_ompt_bridge" not in e["obj"] or not re.match(r"^(on_|kokkosp_)", name) or e["incl"] == 0:
+            continue
+        per_unit = e["calls"] / n
+        calls = round(per_unit)
+        if calls == 0 or abs(per_unit - calls) > 0.25:
+            calls = per_unit  # not a whole number per unit: show the raw ratio
+        per_call = e["incl"] / (calls * n) if calls else float("nan")
+        ee = empty_by_short.get(name)
+        empty_per_call = ""
+        if ee is not None and ee["calls"]:
+            ecalls = round(ee["calls"] / n) or ee["calls"] / n
+            empty_per_call = f"{ee['incl'] / (ecalls * n):.1f}"
+        rows.append((name, calls, e["incl"] / n, per_call, empty_per_call))
+    rows.sort(key=lambda r: (not r[0].startswith("kokkosp_"), -r[2]))
+    fmt_calls = lambda c: f"{c:d}" if isinstance(c, int) else f"{c:.3f}"
+    print(f"| function (our library) | calls per {unit} | inclusive Ir per {unit} | Ir per call | empty tool's Ir per call | budget |")
+    print("|---|---:|---:|---:|---:|---|")
+    omp_total = omp_calls = kokkos_total = 0.0
+    worst = 0.0
+    for name, calls, incl, per_call, eper in rows:
+        if name.startswith("on_"):
+            verdict = f"≤ {budget:g}: " + ("ok" if per_call <= budget else f"**OVER by {per_call - budget:.1f}**")
+            omp_total += incl
+            omp_calls += calls
+            worst = max(worst, per_call)
+        else:
+            verdict = "begin + end ≤ 150 (see below)"
+            kokkos_total += incl
+        print(f"| `{name}` | {fmt_calls(calls)} | {incl:.1f} | {per_call:.1f} | {eper or '-'} | {verdict} |")
+    print()
+    if omp_calls:
+        print(f"OMPT callbacks: {omp_calls:g} calls, {omp_total:.1f} Ir per {unit} "
+              f"({omp_total / omp_calls:.1f} per call on average, worst {worst:.1f}; budget {budget:g} per callback: "
+              + ("holds" if worst <= budget else "**exceeded**") + ").")
+    if kokkos_total:
+        print(f"Kokkos hooks: {kokkos_total:.1f} Ir per {unit} (budget 150 for begin + end: "
+              + ("holds" if kokkos_total <= 150 else "**exceeded**") + ").")
+
+
 def main(argv):
     if len(argv) >= 5 and argv[1] == "functions":
         cmd_functions(argv[2], argv[3], argv[4])
     elif len(argv) >= 4 and argv[1] == "lines":
         cmd_lines(argv[2], argv[3])
+    elif len(argv) >= 4 and argv[1] == "callbacks":
+        opts = {a.split("=", 1)[0]: a.split("=", 1)[1] for a in argv[4:] if a.startswith("--") and "=" in a}
+        rest = [a for a in argv[4:] if not a.startswith("--")]
+        cmd_callbacks(argv[2], argv[3], rest[0] if rest else None, opts.get("--unit", "kernel"),
+                      float(opts.get("--budget", "80")), opts.get("--minus"))
     else:
         print(__doc__, file=sys.stderr)
         return 2

@@ -23,11 +23,17 @@
 #                    optimisation, and print our hooks' cost per source line
 #   --debug-builddir DIR   (default: /tmp/kob-bench-debuginfo)
 #   --out DIR        where profiles and the tool's output go (default: a new /tmp/kob-bench.*)
+#   --ompt           then run benchmarks/run_ompt.sh (same --builddir, --no-build, --lib, --lines,
+#                    --debug-builddir; its output in DIR/ompt)
+#   --ompt-args ...  the remaining arguments go to run_ompt.sh (implies --ompt)
 #
 # By default it builds what it needs, i.e. the equivalent of
 #   meson configure build -Dbenchmarks=true && ninja -C build
 # restricted to the three targets it runs (so that unrelated targets being edited elsewhere do
 # not stop it). Needs valgrind, python3, g++ and libtrilinos-kokkos-dev.
+#
+# The OpenMP side (OMPT callbacks on empty parallel regions and on OpenMP-backend Kokkos kernels)
+# is measured by benchmarks/run_ompt.sh; `benchmarks/run.sh --ompt` runs it after this one.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -41,6 +47,8 @@ lib=""
 lines=0
 debugdir=/tmp/kob-bench-debuginfo
 out=""
+ompt=0
+ompt_args=()
 
 die() { echo "run.sh: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
@@ -54,6 +62,8 @@ while [ $# -gt 0 ]; do
     --lines) lines=1; shift ;;
     --debug-builddir) debugdir=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --ompt) ompt=1; shift ;;
+    --ompt-args) ompt=1; shift; ompt_args=("$@"); break ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -164,7 +174,9 @@ echo "**ours minus empty tool: $over**"
 echo
 echo "Wall clock: $kernels kernels per run; Ir: $cg_kernels kernels, collection restricted with --toggle-collect='launch_loop*'."
 echo "Our library: $ours"
-echo "Note: our count includes __strcmp_avx2 (intern cache hit check), whose cost varies (about 20 to 37 Ir) with the stack address of Kokkos' temporary name string, so with the size of the environment; the other configurations do not call it."
+if grep -q '^c\{0,1\}fn=.*strcmp' "$out/cg-ours.out"; then
+  echo "Note: our count includes a strcmp (intern cache hit check), whose cost varies (about 20 to 37 Ir) with the stack address of Kokkos' temporary name string, so with the size of the environment; the other configurations do not call it."
+fi
 echo "Clock it used: natively \"$(clock_of "$out/ours-wall.summary.json")\", under valgrind \"$(clock_of "$out/ours-cg.trace.json")\" (otherData \"clock\")."
 echo
 echo "### Where our hooks' instructions go (callgrind, per kernel)"
@@ -173,25 +185,7 @@ python3 "$here/callgrind_report.py" functions "$out/cg-ours.out" "$out/cg-empty.
 
 if [ "$lines" = 1 ]; then
   # The same library with debug info valgrind 3.19 can read (DWARF 4), same compiler and options.
-  cxx_exe=$(python3 - "$builddir" <<'EOF'
-import json, sys
-for t in json.load(open(sys.argv[1] + "/meson-info/intro-targets.json")):
-    if t["name"] == "kokkos_ompt_bridge":
-        print(" ".join(next(s["compiler"] for s in t["target_sources"] if s.get("language") == "cpp")))
-        break
-EOF
-)
-  [ -n "$cxx_exe" ] || die "cannot tell which compiler built the library in $builddir"
-  cpp_args=$(option_value "$builddir" cpp_args | python3 -c 'import json,sys; print(" ".join(json.load(sys.stdin) + ["-gdwarf-4"]))')
-  optimization=$(option_value "$builddir" optimization | tr -d '"')
-  ndebug=$(option_value "$builddir" b_ndebug | tr -d '"')
-  [ "$ndebug" = if-release ] && ndebug=true  # the measured build is a release build
-  if [ ! -f "$debugdir/build.ninja" ]; then
-    CXX="$cxx_exe" meson setup "$debugdir" "$root" -Doptimization="$optimization" -Ddebug=false \
-      -Db_ndebug="$ndebug" -Dcpp_args="$cpp_args" -Dsamples=false -Dtests=false -Dbenchmarks=false >&2
-  fi
-  ninja -C "$debugdir" src/libkokkos_ompt_bridge.so >&2
-  dbg_lib=$(realpath "$debugdir/src/libkokkos_ompt_bridge.so")
+  dbg_lib=$("$here/debuginfo_build.sh" "$builddir" "$debugdir") || die "cannot build the debug-info copy in $debugdir"
   prof="$out/cg-ours-debuginfo.out"
   env -u KOKKOS_TOOLS_LIBS -u KOKKOS_TOOLS_ARGS KOKKOS_PROFILE_LIBRARY="$dbg_lib" KOB_ARGS="--quiet --output=$out/ours-dbg" \
     valgrind --tool=callgrind --toggle-collect='launch_loop*' --callgrind-out-file="$prof" "$exe" "$cg_kernels" \
@@ -200,9 +194,18 @@ EOF
   echo
   echo "### Per source line ($dbg_lib: $dbg_ir Ir/kernel, vs ${ir[ours]} for the measured build)"
   echo
-  [ "$dbg_ir" = "${ir[ours]}" ] || echo "(not the measured build's count: compare the function tables. A difference in __strcmp_avx2 alone is expected: its page-cross check makes its cost depend on where Kokkos' temporary name string lies on the stack, i.e. on the size of the environment.)"
+  [ "$dbg_ir" = "${ir[ours]}" ] || echo "(not the measured build's count: compare the function tables. A small difference in the name check alone is expected: its page-cross test makes its cost depend on where Kokkos' temporary name string lies on the stack, i.e. on the size of the environment.)"
   echo
   python3 "$here/callgrind_report.py" lines "$prof" "$cg_kernels"
 fi
 echo
 echo "Profiles and logs: $out (callgrind_annotate --inclusive=yes $out/cg-ours.out)"
+
+if [ "$ompt" = 1 ]; then
+  echo
+  pass=(--builddir "$builddir" --out "$out/ompt" --debug-builddir "$debugdir")
+  [ "$do_build" = 1 ] || pass+=(--no-build)
+  [ -n "$lib" ] && pass+=(--lib "$lib")
+  [ "$lines" = 1 ] && pass+=(--lines)
+  "$here/run_ompt.sh" "${pass[@]}" "${ompt_args[@]}"
+fi

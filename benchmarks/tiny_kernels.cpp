@@ -16,7 +16,8 @@
 // the launches:
 //   valgrind --tool=callgrind --toggle-collect='launch_loop*' ./tiny_kernels 20000
 // Builds against any host Kokkos 3.4.x (Serial or OpenMP default execution space); see
-// benchmarks/meson.build for the two builds and benchmarks/run.sh for the measurements.
+// benchmarks/meson.build for the two builds and benchmarks/run.sh (Serial) and run_ompt.sh (OpenMP)
+// for the measurements.
 #include <Kokkos_Core.hpp>
 #include <sys/resource.h>
 
