@@ -57,6 +57,8 @@ void summarize_omp(const Timeline& t, Summary& s) {
     th.index = tr.index;
     th.os_tid = tr.os_tid;
     th.type = omp_names::thread_type(tr.omp_thread_type);
+    th.proc = tr.omp_proc;
+    th.place = tr.omp_place;
     th.wait = tr.omp_wait_ns;
     if (tr.omp_thread_type != 0 || th.implicit_tasks != 0 || th.wait != 0) o.threads.push_back(th);
   }
@@ -488,9 +490,10 @@ std::string omp_text(const OmpSummary& o) {
   }
   if (!o.threads.empty()) {
     out += "\nOpenMP threads (busy = implicit-task time minus sync waits)\n";
-    std::vector<std::vector<std::string>> rows{{"thread", "os tid", "type", "implicit tasks", "busy", "wait"}};
+    std::vector<std::vector<std::string>> rows{{"thread", "os tid", "type", "cpu", "implicit tasks", "busy", "wait"}};
     for (const auto& th : o.threads)
-      rows.push_back({"omp thread " + n(th.index), n(th.os_tid), th.type, n(th.implicit_tasks), fmt_time(th.busy), fmt_time(th.wait)});
+      rows.push_back({"omp thread " + n(th.index), n(th.os_tid), th.type, th.proc >= 0 ? std::to_string(th.proc) : "?",
+                      n(th.implicit_tasks), fmt_time(th.busy), fmt_time(th.wait)});
     out += table(rows);
   }
   if (!o.kernels.empty()) {
@@ -550,6 +553,7 @@ void omp_json(std::string& o, const OmpSummary& m) {
     o += i ? ",\n    {" : "\n    {";
     o += "\"track\": " + n(th.index) + ", \"os_tid\": " + n(th.os_tid) + ", \"type\": ";
     append_string(o, th.type);
+    o += ", \"proc\": " + std::to_string(th.proc) + ", \"place\": " + std::to_string(th.place);
     o += ", \"implicit_tasks\": " + n(th.implicit_tasks) + ", \"busy_ns\": " + n(th.busy) + ", \"wait_ns\": " + n(th.wait) + "}";
   }
   o += "],\n  \"kernels\": [";

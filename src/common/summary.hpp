@@ -63,6 +63,7 @@ struct OmpThreadStats {
   std::uint32_t index = 0;  // the track's registration order ("omp thread N")
   std::uint64_t os_tid = 0;
   std::string type;         // ompt_thread_t name, "none" without thread_begin
+  int proc = -1, place = -1;  // ompt_get_proc_id / ompt_get_place_num at thread_begin
   std::uint64_t implicit_tasks = 0;
   std::uint64_t busy = 0;  // outermost implicit tasks' time minus the sync waits inside them
   std::uint64_t wait = 0;  // all sync-region waits of the thread

@@ -886,6 +886,8 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_d
   for (ThreadBuffer* b : threads) {
     const auto track = static_cast<std::uint32_t>(t.tracks.size());
     t.tracks.push_back(Track{b->index, b->os_tid, b->omp_thread_type.load(std::memory_order_relaxed)});
+    t.tracks.back().omp_proc = b->omp_proc;
+    t.tracks.back().omp_place = b->omp_place;
     t.dropped += b->dropped();
     omp.begin_thread(track);
 

@@ -18,6 +18,7 @@ struct Track {
   std::uint64_t os_tid = 0;
   int omp_thread_type = 0;
   std::uint64_t omp_wait_ns = 0;  // all OpenMP sync-region waits of this thread, inside a sync region or not
+  int omp_proc = -1, omp_place = -1;  // where OMPT placed the thread at thread_begin; -1 unknown
   std::uint64_t host_records = 0;    // records about this thread's own work
   std::uint64_t device_records = 0;  // device tracing records this thread only delivered
   bool device_only() const { return host_records == 0 && device_records > 0; }
