@@ -127,8 +127,8 @@ int main() {
     omp_nest_lock_t nlock;
     omp_init_lock(&lock);
     omp_init_nest_lock(&nlock);
-    int counter = 0, nested = 0, crit = 0;
-#pragma omp parallel num_threads(4) shared(lock, nlock, counter, nested, crit)
+    int counter = 0, nested = 0, crit = 0, crit_named = 0;
+#pragma omp parallel num_threads(4) shared(lock, nlock, counter, nested, crit, crit_named)
     {
       for (int k = 0; k < 3; ++k) {
         omp_set_lock(&lock);
@@ -143,12 +143,12 @@ int main() {
 #pragma omp critical
       ++crit;
 #pragma omp critical(sample_named)
-      ++crit;
+      ++crit_named;  // its own counter: the two critical names do not exclude each other
 #pragma omp barrier
     }
     omp_destroy_nest_lock(&nlock);
     omp_destroy_lock(&lock);
-    std::printf("locks: counter = %d, nested = %d, critical = %d\n", counter, nested, crit);
+    std::printf("locks: counter = %d, nested = %d, critical = %d\n", counter, nested, crit + crit_named);
   }
 
   // R3: worksharing
