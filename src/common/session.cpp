@@ -326,8 +326,13 @@ void write_outputs() {
     if ((c.formats & kFormatSummary) && write_text(prefix + ".summary.txt", text)) written.push_back(prefix + ".summary.txt");
     if ((c.formats & kFormatJson) && write_text(prefix + ".summary.json", summary_json(sum, other_data_json(&sum))))
       written.push_back(prefix + ".summary.json");
-    for (const auto& p : sum.problems) log::info(p);
-    if (!c.quiet && (c.formats & kFormatSummary)) log::plain(text);
+    // Odd hook orders and the like: one line each on stderr, in the printed summary's notes or
+    // as warnings when no summary is printed.
+    const bool summary_shown = !c.quiet && (c.formats & kFormatSummary);
+    if (!summary_shown) {
+      for (const auto& p : sum.problems) log::warn(p);
+    }
+    if (summary_shown) log::plain(text);
     if (!written.empty()) {
       std::string line = "kokkos-ompt-bridge: wrote";
       for (std::size_t i = 0; i < written.size(); ++i) line += (i ? ", " : " ") + written[i];
