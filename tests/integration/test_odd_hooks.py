@@ -19,6 +19,8 @@ kc.check(all(l.startswith("kokkos-ompt-bridge: ") for l in lines), f"every stder
 kc.expect_eq(sum("no-such-option" in l for l in lines), 1, "one warning for the unknown option")
 kc.expect_eq(sum("null name" in l for l in lines), 1, "null names warned about once")
 kc.expect_eq(sum(l.startswith("kokkos-ompt-bridge: wrote") for l in lines), 1, "files written exactly once")
+kc.check(any(": warning: kokkosp_pop_profile_region with no region open" in l for l in lines),
+         "under --quiet, the problems reach stderr as warnings")
 
 trace, summary = kc.load_outputs(prefix)
 kc.validate_trace(trace)
