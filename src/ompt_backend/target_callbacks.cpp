@@ -109,18 +109,20 @@ void data_op_event(ThreadBuffer& b, Ev type, ompt_target_data_op_t optype, int s
   });
 }
 
+// EMI data ops and submits: we hand the runtime our id at begin, and it gives it back at end.
+inline std::uint64_t host_op_for(ompt_scope_endpoint_t endpoint, ompt_id_t* host_op_id) {
+  if (endpoint != ompt_scope_begin) return host_op_id ? *host_op_id : 0;
+  const std::uint64_t id = g_ids.host_op.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (host_op_id) *host_op_id = id;
+  return id;
+}
+
 void on_target_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t* /*target_task_data*/, ompt_data_t* target_data,
                            ompt_id_t* host_op_id, ompt_target_data_op_t optype, void* src_addr, int src_device_num,
                            void* dest_addr, int dest_device_num, size_t bytes, const void* /*codeptr*/) {
   if (!recording(kGroupOmpTarget)) return;
   ThreadBuffer& b = this_thread();
-  std::uint64_t id = 0;
-  if (endpoint == ompt_scope_begin) {
-    id = g_ids.host_op.fetch_add(1, std::memory_order_relaxed) + 1;
-    if (host_op_id) *host_op_id = id;
-  } else if (host_op_id) {
-    id = *host_op_id;
-  }
+  const std::uint64_t id = host_op_for(endpoint, host_op_id);
   data_op_event(b, endpoint == ompt_scope_begin ? Ev::OmpDataOpBegin : Ev::OmpDataOpEnd, optype, src_device_num,
                 dest_device_num, id, kernel_or(b, target_data), bytes, id_of(target_data), op_address(optype, src_addr, dest_addr));
 }
@@ -157,13 +159,7 @@ void on_target_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t* target_da
                           unsigned int requested_num_teams) {
   if (!recording(kGroupOmpTarget)) return;
   ThreadBuffer& b = this_thread();
-  std::uint64_t id = 0;
-  if (endpoint == ompt_scope_begin) {
-    id = g_ids.host_op.fetch_add(1, std::memory_order_relaxed) + 1;
-    if (host_op_id) *host_op_id = id;
-  } else if (host_op_id) {
-    id = *host_op_id;
-  }
+  const std::uint64_t id = host_op_for(endpoint, host_op_id);
   submit_event(b, endpoint == ompt_scope_begin ? Ev::OmpSubmitBegin : Ev::OmpSubmitEnd, requested_num_teams, id,
                kernel_or(b, target_data), id_of(target_data));
 }
