@@ -89,6 +89,7 @@ struct Device {
   void* take();
   Slot* find(const void* buffer);
   bool add_free_buffer();
+  void* add_buffer(std::uint8_t state);
 };
 
 // Counters for otherData. Relaxed atomics: read once, at the end.
@@ -179,6 +180,11 @@ void* Device::take() {
     }
   }
   // Every buffer is out: grow the pool by one (this is the request callback, not a hot path).
+  return add_buffer(kSlotOut);
+}
+
+// Allocates a buffer into an empty slot, leaving the slot in `state` (free, or already out).
+void* Device::add_buffer(std::uint8_t state) {
   for (Slot& s : slots) {
     std::uint8_t expected = kSlotEmpty;
     if (s.state.load(std::memory_order_relaxed) == kSlotEmpty &&
@@ -189,7 +195,7 @@ void* Device::take() {
         return nullptr;
       }
       s.buffer.store(p, std::memory_order_release);
-      s.state.store(kSlotOut, std::memory_order_release);
+      s.state.store(state, std::memory_order_release);
       bump(g_stats.buffers_allocated);
       return p;
     }
@@ -197,23 +203,7 @@ void* Device::take() {
   return nullptr;
 }
 
-bool Device::add_free_buffer() {
-  for (Slot& s : slots) {
-    std::uint8_t expected = kSlotEmpty;
-    if (s.state.compare_exchange_strong(expected, kSlotBusy, std::memory_order_acq_rel)) {
-      void* p = allocate_buffer();
-      if (p == nullptr) {
-        s.state.store(kSlotEmpty, std::memory_order_release);
-        return false;
-      }
-      s.buffer.store(p, std::memory_order_release);
-      s.state.store(kSlotFree, std::memory_order_release);
-      bump(g_stats.buffers_allocated);
-      return true;
-    }
-  }
-  return false;
-}
+bool Device::add_free_buffer() { return add_buffer(kSlotFree) != nullptr; }
 
 Slot* Device::find(const void* buffer) {
   for (Slot& s : slots) {
