@@ -23,6 +23,9 @@ PACKAGES=(
     llvm-22 clang-tools-22      # llvm-offload-binary, clang-linker-wrapper: needed by -fopenmp-targets
     doctest-dev libspdlog-dev libtrilinos-kokkos-dev
     valgrind xz-utils dpkg-dev ca-certificates
+    libre2-dev                  # --include/--exclude: linear-time regular expressions
+    libclang-rt-22-dev          # the ASan+UBSan build of the test suite
+    openmpi-bin libopenmpi-dev  # several ranks with one --output (mpirun on loopback)
 )
 
 say() { printf '%s\n' "$*"; }
