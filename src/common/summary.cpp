@@ -100,9 +100,15 @@ void summarize_omp(const Timeline& t, Summary& s) {
     st.kind = kernel_kind_name(key.second);
     st.calls = calls[key];
   }
+  // A team's events come from all its threads: one that dropped events leaves every row short.
+  bool lossy_team = false;
+  for (const Track& tr : t.tracks) lossy_team = lossy_team || (tr.dropped != 0 && tr.omp_thread_type != 0);
   for (const KernelStats& ks : s.kernels)
     for (auto& [key, st] : per_kernel)
-      if (st.name == ks.name && st.kind == ks.kind) o.kernels.push_back(st);
+      if (st.name == ks.name && st.kind == ks.kind) {
+        st.partial = ks.partial || lossy_team;
+        o.kernels.push_back(st);
+      }
 
   std::map<std::uint16_t, OmpCountStats> work, sync, dispatch;
   for (const OmpWorkSpan& w : t.omp_works) {
@@ -537,7 +543,8 @@ std::string omp_text(const OmpSummary& o) {
     std::vector<std::vector<std::string>> rows{
         {"name", "kind", "calls", "regions", "regions/call", "mean team", "load imbalance", "barrier wait"}};
     for (const auto& k : o.kernels)
-      rows.push_back({shown(k.name), k.kind, n(k.calls), n(k.parallel_regions), fmt_ratio(k.regions_per_call(), "%.2f"),
+      rows.push_back({shown(k.name) + (k.partial ? kPartialMark : ""), k.kind, n(k.calls), n(k.parallel_regions),
+                      fmt_ratio(k.regions_per_call(), "%.2f"),
                       fmt_ratio(k.mean_team_size(), "%.1f"), fmt_ratio(100.0 * k.load_imbalance(), "%.1f%%"),
                       fmt_ratio(100.0 * k.barrier_wait_share(), "%.1f%%")});
     out += table(rows);
@@ -607,7 +614,8 @@ void omp_json(std::string& o, const OmpSummary& m) {
     append_double(o, k.load_imbalance());
     o += ", \"barrier_wait_share\": ";
     append_double(o, k.barrier_wait_share());
-    o += ", \"implicit_task_ns\": " + n(k.task_time) + ", \"wait_ns\": " + n(k.wait_time) + "}";
+    o += ", \"implicit_task_ns\": " + n(k.task_time) + ", \"wait_ns\": " + n(k.wait_time) +
+         ", \"partial\": " + (k.partial ? "true" : "false") + "}";
   }
   o += "]}";
 }
@@ -745,8 +753,9 @@ std::string coverage_text(const Summary& s) {
   for (const Coverage::Thread& th : c.threads)
     out += "  thread " + std::to_string(th.index) + " (os tid " + std::to_string(th.os_tid) + "): recorded until " +
            fmt_time(th.recorded_until) + ", then " + std::to_string(th.dropped) + " events dropped\n";
-  out += "  rows marked * were recorded on such a thread and miss what it did after that time;\n"
-         "  kernels and regions that ran only later are not listed at all\n";
+  out += "  rows marked * miss events: kernel and region rows recorded on such a thread (its calls after\n"
+         "  its cut), OpenMP per-kernel rows when such a thread was in the teams; kernels and regions\n"
+         "  that ran only later are not listed at all\n";
   return out;
 }
 

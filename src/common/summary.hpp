@@ -95,6 +95,7 @@ struct OmpKernelStats {
   std::uint64_t team_size_sum = 0;
   std::uint64_t task_time = 0, wait_time = 0;  // its implicit tasks: total ns, sync waits inside
   double imbalance_sum = 0;                   // over regions with implicit tasks
+  bool partial = false;  // its kernel row is partial, or an OpenMP thread dropped events
   std::uint64_t imbalance_regions = 0;
   double regions_per_call() const { return calls ? double(parallel_regions) / double(calls) : 0.0; }
   double mean_team_size() const { return parallel_regions ? double(team_size_sum) / double(parallel_regions) : 0.0; }

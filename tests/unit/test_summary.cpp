@@ -409,3 +409,36 @@ TEST_CASE("summary: text tables stay narrow and free of control characters whate
   // The JSON keeps the whole name.
   CHECK(kob::summary_json(s, "{}").find(huge) != std::string::npos);
 }
+
+TEST_CASE("summary: an OpenMP thread that dropped events marks the OpenMP per-kernel rows") {
+  Timeline t;
+  t.tracks.resize(2);
+  t.tracks[0].omp_thread_type = 1;  // initial thread: launched the kernel, kept every event
+  t.tracks[1].omp_thread_type = 2;  // worker: dropped events
+  t.tracks[1].dropped = 5;
+  t.tracks[1].last_ns = 50;
+  t.dropped = 5;
+  t.omp_records = 10;
+  kob::KernelSpan k = kernel("cov_omp_kernel", 0, 100);
+  k.id = 1;
+  t.kernels = {k};
+  kob::OmpParallelSpan p;
+  p.start = 10;
+  p.end = 90;
+  p.id = 7;
+  p.kernel = 1;
+  t.omp_parallels = {p};
+  t.t_end = 100;
+  const Summary s = kob::summarize(t);
+  REQUIRE(s.kernels.size() == 1);
+  CHECK_FALSE(s.kernels[0].partial);  // its launches are all recorded
+  REQUIRE(s.openmp.kernels.size() == 1);
+  CHECK(s.openmp.kernels[0].partial);  // a team thread's events are cut
+  const std::string text = kob::summary_text(s, "unit");
+  CHECK(text.find("  cov_omp_kernel *  ") != std::string::npos);  // the OpenMP per-kernel row
+  CHECK(text.find("  cov_omp_kernel  ") != std::string::npos);    // the kernel row
+  CHECK(kob_test::python_json_check(kob::summary_json(s, "{}"), R"PY(
+assert d["openmp"]["kernels"][0]["partial"] is True
+assert d["kernels"][0]["partial"] is False
+)PY") == 0);
+}
