@@ -1,7 +1,10 @@
 #include "common/config.hpp"
 
 #include <charconv>
-#include <regex>
+#include <limits>
+
+#include "common/name_filter.hpp"
+#include "common/text_safe.hpp"
 
 namespace kob {
 
@@ -67,14 +70,14 @@ bool parse_bool(std::string_view v, bool& out, std::string& accepted) {
 }
 
 bool valid_regex(std::string_view v, std::string& accepted) {
-  try {
-    std::regex re{std::string(v)};
-    return true;
-  } catch (const std::regex_error& e) {
-    accepted = std::string("not a valid regular expression (") + e.what() + ")";
-    return false;
-  }
+  const std::string error = NameFilter::check(v);
+  if (error.empty()) return true;
+  accepted = "not a valid RE2 regular expression (" + error + ")";
+  return false;
 }
+
+// The cap is kept in bytes: a number of MiB whose byte count does not fit in 64 bits would wrap.
+constexpr std::uint64_t kMaxMemoryLimitMib = std::numeric_limits<std::uint64_t>::max() >> 20;
 
 constexpr OptionSpec kOptions[] = {
     {"output", "PREFIX", "kob-<executable>-<pid>[-r<rank>]", "prefix of the files written",
@@ -88,7 +91,7 @@ constexpr OptionSpec kOptions[] = {
     {"events", "LIST", "all",
      "event groups to record: kokkos, omp-parallel, omp-work, omp-sync, omp-task, omp-mutex, omp-target, omp-device (also omp, all, none)",
      [](Config& c, std::string_view v, std::string& a) { return parse_list(v, kGroups, c.events, a); }},
-    {"include", "REGEX", "(none)", "keep only Kokkos kernels and regions whose name matches",
+    {"include", "REGEX", "(none)", "keep only Kokkos kernels and regions whose name matches (RE2 syntax, anywhere in the name)",
      [](Config& c, std::string_view v, std::string& a) {
        if (!valid_regex(v, a)) return false;
        c.include = std::string(v);
@@ -108,11 +111,12 @@ constexpr OptionSpec kOptions[] = {
        a = "expected one of trace,debug,info,warn,error,off";
        return false;
      }},
-    {"memory-limit", "MIB", "1024", "event buffer memory cap in MiB; events past it are dropped and counted",
+    {"memory-limit", "MIB", "1024", "event buffer memory cap in MiB (1 to 17592186044415); events past it are dropped and counted",
      [](Config& c, std::string_view v, std::string& a) {
        std::uint64_t n = 0;
        auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-       if (ec != std::errc() || p != v.data() + v.size() || n == 0) return a = "expected a positive number of MiB", false;
+       if (ec != std::errc() || p != v.data() + v.size() || n == 0 || n > kMaxMemoryLimitMib)
+         return a = "expected a number of MiB from 1 to " + std::to_string(kMaxMemoryLimitMib), false;
        c.memory_limit_mib = n;
        return true;
      }},
@@ -130,13 +134,16 @@ constexpr OptionSpec kOptions[] = {
      [](Config& c, std::string_view v, std::string& a) { return parse_bool(v, c.help, a); }},
 };
 
+// Widest echo of a user's argument in a warning line.
+constexpr std::size_t kShownColumns = 80;
+
 }  // namespace
 
 void Config::apply(const std::vector<std::string>& args, std::vector<std::string>& errors) {
   for (const std::string& arg : args) {
     std::string_view s(arg);
     if (s.substr(0, 2) != "--") {
-      errors.push_back("ignoring argument '" + arg + "': options look like --name=value (see --help)");
+      errors.push_back("ignoring argument '" + text::shorten(arg, kShownColumns) + "': options look like --name=value (see --help)");
       continue;
     }
     s.remove_prefix(2);
@@ -150,7 +157,7 @@ void Config::apply(const std::vector<std::string>& args, std::vector<std::string
     if (spec == nullptr) {
       std::string known;
       for (const auto& o : kOptions) known += (known.empty() ? "--" : ", --") + std::string(o.name);
-      errors.push_back("ignoring unknown option '--" + std::string(key) + "' (accepted: " + known + ")");
+      errors.push_back("ignoring unknown option '--" + text::shorten(key, kShownColumns) + "' (accepted: " + known + ")");
       continue;
     }
     if (!spec->value_name.empty() && eq == std::string_view::npos) {
@@ -163,7 +170,8 @@ void Config::apply(const std::vector<std::string>& args, std::vector<std::string
     if (spec->set(trial, value, accepted)) {
       *this = std::move(trial);
     } else {
-      errors.push_back("ignoring option '--" + std::string(key) + "=" + std::string(value) + "': " + accepted);
+      errors.push_back("ignoring option '--" + std::string(key) + "=" + text::shorten(value, kShownColumns) + "': " +
+                       text::shorten(accepted, 2 * kShownColumns));
     }
   }
 }

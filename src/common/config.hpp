@@ -36,7 +36,7 @@ struct Config {
   std::string output;  // file prefix; empty means the default kob-<exe>-<pid>[-r<rank>]
   std::uint32_t formats = kFormatAll;
   std::uint32_t events = kGroupAll;
-  std::string include;  // ECMAScript regexes on Kokkos kernel and region names; empty: no filter
+  std::string include;  // RE2 patterns on Kokkos kernel and region names (common/name_filter.hpp); empty: no filter
   std::string exclude;
   bool quiet = false;
   log::Level log_level = log::Level::Warn;

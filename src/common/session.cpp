@@ -42,6 +42,7 @@ struct State {
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> other;
   std::chrono::system_clock::time_point start_wall;
   std::atomic<bool> written{false};
+  std::atomic<bool> help_run{false};
 };
 
 State& state() {
@@ -289,15 +290,18 @@ int omp_initial_device() { return g_omp_initial_device.load(); }
 
 bool outputs_written() { return state().written.load(); }
 
+void help_run() { state().help_run.store(true); }
+
 void write_outputs() {
   State& s = state();
-  if (s.written.exchange(true)) return;
+  if (s.written.exchange(true) || s.help_run.load()) return;
   try {
     if (auto fn = g_before_write.load()) fn();
     recorder::close();
     clock::finish_calibration();
     const Config& c = s.config;
     Timeline t = build_timeline(recorder::threads(), omp_initial_device());
+    t.run_end = clock::to_ns(clock::now());
     filter_timeline(t, c.include, c.exclude);
     Summary sum = summarize(t);
     const std::string prefix = output_prefix();
@@ -333,6 +337,7 @@ void write_outputs() {
       for (const auto& p : sum.problems) log::warn(p);
     }
     if (summary_shown) log::plain(text);
+    if (sum.dropped) log::warn(dropped_line(sum, c.memory_limit_mib));  // under --quiet too
     if (!written.empty()) {
       std::string line = "kokkos-ompt-bridge: wrote";
       for (std::size_t i = 0; i < written.size(); ++i) line += (i ? ", " : " ") + written[i];

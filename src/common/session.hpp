@@ -63,6 +63,9 @@ void set_before_write(void (*fn)());
 
 // Writes the configured files exactly once per process; later calls do nothing.
 void write_outputs();
+// Kokkos' --kokkos-tools-help: the help was printed and Kokkos ends the program; there is no
+// run to report, so write_outputs writes no file and prints nothing.
+void help_run();
 bool outputs_written();
 
 // The prefix the files get: --output, else kob-<exe>-<pid>[-r<rank>].

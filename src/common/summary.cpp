@@ -10,6 +10,7 @@
 #include "common/intern.hpp"
 #include "common/json.hpp"
 #include "common/omp_names.hpp"
+#include "common/text_safe.hpp"
 
 namespace kob {
 
@@ -99,9 +100,15 @@ void summarize_omp(const Timeline& t, Summary& s) {
     st.kind = kernel_kind_name(key.second);
     st.calls = calls[key];
   }
+  // A team's events come from all its threads: one that dropped events leaves every row short.
+  bool lossy_team = false;
+  for (const Track& tr : t.tracks) lossy_team = lossy_team || (tr.dropped != 0 && tr.omp_thread_type != 0);
   for (const KernelStats& ks : s.kernels)
     for (auto& [key, st] : per_kernel)
-      if (st.name == ks.name && st.kind == ks.kind) o.kernels.push_back(st);
+      if (st.name == ks.name && st.kind == ks.kind) {
+        st.partial = ks.partial || lossy_team;
+        o.kernels.push_back(st);
+      }
 
   std::map<std::uint16_t, OmpCountStats> work, sync, dispatch;
   for (const OmpWorkSpan& w : t.omp_works) {
@@ -287,6 +294,20 @@ void summarize_target(const Timeline& t, Summary& s) {
   }
 }
 
+void summarize_coverage(const Timeline& t, Summary& s) {
+  Coverage& c = s.coverage;
+  const auto from_start = [&](std::uint64_t ns) { return ns > t.t0 ? ns - t.t0 : 0; };
+  c.run_end = from_start(std::max(t.t_end, t.run_end));
+  c.complete_until = c.run_end;
+  for (const Track& tr : t.tracks) {
+    if (tr.dropped == 0) continue;
+    const std::uint64_t until = tr.last_ns ? from_start(tr.last_ns) : 0;
+    c.threads.push_back({tr.index, tr.os_tid, tr.dropped, until});
+    c.complete_until = std::min(c.complete_until, until);
+  }
+  if (!c.complete()) s.run_time = c.run_end;
+}
+
 }  // namespace
 
 Summary summarize(const Timeline& t) {
@@ -297,10 +318,15 @@ Summary summarize(const Timeline& t) {
   s.problems = t.problems;
   s.filtered_kernels = t.filtered_kernels;
   s.filtered_regions = t.filtered_regions;
+  summarize_coverage(t, s);
+  std::vector<bool> lossy(t.tracks.size());  // by track: dropped events
+  for (std::size_t i = 0; i < t.tracks.size(); ++i) lossy[i] = t.tracks[i].dropped != 0;
+  const auto on_lossy = [&](std::uint32_t track) { return track < lossy.size() && lossy[track]; };
 
   std::map<std::pair<std::uint32_t, KernelKind>, KernelStats> kernels;
   for (const KernelSpan& k : t.kernels) {
     KernelStats& st = kernels[{k.name, k.kind}];
+    st.partial = st.partial || on_lossy(k.track);
     if (st.calls == 0) {
       st.name = names.str(k.name);
       st.kind = kernel_kind_name(k.kind);
@@ -331,6 +357,7 @@ Summary summarize(const Timeline& t) {
     st.path = r->path;
     st.name = names.str(r->name);
     st.depth = r->depth;
+    st.partial = st.partial || on_lossy(r->track);
     ++st.calls;
     st.inclusive += r->dur();
     st.exclusive += r->dur() - std::min(child, r->dur());
@@ -423,17 +450,32 @@ std::string fmt_bytes(std::uint64_t b) {
   return buf;
 }
 
-// Left-aligns the first column, right-aligns the others.
+// A name from the program (kernel, region, view, space...) as a text table shows it: control
+// characters escaped, cut in the middle past text::kNameColumns. JSON and the trace keep it whole.
+std::string shown(std::string_view name) { return text::shorten(name); }
+
+// Region tree indentation: two columns a level, at most 8 levels, then the depth in brackets.
+std::string indented(std::uint32_t depth, std::string_view name) {
+  constexpr std::uint32_t kMaxIndent = 8;
+  std::string out(2 * std::min(depth, kMaxIndent), ' ');
+  if (depth > kMaxIndent) out += "[" + std::to_string(depth) + "] ";
+  return out + shown(name);
+}
+
+// The mark of a row that may miss events (see Coverage); explained under the summary's header.
+constexpr const char* kPartialMark = " *";
+
+// Left-aligns the first column, right-aligns the others. Cells are escaped text (shown()).
 std::string table(const std::vector<std::vector<std::string>>& rows) {
   if (rows.empty()) return "";
   std::vector<std::size_t> width(rows[0].size(), 0);
   for (const auto& r : rows)
-    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], text::columns(r[i]));
   std::string out;
   for (const auto& r : rows) {
     out += "  ";
     for (std::size_t i = 0; i < r.size(); ++i) {
-      const std::string pad(width[i] - r[i].size(), ' ');
+      const std::string pad(width[i] - text::columns(r[i]), ' ');
       out += i == 0 ? r[i] + pad : pad + r[i];
       out += i + 1 < r.size() ? "  " : "";
     }
@@ -501,7 +543,8 @@ std::string omp_text(const OmpSummary& o) {
     std::vector<std::vector<std::string>> rows{
         {"name", "kind", "calls", "regions", "regions/call", "mean team", "load imbalance", "barrier wait"}};
     for (const auto& k : o.kernels)
-      rows.push_back({k.name, k.kind, n(k.calls), n(k.parallel_regions), fmt_ratio(k.regions_per_call(), "%.2f"),
+      rows.push_back({shown(k.name) + (k.partial ? kPartialMark : ""), k.kind, n(k.calls), n(k.parallel_regions),
+                      fmt_ratio(k.regions_per_call(), "%.2f"),
                       fmt_ratio(k.mean_team_size(), "%.1f"), fmt_ratio(100.0 * k.load_imbalance(), "%.1f%%"),
                       fmt_ratio(100.0 * k.barrier_wait_share(), "%.1f%%")});
     out += table(rows);
@@ -571,7 +614,8 @@ void omp_json(std::string& o, const OmpSummary& m) {
     append_double(o, k.load_imbalance());
     o += ", \"barrier_wait_share\": ";
     append_double(o, k.barrier_wait_share());
-    o += ", \"implicit_task_ns\": " + n(k.task_time) + ", \"wait_ns\": " + n(k.wait_time) + "}";
+    o += ", \"implicit_task_ns\": " + n(k.task_time) + ", \"wait_ns\": " + n(k.wait_time) +
+         ", \"partial\": " + (k.partial ? "true" : "false") + "}";
   }
   o += "]}";
 }
@@ -589,10 +633,10 @@ std::string target_text(const TargetSummary& o) {
          " inside Kokkos kernels, " + n(o.regions_outside) + " outside)\n";
   std::string unused;
   for (const TargetDeviceStats& d : o.devices) {
-    const std::string label = "device " + device_name(d.device) +
-                              (d.type.empty() ? std::string() : " (" + d.type + ", " + d.path + ")");
+    const std::string type = d.type.empty() ? std::string() : " (" + shown(d.type) + ", " + d.path + ")";
+    const std::string label = "device " + device_name(d.device) + type;
     if (!d.used()) {
-      unused += (unused.empty() ? "" : ", ") + device_name(d.device) + (d.type.empty() ? "" : " (" + d.type + ", " + d.path + ")");
+      unused += (unused.empty() ? "" : ", ") + device_name(d.device) + type;
       continue;
     }
     out += "  " + label + "\n";
@@ -621,7 +665,8 @@ std::string target_text(const TargetSummary& o) {
   if (!o.deep_copies.empty()) {
     out += "  Kokkos deep copies that moved data (data ops: count, bytes)\n";
     for (const auto& c : o.deep_copies) {
-      out += "    " + c.name + " (" + c.dst_space + " <- " + c.src_space + "): " + n(c.calls) + (c.calls == 1 ? " call, " : " calls, ") +
+      out += "    " + shown(c.name) + " (" + shown(c.dst_space) + " <- " + shown(c.src_space) + "): " + n(c.calls) +
+             (c.calls == 1 ? " call, " : " calls, ") +
              fmt_bytes(c.bytes) + ":";
       for (std::size_t i = 0; i < c.ops.size(); ++i)
         out += (i ? ", " : " ") + c.ops[i].name + " " + n(c.ops[i].count) + " (" + fmt_bytes(c.ops[i].bytes) + ")";
@@ -698,41 +743,60 @@ void target_json(std::string& o, const TargetSummary& m) {
 
 }  // namespace
 
+// The header's account of dropped events: what the figures cover, and what * on a row means.
+std::string coverage_text(const Summary& s) {
+  const Coverage& c = s.coverage;
+  if (c.complete()) return "";
+  std::string out = "INCOMPLETE: " + std::to_string(s.dropped) +
+                    " events dropped past the memory cap (--memory-limit); the figures hold every event only until " +
+                    fmt_time(c.complete_until) + " of " + fmt_time(c.run_end) + "\n";
+  for (const Coverage::Thread& th : c.threads)
+    out += "  thread " + std::to_string(th.index) + " (os tid " + std::to_string(th.os_tid) + "): recorded until " +
+           fmt_time(th.recorded_until) + ", then " + std::to_string(th.dropped) + " events dropped\n";
+  out += "  rows marked * miss events: kernel and region rows recorded on such a thread (its calls after\n"
+         "  its cut), OpenMP per-kernel rows when such a thread was in the teams; kernels and regions\n"
+         "  that ran only later are not listed at all\n";
+  return out;
+}
+
 std::string summary_text(const Summary& s, const std::string& title) {
-  std::string out = "== kokkos-ompt-bridge summary: " + title + " ==\n";
-  out += "run time (first to last event): " + fmt_time(s.run_time) + "\n";
+  std::string out = "== kokkos-ompt-bridge summary: " + text::shorten(title, 2 * text::kNameColumns) + " ==\n";
+  out += s.coverage.complete() ? "run time (first to last event): " + fmt_time(s.run_time) + "\n"
+                               : "run time (first event to the end of the run): " + fmt_time(s.run_time) + "\n";
+  out += coverage_text(s);
   if (!s.kernels.empty()) {
     out += "\nKokkos kernels\n";
     std::vector<std::vector<std::string>> rows{{"name", "kind", "device", "calls", "total", "mean", "min", "max"}};
     for (const auto& k : s.kernels)
-      rows.push_back({k.name, k.kind, k.device, std::to_string(k.calls), fmt_time(k.total), fmt_time(k.mean()),
-                      fmt_time(k.min), fmt_time(k.max)});
+      rows.push_back({shown(k.name) + (k.partial ? kPartialMark : ""), k.kind, k.device, std::to_string(k.calls),
+                      fmt_time(k.total), fmt_time(k.mean()), fmt_time(k.min), fmt_time(k.max)});
     out += table(rows);
   }
   if (!s.regions.empty()) {
     out += "\nKokkos regions (exclusive = inclusive minus child regions)\n";
     std::vector<std::vector<std::string>> rows{{"region", "calls", "inclusive", "exclusive"}};
     for (const auto& r : s.regions)
-      rows.push_back({std::string(2 * r.depth, ' ') + r.name, std::to_string(r.calls), fmt_time(r.inclusive), fmt_time(r.exclusive)});
+      rows.push_back({indented(r.depth, r.name) + (r.partial ? kPartialMark : ""), std::to_string(r.calls),
+                      fmt_time(r.inclusive), fmt_time(r.exclusive)});
     out += table(rows);
   }
   if (!s.fences.empty()) {
     out += "\nKokkos fences\n";
     std::vector<std::vector<std::string>> rows{{"name", "calls", "total"}};
-    for (const auto& f : s.fences) rows.push_back({f.name, std::to_string(f.calls), fmt_time(f.total)});
+    for (const auto& f : s.fences) rows.push_back({shown(f.name), std::to_string(f.calls), fmt_time(f.total)});
     out += table(rows);
   }
   if (!s.sections.empty()) {
     out += "\nKokkos profile sections\n";
     std::vector<std::vector<std::string>> rows{{"name", "intervals", "total"}};
-    for (const auto& f : s.sections) rows.push_back({f.name, std::to_string(f.calls), fmt_time(f.total)});
+    for (const auto& f : s.sections) rows.push_back({shown(f.name), std::to_string(f.calls), fmt_time(f.total)});
     out += table(rows);
   }
   if (!s.memory.empty()) {
     out += "\nMemory spaces\n";
     std::vector<std::vector<std::string>> rows{{"space", "allocations", "deallocations", "allocated", "high-water", "at end"}};
     for (const auto& m : s.memory)
-      rows.push_back({m.space, std::to_string(m.allocations), std::to_string(m.deallocations), fmt_bytes(m.bytes_allocated),
+      rows.push_back({shown(m.space), std::to_string(m.allocations), std::to_string(m.deallocations), fmt_bytes(m.bytes_allocated),
                       fmt_bytes(m.high_water), fmt_bytes(m.final_level)});
     out += table(rows);
   }
@@ -742,7 +806,7 @@ std::string summary_text(const Summary& s, const std::string& title) {
     for (const auto& c : s.copies) {
       char bw[32];
       std::snprintf(bw, sizeof bw, "%.2f GB/s", c.gb_per_s());
-      rows.push_back({c.dst_space + " <- " + c.src_space, std::to_string(c.calls), fmt_bytes(c.bytes), fmt_time(c.time), bw});
+      rows.push_back({shown(c.dst_space) + " <- " + shown(c.src_space), std::to_string(c.calls), fmt_bytes(c.bytes), fmt_time(c.time), bw});
     }
     out += table(rows);
   }
@@ -757,7 +821,7 @@ std::string summary_text(const Summary& s, const std::string& title) {
            std::to_string(s.filtered_regions) + " region entries\n";
   }
   out += "\ndropped events: " + std::to_string(s.dropped) + (s.dropped ? " (raise --memory-limit)" : "") + "\n";
-  for (const auto& p : s.problems) out += "note: " + p + "\n";
+  for (const auto& p : s.problems) out += "note: " + text::escape(p) + "\n";
   return out;
 }
 
@@ -766,6 +830,17 @@ std::string summary_json(const Summary& s, const std::string& other_data_json) {
   using json::append_uint;
   std::string o = "{\n\"otherData\": " + other_data_json + ",\n\"run_time_ns\": ";
   append_uint(o, s.run_time);
+  const Coverage& c = s.coverage;
+  o += ",\n\"coverage\": {\"complete\": " + std::string(c.complete() ? "true" : "false") +
+       ", \"dropped_events\": " + std::to_string(s.dropped) + ", \"complete_until_ns\": " +
+       std::to_string(c.complete() ? s.run_time : c.complete_until) + ", \"run_end_ns\": " +
+       std::to_string(c.complete() ? s.run_time : c.run_end) + ", \"threads\": [";
+  for (std::size_t i = 0; i < c.threads.size(); ++i) {
+    const Coverage::Thread& th = c.threads[i];
+    o += (i ? ", " : "") + std::string("{\"track\": ") + std::to_string(th.index) + ", \"os_tid\": " + std::to_string(th.os_tid) +
+         ", \"dropped_events\": " + std::to_string(th.dropped) + ", \"recorded_until_ns\": " + std::to_string(th.recorded_until) + "}";
+  }
+  o += "]}";
   o += ",\n\"kernels\": [";
   for (std::size_t i = 0; i < s.kernels.size(); ++i) {
     const auto& k = s.kernels[i];
@@ -776,7 +851,7 @@ std::string summary_json(const Summary& s, const std::string& other_data_json) {
     append_string(o, k.device);
     o += ", \"calls\": " + std::to_string(k.calls) + ", \"total_ns\": " + std::to_string(k.total) +
          ", \"mean_ns\": " + std::to_string(k.mean()) + ", \"min_ns\": " + std::to_string(k.min) +
-         ", \"max_ns\": " + std::to_string(k.max) + "}";
+         ", \"max_ns\": " + std::to_string(k.max) + ", \"partial\": " + (k.partial ? "true" : "false") + "}";
   }
   o += "],\n\"regions\": [";
   for (std::size_t i = 0; i < s.regions.size(); ++i) {
@@ -787,7 +862,8 @@ std::string summary_json(const Summary& s, const std::string& other_data_json) {
     o += ", \"name\": ";
     append_string(o, r.name);
     o += ", \"depth\": " + std::to_string(r.depth) + ", \"calls\": " + std::to_string(r.calls) +
-         ", \"inclusive_ns\": " + std::to_string(r.inclusive) + ", \"exclusive_ns\": " + std::to_string(r.exclusive) + "}";
+         ", \"inclusive_ns\": " + std::to_string(r.inclusive) + ", \"exclusive_ns\": " + std::to_string(r.exclusive) +
+         ", \"partial\": " + (r.partial ? "true" : "false") + "}";
   }
   o += "],\n\"memory\": [";
   for (std::size_t i = 0; i < s.memory.size(); ++i) {
@@ -837,6 +913,13 @@ std::string summary_json(const Summary& s, const std::string& other_data_json) {
   target_json(o, s.target);
   o += "\n}\n";
   return o;
+}
+
+std::string dropped_line(const Summary& s, std::uint64_t memory_limit_mib) {
+  const Coverage& c = s.coverage;
+  return std::to_string(s.dropped) + " events dropped past --memory-limit=" + std::to_string(memory_limit_mib) +
+         " (MiB); the figures hold every event only until " + fmt_time(c.complete_until) + " of the " +
+         fmt_time(c.run_end) + " run (raise --memory-limit)";
 }
 
 }  // namespace kob

@@ -14,6 +14,7 @@ struct KernelStats {
   std::string kind;
   std::string device;
   std::uint64_t calls = 0, total = 0, min = 0, max = 0;
+  bool partial = false;  // launched on a thread that dropped events: its later calls are missing
   std::uint64_t mean() const { return calls ? total / calls : 0; }
 };
 
@@ -23,6 +24,24 @@ struct RegionStats {
   std::uint64_t calls = 0;
   std::uint64_t inclusive = 0;  // ns in the region
   std::uint64_t exclusive = 0;  // inclusive minus time in its child regions
+  bool partial = false;         // entered on a thread that dropped events: later entries are missing
+};
+
+// What the figures cover when events were dropped past the memory cap. A thread whose events
+// start to be dropped records nothing more (the cap stays reached), so each thread's figures
+// are complete up to its last recorded event and miss everything after it. Times are ns from
+// the first event.
+struct Coverage {
+  struct Thread {
+    std::uint32_t index = 0;  // the track ("thread N" / "omp thread N")
+    std::uint64_t os_tid = 0;
+    std::uint64_t dropped = 0;
+    std::uint64_t recorded_until = 0;  // its last recorded event
+  };
+  std::uint64_t complete_until = 0;  // every thread recorded all its events until then
+  std::uint64_t run_end = 0;         // the end of the run (when the outputs were made)
+  std::vector<Thread> threads;       // the threads that dropped events; empty: nothing dropped
+  bool complete() const { return threads.empty(); }
 };
 
 struct MemoryStats {
@@ -76,6 +95,7 @@ struct OmpKernelStats {
   std::uint64_t team_size_sum = 0;
   std::uint64_t task_time = 0, wait_time = 0;  // its implicit tasks: total ns, sync waits inside
   double imbalance_sum = 0;                   // over regions with implicit tasks
+  bool partial = false;  // its kernel row is partial, or an OpenMP thread dropped events
   std::uint64_t imbalance_regions = 0;
   double regions_per_call() const { return calls ? double(parallel_regions) / double(calls) : 0.0; }
   double mean_team_size() const { return parallel_regions ? double(team_size_sum) / double(parallel_regions) : 0.0; }
@@ -143,7 +163,8 @@ struct TargetSummary {
 };
 
 struct Summary {
-  std::uint64_t run_time = 0;  // first to last event, ns
+  std::uint64_t run_time = 0;  // first to last event, ns; to the end of the run when events were dropped
+  Coverage coverage;
   std::vector<KernelStats> kernels;  // by total time, largest first
   std::vector<RegionStats> regions;  // tree order (by path)
   std::vector<MemoryStats> memory;
@@ -166,5 +187,8 @@ Summary summarize(const Timeline& t);
 std::string summary_text(const Summary& s, const std::string& title);
 // The same figures as a JSON document.
 std::string summary_json(const Summary& s, const std::string& other_data_json);
+// One line for stderr when events were dropped (printed under --quiet too): how many, the cap,
+// and the part of the run the figures cover.
+std::string dropped_line(const Summary& s, std::uint64_t memory_limit_mib);
 
 }  // namespace kob

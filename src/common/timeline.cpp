@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
-#include <regex>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "common/clock.hpp"
 #include "common/intern.hpp"
+#include "common/name_filter.hpp"
 #include "common/omp_names.hpp"
 
 namespace kob {
@@ -889,6 +889,7 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_d
     t.tracks.back().omp_proc = b->omp_proc;
     t.tracks.back().omp_place = b->omp_place;
     t.dropped += b->dropped();
+    t.tracks.back().dropped = b->dropped();
     omp.begin_thread(track);
 
     std::vector<std::uint32_t> region_names;
@@ -907,6 +908,7 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_d
       }
       ++t.tracks[track].host_records;
       const std::uint64_t ns = clock::to_ns(r.tick);
+      t.tracks[track].last_ns = std::max(t.tracks[track].last_ns, ns);
       t_min = std::min(t_min, ns);
       t_max = std::max(t_max, ns);
       switch (r.type) {
@@ -1160,24 +1162,9 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_d
 }
 
 void filter_timeline(Timeline& t, const std::string& include, const std::string& exclude) {
-  if (include.empty() && exclude.empty()) return;
-  std::regex inc, exc;
-  try {
-    if (!include.empty()) inc = std::regex(include);
-    if (!exclude.empty()) exc = std::regex(exclude);
-  } catch (const std::regex_error&) {
-    return;  // Config already rejected invalid expressions
-  }
-  const InternTable& names = kob::names();
-  std::unordered_map<std::uint32_t, bool> keep_cache;
-  auto keep = [&](std::uint32_t name) {
-    auto it = keep_cache.find(name);
-    if (it != keep_cache.end()) return it->second;
-    const char* s = names.str(name);
-    bool k = (include.empty() || std::regex_search(s, inc)) && (exclude.empty() || !std::regex_search(s, exc));
-    keep_cache.emplace(name, k);
-    return k;
-  };
+  NameFilter filter(include, exclude);
+  if (!filter.active()) return;
+  auto keep = [&](std::uint32_t name) { return filter.keep(name); };
   const auto nk = t.kernels.size(), nr = t.regions.size();
   t.kernels.erase(std::remove_if(t.kernels.begin(), t.kernels.end(), [&](const KernelSpan& k) { return !keep(k.name); }),
                   t.kernels.end());

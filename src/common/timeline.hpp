@@ -21,6 +21,8 @@ struct Track {
   int omp_proc = -1, omp_place = -1;  // where OMPT placed the thread at thread_begin; -1 unknown
   std::uint64_t host_records = 0;    // records about this thread's own work
   std::uint64_t device_records = 0;  // device tracing records this thread only delivered
+  std::uint64_t dropped = 0;         // events lost to the memory cap: all after last_ns (a full buffer stays full)
+  std::uint64_t last_ns = 0;         // time of its last recorded host event
   bool device_only() const { return host_records == 0 && device_records > 0; }
 };
 
@@ -236,6 +238,7 @@ struct Timeline {
   std::uint64_t t0 = 0;        // earliest event, ns
   std::uint64_t t_end = 0;     // latest event, ns
   std::uint64_t dropped = 0;   // events lost to the memory cap
+  std::uint64_t run_end = 0;   // ns when the outputs were made (the end of the run); 0: unknown
   std::vector<std::string> problems;  // odd hook orders, unknown ids...: one line each
   std::uint64_t filtered_kernels = 0, filtered_regions = 0;
 };

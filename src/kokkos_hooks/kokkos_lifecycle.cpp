@@ -14,6 +14,17 @@ namespace kob::kokkos {
 FenceFn g_tool_fence = nullptr;
 bool g_fence_at_end = false;
 
+namespace {
+// Set when request_tool_settings told Kokkos that we require global fencing: Kokkos then fences
+// before every kernel hook itself (3.x and 4.x alike), and a fence of ours at the kernel end
+// would be a second one.
+bool g_kokkos_fences = false;
+
+// --exact-kernel-end needs one fence before each kernel end: Kokkos' if it fences globally,
+// else ours (when the option came only on the command line, after Kokkos asked for settings).
+void update_fence_at_end() { g_fence_at_end = session::config().exact_kernel_end && !g_kokkos_fences; }
+}  // namespace
+
 void init_library(int load_seq, std::uint64_t version, std::uint32_t ndevinfos, Kokkos_Profiling_KokkosPDeviceInfo* devinfos) {
   session::ensure_started();
   std::vector<std::uint64_t> ids;
@@ -36,10 +47,12 @@ void parse_args(int argc, char** argv) {
     if (!a.empty()) args.push_back(std::move(a));
   }
   session::apply_command_line(args);
-  g_fence_at_end = session::config().exact_kernel_end;
+  update_fence_at_end();
 }
 
 void print_help(const char* /*prog*/) {
+  session::ensure_started();
+  session::help_run();  // Kokkos finalizes and exits right after: no files, no summary
   const std::string text = help_text();
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
@@ -47,13 +60,18 @@ void print_help(const char* /*prog*/) {
 
 void request_tool_settings(std::uint32_t n, Kokkos_Tools_ToolSettings* settings) {
   session::ensure_started();
-  // Kokkos' default (4.x) fences around every hook; we need that only for exact end times.
-  if (settings != nullptr && n >= 1) settings->requires_global_fencing = session::config().exact_kernel_end;
+  // Kokkos' default (3.x and 4.x) fences before every kernel and region hook; we need that only
+  // for exact end times.
+  if (settings != nullptr && n >= 1) {
+    settings->requires_global_fencing = session::config().exact_kernel_end;
+    g_kokkos_fences = settings->requires_global_fencing;
+  }
+  update_fence_at_end();
 }
 
 void provide_tool_programming_interface(std::uint32_t n, const Kokkos_Tools_ToolProgrammingInterface& iface) {
   if (n >= 1) g_tool_fence = iface.fence;
-  g_fence_at_end = session::config().exact_kernel_end;
+  update_fence_at_end();
 }
 
 void declare_metadata(const char* key, const char* value) {

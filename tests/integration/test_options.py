@@ -33,10 +33,10 @@ def tool_lines(err):
 # Bad options: one line each, naming the option; the good ones still apply.
 wd = kc.workdir()
 p = os.path.join(wd, "bad")
-err = tool_run(f"--bogus --format=xml --memory-limit=abc --include=( --output={p} --quiet", cwd=wd)
+err = tool_run(f"--bogus --format=xml --memory-limit=abc --include=( --memory-limit=17592186044416 --output={p} --quiet", cwd=wd)
 warnings = [l for l in tool_lines(err) if ": warning:" in l]
-kc.expect_eq(len(warnings), 4, f"one warning per bad option: {warnings}")
-for word in ("--bogus", "--format=xml", "--memory-limit=abc", "--include=("):
+kc.expect_eq(len(warnings), 5, f"one warning per bad option: {warnings}")
+for word in ("--bogus", "--format=xml", "--memory-limit=abc", "--include=(", "--memory-limit=17592186044416"):
     kc.check(sum(word in w for w in warnings) == 1, f"a warning names {word}")
 kc.check(os.path.exists(p + ".trace.json"), "--output still applies next to bad options")
 kc.check("summary:" not in err, "--quiet still applies next to bad options")

@@ -137,6 +137,41 @@ TEST_CASE("config: each bad argument gives one error line and changes nothing") 
   check_rejected("-q", "'-q'");
 }
 
+TEST_CASE("config: --memory-limit up to the largest MiB count whose bytes fit in 64 bits") {
+  CHECK(apply({"--memory-limit=17592186044415"}).c.memory_limit_mib == 17592186044415ull);  // 2^44 - 1
+  CHECK(apply({"--memory-limit=17592186044415"}).errors.empty());
+  // 2^44 MiB and more used to wrap to a cap of 0 bytes (<< 20).
+  check_rejected("--memory-limit=17592186044416", "expected a number of MiB from 1 to 17592186044415");
+  check_rejected("--memory-limit=18446744073709551615", "expected a number of MiB from 1 to 17592186044415");
+  check_rejected("--memory-limit=0", "expected a number of MiB from 1 to 17592186044415");
+}
+
+TEST_CASE("config: --include/--exclude take RE2 syntax; a pattern RE2 refuses is one line with its reason") {
+  const Applied ok = apply({"--include=^Kokkos::(View|Impl)\\b", "--exclude=(?i)INIT\\pL*"});
+  CHECK(ok.errors.empty());
+  CHECK(ok.c.include == "^Kokkos::(View|Impl)\\b");
+  CHECK(ok.c.exclude == "(?i)INIT\\pL*");
+  check_rejected("--include=(", "not a valid RE2 regular expression (missing ): ()");
+  check_rejected("--include=(?=look)ahead", "not a valid RE2 regular expression");  // no lookaround in RE2
+  check_rejected("--exclude=(a)\\1", "not a valid RE2 regular expression");       // no backreferences
+  check_rejected("--include=a{1001}", "invalid repetition size");
+  check_rejected("--include=\\pL{1000}", "pattern too large");                    // past RE2's max_mem
+}
+
+TEST_CASE("config: a warning echoes a user's argument escaped and cut") {
+  const std::string value = "(\x1b[31m" + std::string(5000, 'x') + "\r";
+  const Applied r = apply({"--include=" + value, "--" + std::string(3000, 'k') + "\x01"});
+  REQUIRE(r.errors.size() == 2);
+  for (const std::string& e : r.errors) {
+    CAPTURE(e);
+    CHECK(e.size() < 400);
+    for (const char ch : e) CHECK(static_cast<unsigned char>(ch) >= 0x20);
+    CHECK(contains(e, "..."));
+  }
+  CHECK(contains(r.errors[0], "--include=(\\x1b[31mxxx"));
+  CHECK(contains(r.errors[0], "xxx\\r'"));
+}
+
 TEST_CASE("config: bad arguments do not stop the others") {
   const Applied r = apply({"--quiet", "--bogus", "--format=chrome", "--events=xyz", "stray", "--memory-limit=abc",
                            "--include=(", "--output=out", "--memory-limit=8", "--output"});

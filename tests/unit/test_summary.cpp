@@ -294,3 +294,151 @@ TEST_CASE("summary: empty timeline") {
   CHECK(kob_test::python_json_check(kob::summary_json(s, "{}"), "assert d['kernels'] == [] and d['run_time_ns'] == 0") == 0);
   CHECK(kob::summary_text(s, "empty").find("dropped events: 0\n") != std::string::npos);
 }
+
+TEST_CASE("summary: past the memory cap, the span covered, partial rows and the drop line") {
+  RecorderReset reset;
+  kob::recorder::set_memory_limit(2 * sizeof(kob::Chunk));
+  Synth rec(2);
+  // Track 1 first: its chunk is the first of the two; its events all fit.
+  rec.kernel_begin(1, 10, 1, "cov_complete");
+  rec.kernel_end(1, 20, 1);
+  rec.push(1, 30, "cov_region_ok");
+  rec.pop(1, 40);
+  // Track 0: a full chunk of kernels (1024 calls), then 10 more calls dropped.
+  std::uint64_t t = 100, id = 2;
+  for (std::size_t i = 0; i < kob::Chunk::kRecords / 2 + 10; ++i, ++id, t += 10) {
+    rec.kernel_begin(0, t, id, "cov_lossy");
+    rec.kernel_end(0, t + 5, id);
+  }
+  Timeline tl = rec.build();
+  const std::uint64_t last = 100 + (kob::Chunk::kRecords / 2 - 1) * 10 + 5;  // the last recorded end
+  tl.run_end = 50000;
+  const Summary s = kob::summarize(tl);
+  CHECK(s.dropped == 20);
+  const kob::Coverage& c = s.coverage;
+  CHECK_FALSE(c.complete());
+  REQUIRE(c.threads.size() == 1);
+  CHECK(c.threads[0].index == 0);
+  CHECK(c.threads[0].dropped == 20);
+  CHECK(c.threads[0].recorded_until == last - 10);  // from the first event (t0 = 10)
+  CHECK(c.complete_until == last - 10);
+  CHECK(c.run_end == 50000 - 10);
+  CHECK(s.run_time == 50000 - 10);
+  const kob::KernelStats* lossy = find_kernel(s, "cov_lossy", "parallel_for");
+  const kob::KernelStats* complete = find_kernel(s, "cov_complete", "parallel_for");
+  REQUIRE(lossy);
+  REQUIRE(complete);
+  CHECK(lossy->calls == kob::Chunk::kRecords / 2);
+  CHECK(lossy->partial);
+  CHECK_FALSE(complete->partial);
+  REQUIRE(find_region(s, "cov_region_ok"));
+  CHECK_FALSE(find_region(s, "cov_region_ok")->partial);
+
+  const std::string text = kob::summary_text(s, "unit");
+  CHECK(last - 10 == 10325);
+  CHECK(text.find("run time (first event to the end of the run): 50.0 us\n") != std::string::npos);
+  CHECK(text.find("INCOMPLETE: 20 events dropped past the memory cap (--memory-limit); the figures hold every event only until "
+                  "10.3 us of 50.0 us\n") != std::string::npos);
+  CHECK(text.find("thread 0 (os tid 1000): recorded until 10.3 us, then 20 events dropped\n") != std::string::npos);
+  CHECK(text.find("  cov_lossy *  ") != std::string::npos);
+  CHECK(text.find("  cov_complete  ") != std::string::npos);
+  CHECK(text.find("rows marked * ") != std::string::npos);
+  CHECK(kob::dropped_line(s, 1) ==
+        "20 events dropped past --memory-limit=1 (MiB); the figures hold every event only until 10.3 us of the 50.0 us run "
+        "(raise --memory-limit)");
+
+  CHECK(kob_test::python_json_check(kob::summary_json(s, "{}"), R"PY(
+c = d["coverage"]
+assert (c["complete"], c["dropped_events"], c["complete_until_ns"], c["run_end_ns"]) == (False, 20, )PY" +
+                                        std::to_string(last - 10) + R"PY(, 49990), c
+assert c["threads"] == [{"track": 0, "os_tid": 1000, "dropped_events": 20, "recorded_until_ns": )PY" + std::to_string(last - 10) +
+                                        R"PY(}], c
+k = {x["name"]: x["partial"] for x in d["kernels"]}
+assert k == {"cov_lossy": True, "cov_complete": False}, k
+assert [r["partial"] for r in d["regions"]] == [False]
+assert d["run_time_ns"] == 49990
+)PY") == 0);
+}
+
+TEST_CASE("summary: nothing dropped, the coverage is the whole run and no row is partial") {
+  Timeline t;
+  t.tracks.resize(1);
+  t.kernels = {kernel("cov_whole", 0, 100)};
+  t.t_end = 100;
+  const Summary s = kob::summarize(t);
+  CHECK(s.coverage.complete());
+  CHECK_FALSE(s.kernels[0].partial);
+  const std::string text = kob::summary_text(s, "unit");
+  CHECK(text.find("run time (first to last event): 100 ns") != std::string::npos);
+  CHECK(text.find("INCOMPLETE") == std::string::npos);
+  CHECK(text.find('*') == std::string::npos);
+  CHECK(kob_test::python_json_check(kob::summary_json(s, "{}"), R"PY(
+assert d["coverage"] == {"complete": True, "dropped_events": 0, "complete_until_ns": 100, "run_end_ns": 100, "threads": []}
+assert d["kernels"][0]["partial"] is False
+)PY") == 0);
+}
+
+TEST_CASE("summary: text tables stay narrow and free of control characters whatever the names") {
+  Timeline t;
+  t.tracks.resize(1);
+  const std::string huge = "K_" + std::string(1 << 20, 'k') + "_END";
+  t.kernels = {kernel(huge.c_str(), 0, 100), kernel("ctl\x1b]0;title\x07\r\n", 100, 200)};
+  std::string path;
+  for (std::uint32_t d = 0; d < 40; ++d) {
+    path += (d ? "/" : "") + std::string("lvl") + std::to_string(d);
+    t.regions.push_back(region(("lvl" + std::to_string(d)).c_str(), path.c_str(), d, d, 1000 - d));
+  }
+  t.t_end = 1000;
+  const Summary s = kob::summarize(t);
+  const std::string text = kob::summary_text(s, "title\x1b[2J");
+  CHECK(text.size() < 8000);
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == '\n') {
+      CHECK(i - line_start <= 130);
+      line_start = i + 1;
+    } else {
+      CHECK(static_cast<unsigned char>(text[i]) >= 0x20);
+    }
+  }
+  CHECK(text.find("K_kkkk") != std::string::npos);
+  CHECK(text.find("kkk_END") != std::string::npos);
+  CHECK(text.find("ctl\\x1b]0;title\\x07\\r\\n") != std::string::npos);
+  CHECK(text.find("[39] lvl39") != std::string::npos);  // deep regions: indentation capped, depth shown
+  CHECK(text.find("title\\x1b[2J") != std::string::npos);
+  // The JSON keeps the whole name.
+  CHECK(kob::summary_json(s, "{}").find(huge) != std::string::npos);
+}
+
+TEST_CASE("summary: an OpenMP thread that dropped events marks the OpenMP per-kernel rows") {
+  Timeline t;
+  t.tracks.resize(2);
+  t.tracks[0].omp_thread_type = 1;  // initial thread: launched the kernel, kept every event
+  t.tracks[1].omp_thread_type = 2;  // worker: dropped events
+  t.tracks[1].dropped = 5;
+  t.tracks[1].last_ns = 50;
+  t.dropped = 5;
+  t.omp_records = 10;
+  kob::KernelSpan k = kernel("cov_omp_kernel", 0, 100);
+  k.id = 1;
+  t.kernels = {k};
+  kob::OmpParallelSpan p;
+  p.start = 10;
+  p.end = 90;
+  p.id = 7;
+  p.kernel = 1;
+  t.omp_parallels = {p};
+  t.t_end = 100;
+  const Summary s = kob::summarize(t);
+  REQUIRE(s.kernels.size() == 1);
+  CHECK_FALSE(s.kernels[0].partial);  // its launches are all recorded
+  REQUIRE(s.openmp.kernels.size() == 1);
+  CHECK(s.openmp.kernels[0].partial);  // a team thread's events are cut
+  const std::string text = kob::summary_text(s, "unit");
+  CHECK(text.find("  cov_omp_kernel *  ") != std::string::npos);  // the OpenMP per-kernel row
+  CHECK(text.find("  cov_omp_kernel  ") != std::string::npos);    // the kernel row
+  CHECK(kob_test::python_json_check(kob::summary_json(s, "{}"), R"PY(
+assert d["openmp"]["kernels"][0]["partial"] is True
+assert d["kernels"][0]["partial"] is False
+)PY") == 0);
+}
