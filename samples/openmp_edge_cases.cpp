@@ -25,10 +25,11 @@
 //                    body; 7 explicit tasks in all.
 //   untied           untied tasks in a team of 1 (serialized): each runs at once on the
 //                    encountering thread; 4 untied tasks, each with a taskyield inside.
-//   error_warning    `#pragma omp error at(execution) severity(warning) message(...)` twice
-//                    (once from a parallel region of 2 threads: 3 error events in all).
+//   error_warning    `#pragma omp error at(execution) severity(warning) message(...)` twice:
+//                    once on the initial thread, once in a masked block of a team of 2 (libomp
+//                    prints its own "OMP: Warning #283" line on stderr for each).
 //   error_fatal      `#pragma omp error at(execution) severity(fatal)`: the runtime ends the
-//                    program (libomp 19: exit status 1, through exit()).
+//                    program (libomp 19: abort(), SIGABRT).
 //   target_nowait    (the build with -fopenmp-targets) one `target nowait` region and a
 //                    taskwait: libomp runs it on its hidden-helper team.
 #include <omp.h>
