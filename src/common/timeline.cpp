@@ -664,13 +664,15 @@ class OmpBuilder {
   }
 
   // libomp's hidden-helper team (it runs `target nowait` and other hidden-helper tasks): its
-  // main thread opens one parallel region from inside the runtime itself, so the region's code
-  // address lies in the runtime's own object. Its threads become tracks of their own; the team
-  // only ends after the tool has written its files.
+  // main thread, an initial thread of its own, opens one outermost team region from inside the
+  // runtime itself, so the region's code address lies in the runtime's own object. (libomp 19
+  // also reports its own address for nested regions, hence outermost only.) Its threads become
+  // tracks of their own; the team only ends after the tool has written its files.
   void mark_hidden_helper_team() {
+    constexpr std::uint32_t kTeamFlag = 0x80000000;  // ompt_parallel_team
     std::unordered_set<std::uint64_t> ids;
     auto consider = [&](const OmpParallelSpan& p) {
-      if (p.codeptr != 0 && omp_runtime_code(p.codeptr)) {
+      if (p.level == 0 && (p.flags & kTeamFlag) && p.codeptr != 0 && omp_runtime_code(p.codeptr)) {
         ids.insert(p.id);
         Track& tr = t_.tracks[p.track];
         tr.hidden_helper = true;

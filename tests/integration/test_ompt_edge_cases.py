@@ -43,6 +43,8 @@ ev = trace["traceEvents"]
 om = summary["openmp"]
 tasks = om["tasks"]
 names = {e["tid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"}
+if case != "target_nowait":
+    kc.expect_eq(om.get("hidden_helper_threads"), 0, "no hidden-helper team without target nowait")
 
 
 def end(e):
