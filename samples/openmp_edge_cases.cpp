@@ -29,7 +29,7 @@
 //                    once on the initial thread, once in a masked block of a team of 2 (libomp
 //                    prints its own "OMP: Warning #283" line on stderr for each).
 //   error_fatal      `#pragma omp error at(execution) severity(fatal)`: the runtime ends the
-//                    program (libomp 19: abort(), SIGABRT).
+//                    program (libomp 19: abort(), SIGABRT; stdout shows only "before").
 //   target_nowait    (the build with -fopenmp-targets) one `target nowait` region and a
 //                    taskwait: libomp runs it on its hidden-helper team.
 #include <omp.h>

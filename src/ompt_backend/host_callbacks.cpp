@@ -333,6 +333,14 @@ void on_error(ompt_severity_t severity, const char* message, std::size_t length,
     r.u[1] = b.current_kernel();
     r.u[2] = length;
   });
+  // severity(fatal): the runtime ends the program as soon as we return (libomp 19: abort(), no
+  // exit handler runs), so this is the last moment to write the files.
+  if (severity == ompt_fatal) {
+    try {
+      session::write_outputs();
+    } catch (...) {
+    }
+  }
 }
 
 template <class F>
