@@ -83,7 +83,15 @@ const char* task_status(std::uint32_t status) {
   }
 }
 
-bool task_status_completes(std::uint32_t status) { return status == 1 || status == 5 || status == 6; }
+bool task_status_completes(std::uint32_t status) { return status == 1 || status == 5 || status == 6 || status == 8; }
+
+const char* severity(std::uint16_t severity) {
+  switch (severity) {
+    case 1: return "warning";
+    case 2: return "fatal";
+    default: return "unknown";
+  }
+}
 
 const char* thread_type(int type) {
   switch (type) {

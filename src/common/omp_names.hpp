@@ -24,6 +24,7 @@ const char* dispatch(std::uint16_t kind);
 const char* task_status(std::uint32_t status);
 // Whether a task that leaves the CPU with this status has finished (complete, early/late fulfill).
 bool task_status_completes(std::uint32_t status);
+const char* severity(std::uint16_t severity);  // ompt_severity_t of the error directive
 // ompt_thread_t (initial, worker, other, unknown); 0 gives "none" (no OMPT thread_begin seen).
 const char* thread_type(int type);
 // ompt_target_t as "target", "target_enter_data", "target_exit_data", "target_update" and their

@@ -56,6 +56,8 @@ enum class Ev : std::uint16_t {
   OmpCancel,                  // a=flags u1=kernel
   OmpFlush,                   // u1=kernel
   OmpControlTool,             // a=command u0=modifier
+  OmpError,                   // the error directive (at execution): sub=ompt_severity_t a=message (interned)
+                              //   u1=kernel u2=message length as the runtime gave it
   // Target offload (host side: target callbacks). Device numbers are stored as int16 pairs in a
   // (src << 16 | dst, two's complement) or as the int device number in a, as the runtime reports
   // them (the timeline tells the host apart). Target ids and host op ids are ours (IdCounters)

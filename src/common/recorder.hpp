@@ -39,17 +39,26 @@ struct KokkosContext {
 struct OmpContext {
   static constexpr std::uint32_t kMaxDepth = 32;
   std::uint64_t kernels[kMaxDepth];
+  std::uint64_t tasks[kMaxDepth];  // our explicit-task id of each level, 0 for an implicit task
   std::uint32_t depth = 0;
 
   std::uint64_t kernel() const {
     return depth == 0 ? 0 : kernels[(depth <= kMaxDepth ? depth : kMaxDepth) - 1];
   }
-  void push(std::uint64_t k) {
-    if (depth < kMaxDepth) kernels[depth] = k;
+  void push(std::uint64_t k, std::uint64_t task = 0) {
+    if (depth < kMaxDepth) {
+      kernels[depth] = k;
+      tasks[depth] = task;
+    }
     ++depth;
   }
   void pop() {
     if (depth > 0) --depth;
+  }
+  // Leaves an explicit task only if it is the one on top: libomp also names as prior a task
+  // that never started on this thread (a discarded task, an untied task's next part).
+  void pop_task(std::uint64_t task) {
+    if (depth > kMaxDepth || (depth > 0 && tasks[depth - 1] == task)) --depth;
   }
 };
 

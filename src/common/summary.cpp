@@ -34,7 +34,13 @@ void summarize_omp(const Timeline& t, Summary& s) {
   // Implicit tasks by region; per thread.
   std::unordered_map<std::uint64_t, std::vector<const OmpImplicitTaskSpan*>> region_tasks;
   std::vector<OmpThreadStats> threads(t.tracks.size());
+  // libomp's hidden-helper team is the runtime's own machinery (it runs `target nowait` tasks):
+  // its region, implicit tasks, barriers and idle waits are not the program's and stay out of
+  // the parallel figures; the explicit tasks it runs count as usual.
+  auto helper = [&](std::uint32_t track) { return t.tracks[track].hidden_helper; };
+  for (const Track& tr : t.tracks) o.hidden_helper_threads += tr.hidden_helper ? 1 : 0;
   for (const OmpImplicitTaskSpan& i : t.omp_implicit_tasks) {
+    if (helper(i.track)) continue;
     if (i.initial) {
       ++o.initial_tasks;
       continue;
@@ -47,6 +53,7 @@ void summarize_omp(const Timeline& t, Summary& s) {
   }
   for (std::size_t i = 0; i < t.tracks.size(); ++i) {
     const Track& tr = t.tracks[i];
+    if (tr.hidden_helper) continue;
     switch (tr.omp_thread_type) {
       case 0: break;
       case 1: ++o.threads_initial; break;
@@ -69,6 +76,7 @@ void summarize_omp(const Timeline& t, Summary& s) {
   for (const KernelSpan& k : t.kernels) kernel_of_id.emplace(k.id, std::make_pair(k.name, k.kind));
   std::map<std::pair<std::uint32_t, KernelKind>, OmpKernelStats> per_kernel;
   for (const OmpParallelSpan& p : t.omp_parallels) {
+    if (p.hidden_helper) continue;
     ++o.parallel_regions;
     if (p.kernel == 0) {
       ++o.outside_regions;
@@ -112,12 +120,14 @@ void summarize_omp(const Timeline& t, Summary& s) {
 
   std::map<std::uint16_t, OmpCountStats> work, sync, dispatch;
   for (const OmpWorkSpan& w : t.omp_works) {
+    if (helper(w.track)) continue;
     OmpCountStats& c = work[w.type];
     c.name = omp_names::work(w.type);
     ++c.count;
     c.total += w.dur();
   }
   for (const OmpSyncSpan& y : t.omp_syncs) {
+    if (helper(y.track)) continue;
     OmpCountStats& c = sync[y.kind];
     c.name = omp_names::sync(y.kind);
     ++c.count;
@@ -141,6 +151,7 @@ void summarize_omp(const Timeline& t, Summary& s) {
       case Ev::OmpLockDestroy: ++o.lock_destroys; break;
       case Ev::OmpCancel: ++o.cancels; break;
       case Ev::OmpFlush: ++o.flushes; break;
+      case Ev::OmpError: ++(e.sub == 2 ? o.errors_fatal : o.errors_warning); break;
       default: break;
     }
   }
@@ -149,8 +160,12 @@ void summarize_omp(const Timeline& t, Summary& s) {
   for (auto& [k, c] : dispatch) o.dispatch.push_back(c);
 
   o.tasks_created = t.omp_task_creates.size();
-  o.task_stretches = t.omp_tasks.size();
+  // A taskwait-depend task (flag ompt_task_taskwait) never runs: its span is a wait, no stretch.
+  o.task_stretches = static_cast<std::uint64_t>(
+      std::count_if(t.omp_tasks.begin(), t.omp_tasks.end(), [](const OmpTaskSpan& k) { return (k.flags & 0x10) == 0; }));
   o.tasks_completed = t.omp_tasks_completed;
+  o.tasks_cancelled = t.omp_tasks_cancelled;
+  o.tasks_discarded = t.omp_tasks_discarded;
 
   std::map<std::uint16_t, OmpMutexStats> mutex;
   for (const OmpMutexSpan& m : t.omp_mutexes) {
@@ -158,6 +173,7 @@ void summarize_omp(const Timeline& t, Summary& s) {
     st.kind = omp_names::mutex(m.kind);
     if (!m.hold) {
       st.wait += m.dur();
+      st.failed_tries += m.failed ? 1 : 0;
     } else if (m.nested) {
       ++st.nested_holds;
     } else {
@@ -503,7 +519,9 @@ std::string omp_text(const OmpSummary& o) {
   out += "\n";
   if (o.tasks_created || o.task_stretches || o.dependences || o.task_dependences) {
     out += "  explicit tasks: " + n(o.tasks_created) + " created, " + n(o.task_stretches) + " stretches run, " +
-           n(o.tasks_completed) + " completed\n  dependences: " + n(o.dependences) + " declared by " + n(o.tasks_with_dependences) +
+           n(o.tasks_completed) + " completed";
+    if (o.tasks_cancelled) out += ", " + n(o.tasks_cancelled) + " cancelled (" + n(o.tasks_discarded) + " before they started)";
+    out += "\n  dependences: " + n(o.dependences) + " declared by " + n(o.tasks_with_dependences) +
            " tasks, " + n(o.task_dependences) + " task-to-task links\n";
   }
   auto counts = [&](const char* what, const std::vector<OmpCountStats>& v) {
@@ -512,6 +530,11 @@ std::string omp_text(const OmpSummary& o) {
     for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : " ") + v[i].name + " " + n(v[i].count);
     out += "\n";
   };
+  if (o.hidden_helper_threads)
+    out += "  hidden-helper team (libomp's, runs target nowait tasks): " + n(o.hidden_helper_threads) +
+           " threads, left out of the figures above and below\n";
+  if (o.errors_warning || o.errors_fatal)
+    out += "  error directives: " + n(o.errors_warning) + " warning, " + n(o.errors_fatal) + " fatal\n";
   counts("work constructs", o.work);
   counts("dispatches", o.dispatch);
   if (o.lock_inits || o.lock_destroys || o.cancels || o.flushes) {
@@ -526,8 +549,9 @@ std::string omp_text(const OmpSummary& o) {
   }
   if (!o.mutex.empty()) {
     out += "\nOpenMP mutexes\n";
-    std::vector<std::vector<std::string>> rows{{"kind", "holds", "nested holds", "wait", "hold"}};
-    for (const auto& m : o.mutex) rows.push_back({m.kind, n(m.holds), n(m.nested_holds), fmt_time(m.wait), fmt_time(m.hold)});
+    std::vector<std::vector<std::string>> rows{{"kind", "holds", "nested holds", "failed tries", "wait", "hold"}};
+    for (const auto& m : o.mutex)
+      rows.push_back({m.kind, n(m.holds), n(m.nested_holds), n(m.failed_tries), fmt_time(m.wait), fmt_time(m.hold)});
     out += table(rows);
   }
   if (!o.threads.empty()) {
@@ -576,7 +600,8 @@ void omp_json(std::string& o, const OmpSummary& m) {
   counts("sync_wait_ns", m.sync, &OmpCountStats::wait);
   counts("dispatch", m.dispatch, &OmpCountStats::count);
   o += ",\n  \"tasks\": {\"created\": " + n(m.tasks_created) + ", \"stretches\": " + n(m.task_stretches) +
-       ", \"completed\": " + n(m.tasks_completed) + "}, \"dependences\": " + n(m.dependences) +
+       ", \"completed\": " + n(m.tasks_completed) + ", \"cancelled\": " + n(m.tasks_cancelled) +
+       ", \"discarded\": " + n(m.tasks_discarded) + "}, \"dependences\": " + n(m.dependences) +
        ", \"tasks_with_dependences\": " + n(m.tasks_with_dependences) + ", \"task_dependences\": " + n(m.task_dependences);
   o += ",\n  \"mutex\": {";
   for (std::size_t i = 0; i < m.mutex.size(); ++i) {
@@ -584,10 +609,12 @@ void omp_json(std::string& o, const OmpSummary& m) {
     o += i ? ", " : "";
     append_string(o, x.kind);
     o += ": {\"holds\": " + n(x.holds) + ", \"nested_holds\": " + n(x.nested_holds) + ", \"wait_ns\": " + n(x.wait) +
-         ", \"hold_ns\": " + n(x.hold) + "}";
+         ", \"hold_ns\": " + n(x.hold) + ", \"failed_tries\": " + n(x.failed_tries) + "}";
   }
   o += "}, \"lock_inits\": " + n(m.lock_inits) + ", \"lock_destroys\": " + n(m.lock_destroys) + ", \"cancels\": " +
        n(m.cancels) + ", \"flushes\": " + n(m.flushes);
+  o += ",\n  \"errors\": {\"warning\": " + n(m.errors_warning) + ", \"fatal\": " + n(m.errors_fatal) +
+       "}, \"hidden_helper_threads\": " + n(m.hidden_helper_threads);
   o += ",\n  \"thread_types\": {\"initial\": " + n(m.threads_initial) + ", \"worker\": " + n(m.threads_worker) +
        ", \"other\": " + n(m.threads_other) + ", \"unknown\": " + n(m.threads_unknown) + "}";
   o += ",\n  \"threads\": [";

@@ -76,6 +76,7 @@ struct OmpMutexStats {
   std::uint64_t holds = 0;         // acquired..released
   std::uint64_t nested_holds = 0;  // re-acquisitions of a nest lock already held (inside a hold)
   std::uint64_t wait = 0, hold = 0;  // ns waiting to acquire (all), ns held (outer holds)
+  std::uint64_t failed_tries = 0;    // omp_test_lock / omp_test_nest_lock that did not get it (a wait, no hold)
 };
 
 struct OmpThreadStats {
@@ -111,6 +112,9 @@ struct OmpSummary {
   std::vector<OmpCountStats> sync;      // by ompt_sync_region_t name
   std::vector<OmpCountStats> dispatch;  // by ompt_dispatch_t name
   std::uint64_t tasks_created = 0, task_stretches = 0, tasks_completed = 0;
+  std::uint64_t tasks_cancelled = 0, tasks_discarded = 0;  // ended by cancellation; of those, never started
+  std::uint64_t errors_warning = 0, errors_fatal = 0;       // error directives (ompt_callback_error)
+  std::uint64_t hidden_helper_threads = 0;  // libomp's hidden-helper team: left out of the figures above
   std::uint64_t dependences = 0;             // dependences declared (sum over the dependences callbacks)
   std::uint64_t tasks_with_dependences = 0;  // dependences callbacks
   std::uint64_t task_dependences = 0;        // task_dependence callbacks (task-to-task links)

@@ -1,6 +1,9 @@
 #include "common/timeline.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <limits>
 #include <tuple>
@@ -85,6 +88,7 @@ class OmpBuilder {
         p.requested_team_size = r.a;
         p.flags = static_cast<std::uint32_t>(r.u[2]);
         p.level = s.open_implicit();
+        p.codeptr = r.u[3];
         if (!open_parallels_.emplace(p.id, p).second) problems_.add("OMPT parallel_begin with a parallel id already open: ignored");
         break;
       }
@@ -163,7 +167,8 @@ class OmpBuilder {
       case Ev::OmpLockDestroy:
       case Ev::OmpCancel:
       case Ev::OmpFlush:
-      case Ev::OmpControlTool: {
+      case Ev::OmpControlTool:
+      case Ev::OmpError: {
         OmpInstant e;
         e.time = ns;
         e.track = track;
@@ -228,24 +233,15 @@ class OmpBuilder {
         c.flags = r.a;
         c.has_dependences = r.sub != 0;
         t_.omp_task_creates.push_back(c);
+        if (c.flags & kTaskwaitFlag) s.taskwait_creates[c.task_id] = ns;
         break;
       }
       case Ev::OmpTaskSchedule: {
         const std::uint64_t prior = r.u[0], next = r.u[2];
         const std::uint32_t status = r.a;
-        if (prior != 0) {
-          if (omp_names::task_status_completes(status)) completed_.insert(prior);
-          auto it = s.running.find(prior);
-          if (it != s.running.end()) {
-            it->second.end = ns;
-            it->second.status = status;
-            t_.omp_tasks.push_back(it->second);
-            s.running.erase(it);
-          } else if (status != 5 && status != 6) {  // a fulfill may come from any thread
-            problems_.add("OMPT task_schedule names as prior a task not running on that thread: ignored");
-          }
-        }
+        if (prior != 0) schedule_prior(s, ns, prior, status, next);
         if (next != 0) {
+          started_.insert(next);
           OmpTaskSpan k;
           k.start = ns;
           k.track = track;
@@ -260,8 +256,12 @@ class OmpBuilder {
         const std::uint16_t fam = omp_names::mutex_family(r.sub);
         const long i = s.find_mutex(s.acquiring, fam, r.u[0]);
         if (i >= 0) {
-          if (!s.acquiring[std::size_t(i)].test) problems_.add("OMPT mutex_acquire twice without mutex_acquired: the first ignored");
-          s.acquiring.erase(s.acquiring.begin() + i);  // a test that failed: no acquired follows
+          if (s.acquiring[std::size_t(i)].test) {
+            failed_try(s.acquiring[std::size_t(i)].span);
+          } else {
+            problems_.add("OMPT mutex_acquire twice without mutex_acquired: the first ignored");
+          }
+          s.acquiring.erase(s.acquiring.begin() + i);
         }
         Acquire a;
         a.span.start = ns;
@@ -354,6 +354,7 @@ class OmpBuilder {
 
   // After all threads: close what is still open, resolve the cross-thread links, sort.
   void finish(std::uint64_t t_max, bool lost_ends) {
+    mark_hidden_helper_team();
     // A mutex released by another thread than the one that acquired it (an untied task moved).
     for (const ForeignRelease& f : foreign_releases_) {
       OmpMutexSpan* best = nullptr;
@@ -430,6 +431,10 @@ class OmpBuilder {
                               : std::string(what) + " never ended: shown until the end of the run");
     };
     for (ThreadState& s : threads_) {
+      if (t_.tracks[s.track].hidden_helper) {  // the team outlives the write: open until the end, silently
+        close_all_quietly(s, t_max, lost_ends);
+        continue;
+      }
       // Waits first: they count into the syncs and implicit tasks still open around them.
       // A worker's last implicit barrier (or a league's teams barrier) is reported ended only
       // when the next parallel region starts: it runs to the end of the run, silently.
@@ -461,7 +466,10 @@ class OmpBuilder {
         if (!lost_ends) t_.omp_tasks.push_back(close(k, t_max));
       }
       for (Acquire& a : s.acquiring) {
-        if (a.test) continue;  // a test that failed
+        if (a.test) {
+          failed_try(a.span);
+          continue;
+        }
         unended("an OpenMP mutex acquire");
         if (!lost_ends) t_.omp_mutexes.push_back(close(a.span, t_max));
       }
@@ -472,6 +480,10 @@ class OmpBuilder {
       t_.tracks[s.track].omp_wait_ns = s.wait_total;
     }
     for (auto& [id, p] : open_parallels_) {
+      if (p.hidden_helper) {
+        if (!lost_ends) t_.omp_parallels.push_back(close(p, t_max));
+        continue;
+      }
       unended("an OpenMP parallel region");
       if (!lost_ends) t_.omp_parallels.push_back(close(p, t_max));
     }
@@ -511,9 +523,13 @@ class OmpBuilder {
     }
     if (unknown && !t_.omp_task_creates.empty()) problems_.add("an OpenMP explicit task ran without a task_create");
     t_.omp_tasks_completed = completed_.size();
+    t_.omp_tasks_cancelled = cancelled_.size();
+    for (std::uint64_t id : cancelled_) t_.omp_tasks_discarded += started_.count(id) ? 0 : 1;
   }
 
  private:
+  static constexpr std::uint32_t kTaskwaitFlag = 0x10;  // ompt_task_taskwait
+
   struct Wait {
     std::uint16_t kind;
     std::uint64_t start;
@@ -556,6 +572,7 @@ class OmpBuilder {
     std::unordered_map<std::uint64_t, OmpTaskSpan> running;
     std::vector<Acquire> acquiring;
     std::vector<OmpMutexSpan> holds;  // outer holds and nested nest-lock holds
+    std::unordered_map<std::uint64_t, std::uint64_t> taskwait_creates;  // taskwait-depend task id -> creation
     std::uint64_t wait_total = 0;
 
     std::uint32_t open_implicit() const {
@@ -587,6 +604,120 @@ class OmpBuilder {
     }
   };
 
+  // A task_schedule naming an explicit task as prior (OpenMP 5.1, ompt_task_status_t). Legal
+  // sequences seen with libomp 19, none of them a problem:
+  //  - early fulfill: `early_fulfill` (no next) comes from omp_fulfill_event inside the body,
+  //    which runs on; the stretch ends with `complete` at the body's end.
+  //  - late fulfill: the body ends with `detach`; `late_fulfill` comes later from the fulfilling
+  //    thread, when the task completes.
+  //  - `taskwait depend` and `task if(0) depend` create a task flagged ompt_task_taskwait that
+  //    never runs and ends with `taskwait_complete` when its dependences are met.
+  //  - a task discarded by cancellation ends with `cancel` without ever being started.
+  //  - in a serialized team an untied task's next part is announced as `switch` from itself to
+  //    itself after a `switch` away from it.
+  void schedule_prior(ThreadState& s, std::uint64_t ns, std::uint64_t prior, std::uint32_t status, std::uint64_t next) {
+    if (omp_names::task_status_completes(status)) completed_.insert(prior);
+    if (status == kCancel) cancelled_.insert(prior);
+    if (status == kEarlyFulfill || status == kLateFulfill) {
+      OmpInstant e;
+      e.time = ns;
+      e.track = s.track;
+      e.type = Ev::OmpTaskSchedule;
+      e.a = status;
+      e.u0 = prior;
+      t_.omp_instants.push_back(e);
+      return;
+    }
+    auto it = s.running.find(prior);
+    if (it != s.running.end()) {
+      it->second.end = ns;
+      it->second.status = status;
+      t_.omp_tasks.push_back(it->second);
+      s.running.erase(it);
+      return;
+    }
+    if (status == kTaskwaitComplete) {  // shown from its creation to the moment it is met
+      auto c = s.taskwait_creates.find(prior);
+      if (c == s.taskwait_creates.end()) return;
+      OmpTaskSpan k;
+      k.start = c->second;
+      k.end = std::max(ns, c->second);
+      k.track = s.track;
+      k.task_id = prior;
+      k.status = status;
+      t_.omp_tasks.push_back(k);
+      s.taskwait_creates.erase(c);
+      return;
+    }
+    if (status == kCancel) return;                      // discarded before it started
+    if (status == kSwitch && next == prior) return;     // an untied task's next part
+    problems_.add("OMPT task_schedule names as prior a task not running on that thread: ignored");
+  }
+
+  // An omp_test_lock / omp_test_nest_lock that did not get the lock: a wait with no hold,
+  // shown as a point at the try (the runtime reports no end for it).
+  void failed_try(const OmpMutexSpan& acquire) {
+    OmpMutexSpan w = acquire;
+    w.end = w.start;
+    w.failed = true;
+    t_.omp_mutexes.push_back(w);
+  }
+
+  // libomp's hidden-helper team (it runs `target nowait` and other hidden-helper tasks): its
+  // main thread, an initial thread of its own, opens one outermost team region from inside the
+  // runtime itself, so the region's code address lies in the runtime's own object. (libomp 19
+  // also reports its own address for nested regions, hence outermost only.) Its threads become
+  // tracks of their own; the team only ends after the tool has written its files.
+  void mark_hidden_helper_team() {
+    constexpr std::uint32_t kTeamFlag = 0x80000000;  // ompt_parallel_team
+    std::unordered_set<std::uint64_t> ids;
+    auto consider = [&](const OmpParallelSpan& p) {
+      if (p.level == 0 && (p.flags & kTeamFlag) && p.codeptr != 0 && omp_runtime_code(p.codeptr)) {
+        ids.insert(p.id);
+        Track& tr = t_.tracks[p.track];
+        tr.hidden_helper = true;
+      }
+    };
+    for (const OmpParallelSpan& p : t_.omp_parallels) consider(p);
+    for (const auto& [id, p] : open_parallels_) consider(p);
+    if (ids.empty()) return;
+    auto mark = [&](const OmpImplicitTaskSpan& i) {
+      if (i.initial || !ids.count(i.parallel_id)) return;
+      t_.tracks[i.track].hidden_helper = true;
+      t_.tracks[i.track].hidden_helper_num = i.thread_num;
+    };
+    for (const ImplicitRec& r : implicit_done_) mark(r.span);
+    for (const ThreadState& s : threads_)
+      for (const ImplicitRec& r : s.implicit) mark(r.span);
+    for (OmpParallelSpan& p : t_.omp_parallels) p.hidden_helper = ids.count(p.id) != 0;
+    for (auto& [id, p] : open_parallels_) p.hidden_helper = ids.count(p.id) != 0;
+  }
+
+  // What a hidden-helper thread still has open when the files are written (the team ends after
+  // that): shown until the end of the run, as the team really runs on.
+  void close_all_quietly(ThreadState& s, std::uint64_t t_max, bool lost_ends) {
+    if (!lost_ends) {
+      for (const Wait& w : s.waits) s.add_wait(w.kind, w.start, std::max(t_max, w.start));
+      for (SyncRec& y : s.sync) sync_done_.push_back(close(y, t_max));
+      for (OmpWorkSpan& w : s.work) t_.omp_works.push_back(close(w, t_max));
+      for (ImplicitRec& i : s.implicit) implicit_done_.push_back(close(i, t_max));
+      for (auto& [id, k] : s.running) t_.omp_tasks.push_back(close(k, t_max));
+      for (OmpMutexSpan& h : s.holds) t_.omp_mutexes.push_back(close(h, t_max));
+    }
+    for (Acquire& a : s.acquiring)
+      if (a.test) failed_try(a.span);
+    s.waits.clear();
+    s.sync.clear();
+    s.work.clear();
+    s.implicit.clear();
+    s.running.clear();
+    s.holds.clear();
+    s.acquiring.clear();
+    t_.tracks[s.track].omp_wait_ns = s.wait_total;
+  }
+
+  static constexpr std::uint32_t kCancel = 3, kEarlyFulfill = 5, kLateFulfill = 6, kSwitch = 7, kTaskwaitComplete = 8;
+
   template <class S>
   static S close(S s, std::uint64_t t_max) {
     if constexpr (requires { s.span; }) {
@@ -604,6 +735,8 @@ class OmpBuilder {
   std::unordered_map<std::uint64_t, OmpParallelSpan> open_parallels_;
   std::unordered_map<std::uint64_t, std::uint32_t> team_sizes_;
   std::unordered_set<std::uint64_t> completed_;
+  std::unordered_set<std::uint64_t> cancelled_;  // left a thread as ompt_task_cancel
+  std::unordered_set<std::uint64_t> started_;    // named as next by some task_schedule
   std::vector<ImplicitRec> implicit_done_;
   std::vector<SyncRec> sync_done_;
   std::vector<ForeignRelease> foreign_releases_;
@@ -860,6 +993,31 @@ void link_kokkos_allocations(Timeline& t) {
 }
 
 }  // namespace
+
+namespace {
+std::atomic<const void*> g_omp_runtime_fn{nullptr};
+}
+
+void set_omp_runtime_function(const void* fn) { g_omp_runtime_fn.store(fn, std::memory_order_relaxed); }
+
+bool omp_runtime_code(std::uint64_t address) {
+  // Resolved once per process, at the end: dladdr takes the loader's lock.
+  static const void* const base = []() -> const void* {
+    const void* fn = g_omp_runtime_fn.load(std::memory_order_relaxed);
+    Dl_info rt{};
+    if (fn == nullptr || dladdr(fn, &rt) == 0 || rt.dli_fbase == nullptr || rt.dli_fname == nullptr) return nullptr;
+    // A runtime linked into the executable shares its object with the user's code: no answer.
+    void* self = dlopen(nullptr, RTLD_LAZY | RTLD_NOLOAD);
+    void* lib = dlopen(rt.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    const bool in_executable = lib == nullptr || lib == self;
+    if (lib) dlclose(lib);
+    if (self) dlclose(self);
+    return in_executable ? nullptr : rt.dli_fbase;
+  }();
+  if (base == nullptr || address == 0) return false;
+  Dl_info at{};
+  return dladdr(reinterpret_cast<const void*>(address), &at) != 0 && at.dli_fbase == base;
+}
 
 bool host_device(int device_num, int initial_device_num, const std::vector<int>& initialised_devices) {
   if (device_num == kHostDevice) return true;

@@ -23,6 +23,8 @@ struct Track {
   std::uint64_t device_records = 0;  // device tracing records this thread only delivered
   std::uint64_t dropped = 0;         // events lost to the memory cap: all after last_ns (a full buffer stays full)
   std::uint64_t last_ns = 0;         // time of its last recorded host event
+  bool hidden_helper = false;        // a thread of libomp's hidden-helper team (runs `target nowait`)
+  std::uint32_t hidden_helper_num = 0;  // its thread number in that team
   bool device_only() const { return host_records == 0 && device_records > 0; }
 };
 
@@ -93,6 +95,8 @@ struct OmpParallelSpan : Interval {  // on the encountering thread
   std::uint32_t requested_team_size = 0, flags = 0;
   std::uint32_t team_size = 0;  // implicit tasks seen for this region (initial tasks excluded)
   std::uint32_t level = 0;      // implicit tasks open on the encountering thread at its start (0: outermost)
+  std::uint64_t codeptr = 0;    // return address the runtime reported for the construct
+  bool hidden_helper = false;   // the region libomp's hidden-helper team runs in (opened by the runtime itself)
 };
 
 struct OmpImplicitTaskSpan : Interval {
@@ -137,11 +141,14 @@ struct OmpMutexSpan : Interval {
   std::uint16_t kind = 0;  // ompt_mutex_t family: lock, nest_lock, critical, atomic, ordered
   bool hold = false;       // false: waiting to acquire, true: holding
   bool nested = false;     // hold only: a nested re-acquisition of a nest lock the thread holds
+  bool failed = false;     // wait only: an omp_test_lock / omp_test_nest_lock that did not get it (start == end)
   std::uint64_t wait_id = 0, kernel = 0;
 };
 
 // Every other OpenMP event, shown as an instant: dispatch, dependences, task dependence, lock
-// init/destroy, cancel, flush, control tool. The fields are the record's.
+// init/destroy, cancel, flush, control tool, error (a = interned message, sub = severity). The
+// fields are the record's. A detached task's fulfill is one too: type OmpTaskSchedule, a = the
+// status (early_fulfill / late_fulfill), u0 = the task id.
 struct OmpInstant {
   std::uint64_t time = 0;
   std::uint32_t track = 0;
@@ -235,6 +242,8 @@ struct Timeline {
   std::uint64_t omp_target_records = 0;  // target and device records read (0: no target section)
   std::uint64_t omp_records = 0;          // OpenMP records read (0: OMPT recorded nothing)
   std::uint64_t omp_tasks_completed = 0;  // explicit tasks that left a thread as complete or fulfilled
+  std::uint64_t omp_tasks_cancelled = 0;  // explicit tasks that ended as ompt_task_cancel
+  std::uint64_t omp_tasks_discarded = 0;  // of those, the ones that never started (cancelled before running)
   std::uint64_t t0 = 0;        // earliest event, ns
   std::uint64_t t_end = 0;     // latest event, ns
   std::uint64_t dropped = 0;   // events lost to the memory cap
@@ -252,6 +261,13 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_d
 // its devices); else, with no device initialised, the initial device number. (libomp 19 gives the
 // initializer 0, the number of the first device, so that number alone cannot decide.)
 bool host_device(int device_num, int initial_device_num, const std::vector<int>& initialised_devices);
+
+// Recognises the OpenMP runtime's own code (for the hidden-helper team's region): give any
+// function of the runtime (an OMPT entry point). omp_runtime_code tells whether an address lies
+// in the same loaded object; always false when unset or when the runtime is linked into the
+// executable itself.
+void set_omp_runtime_function(const void* fn);
+bool omp_runtime_code(std::uint64_t address);
 
 // Drops kernels and regions by name: keep those matching include (if set) and not exclude.
 void filter_timeline(Timeline& t, const std::string& include, const std::string& exclude);

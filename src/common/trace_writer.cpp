@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <tuple>
 #include <unordered_map>
 
 #include "common/devid.hpp"
@@ -108,6 +109,22 @@ void write_omp_instants(const Timeline& t, Head& head, std::string& o, Out& out)
       case Ev::OmpControlTool:
         head("i", "omp.control_tool", "control_tool", e.track, e.time);
         o += ",\"s\":\"t\",\"args\":{\"command\":" + std::to_string(e.a) + ",\"modifier\":" + std::to_string(e.u0);
+        break;
+      case Ev::OmpError:
+        head("i", "omp.error", "error", e.track, e.time);
+        o += ",\"s\":\"t\",\"args\":{\"severity\":\"";
+        o += omp_names::severity(e.sub);
+        o += "\",\"message\":";
+        if (e.a == InternTable::kNullName) {
+          o += "null";
+        } else {
+          json::append_string(o, kob::names().str(e.a));
+        }
+        kernel_arg(e.kernel);
+        break;
+      case Ev::OmpTaskSchedule:  // a detached task's event fulfilled
+        head("i", "omp.task_fulfill", omp_names::task_status(e.a), e.track, e.time);
+        o += ",\"s\":\"t\",\"args\":{\"task_id\":" + std::to_string(e.u0);
         break;
       default:
         continue;
@@ -234,14 +251,25 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
   json::append_string(o, info.process_name);
   o += "}}";
   first = false;
+  // libomp's hidden-helper threads form a group of their own after the program's threads.
+  constexpr std::uint64_t kHiddenHelperSortBase = 500000;
+  auto track_name = [&](std::uint32_t i) -> std::string {
+    const Track& tr = t.tracks[i];
+    if (tr.hidden_helper) return "hidden helper " + std::to_string(tr.hidden_helper_num);
+    const bool omp = tr.omp_thread_type == 1 || tr.omp_thread_type == 2;
+    return (omp ? "omp thread " : "thread ") + std::to_string(tr.index);
+  };
+  auto track_sort_index = [&](std::uint32_t i) -> std::uint64_t {
+    const Track& tr = t.tracks[i];
+    return tr.hidden_helper ? kHiddenHelperSortBase + tr.hidden_helper_num : tr.index;
+  };
   for (std::size_t i = 0; i < t.tracks.size(); ++i) {
     const Track& tr = t.tracks[i];
     if (tr.device_only()) continue;  // a runtime thread that only delivered device buffers
-    const bool omp = tr.omp_thread_type == 1 || tr.omp_thread_type == 2;
     o += ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + pid + ",\"tid\":" + tids[i] + ",\"args\":{\"name\":\"" +
-         (omp ? "omp thread " : "thread ") + std::to_string(tr.index) + "\"}}";
+         track_name(static_cast<std::uint32_t>(i)) + "\"}}";
     o += ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":" + pid + ",\"tid\":" + tids[i] +
-         ",\"args\":{\"sort_index\":" + std::to_string(tr.index) + "}}";
+         ",\"args\":{\"sort_index\":" + std::to_string(track_sort_index(static_cast<std::uint32_t>(i))) + "}}";
   }
   for (std::size_t i = 0; i < t.omp_devices.size(); ++i) {
     const OmpDevice& d = t.omp_devices[i];
@@ -287,23 +315,86 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
     return a.index < b.index;  // the timeline's own order: for equal regions, outer first
   });
   std::uint64_t clipped = 0;
-  std::vector<std::pair<std::uint64_t, XKind>> ends;  // open parents' ends on the current track
+  // A mutex may be held across constructs (set in one masked block, unset after a barrier in
+  // another): such a hold keeps its true span on a hold lane of its thread instead of being cut.
+  auto is_hold = [&](const XRef& x) { return x.kind == XKind::OmpMutex && t.omp_mutexes[x.index].hold; };
+  std::vector<std::size_t> moved;  // indices into xs of holds that go to a lane
+  struct Open {
+    std::uint64_t end;
+    XKind kind;
+    std::size_t at;
+  };
+  std::vector<Open> ends;  // open parents on the current track
   std::uint32_t cur_track = UINT32_MAX;
-  for (XRef& x : xs) {
+  for (std::size_t n = 0; n < xs.size(); ++n) {
+    XRef& x = xs[n];
     if (x.track != cur_track) {
       ends.clear();
       cur_track = x.track;
     }
-    while (!ends.empty() && ends.back().first <= x.start) ends.pop_back();
-    if (!ends.empty() && x.end > ends.back().first) {
-      x.end = ends.back().first;
+    while (!ends.empty() && ends.back().end <= x.start) ends.pop_back();
+    while (!ends.empty() && x.end > ends.back().end && is_hold(xs[ends.back().at])) {
+      moved.push_back(ends.back().at);  // what it holds across began inside it and ends after it
+      ends.pop_back();
+    }
+    if (is_hold(x) && !ends.empty() && x.end > ends.back().end) {
+      moved.push_back(n);  // it outlives the construct it began in
+      continue;
+    }
+    if (!ends.empty() && x.end > ends.back().end) {
+      x.end = ends.back().end;
       // An explicit task that is switched out (at a taskwait, say) leaves what it opened running
       // past its stretch: expected, cut without counting.
-      if (ends.back().second != XKind::OmpTask) ++clipped;
+      if (ends.back().kind != XKind::OmpTask) ++clipped;
     }
-    ends.emplace_back(x.end, x.kind);
+    ends.push_back({x.end, x.kind, n});
   }
   if (clipped_out) *clipped_out = clipped;
+
+  // Hold lanes: per thread, the moved holds packed into as few lanes as keep them nested.
+  struct Lane {
+    std::uint32_t thread_track, number;
+  };
+  std::vector<Lane> lanes;  // track index host_tracks + devices + i
+  if (!moved.empty()) {
+    std::sort(moved.begin(), moved.end(), [&](std::size_t a, std::size_t b) {
+      return std::tie(xs[a].track, xs[a].start, xs[b].end) < std::tie(xs[b].track, xs[b].start, xs[a].end);
+    });
+    const auto lane_base = static_cast<std::uint32_t>(tids.size());
+    std::uint32_t thread = UINT32_MAX;
+    std::size_t first_lane = 0;
+    std::vector<std::vector<std::uint64_t>> stacks;  // per lane of this thread: open holds' ends
+    for (std::size_t m : moved) {
+      XRef& x = xs[m];
+      if (x.track != thread) {
+        thread = x.track;
+        first_lane = lanes.size();
+        stacks.clear();
+      }
+      std::size_t k = 0;
+      for (; k < stacks.size(); ++k) {
+        auto& st = stacks[k];
+        while (!st.empty() && st.back() <= x.start) st.pop_back();
+        if (st.empty() || x.end <= st.back()) break;
+      }
+      if (k == stacks.size()) {
+        stacks.emplace_back();
+        lanes.push_back({thread, static_cast<std::uint32_t>(k)});
+        tids.push_back(std::to_string(std::stoull(tids[thread]) + (std::uint64_t(k + 1) << 40)));
+      }
+      stacks[k].push_back(x.end);
+      x.track = lane_base + static_cast<std::uint32_t>(first_lane + k);
+    }
+    for (std::size_t i = 0; i < lanes.size(); ++i) {
+      const std::string& tid = tids[lane_base + i];
+      const Lane& l = lanes[i];
+      o += ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + pid + ",\"tid\":" + tid + ",\"args\":{\"name\":";
+      json::append_string(o, track_name(l.thread_track) + " mutex holds" + (l.number ? " " + std::to_string(l.number + 1) : ""));
+      o += "}}";
+      o += ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":" + pid + ",\"tid\":" + tid +
+           ",\"args\":{\"sort_index\":" + std::to_string(track_sort_index(l.thread_track)) + "}}";
+    }
+  }
 
   auto kernel_arg = [&](std::uint64_t k) {
     if (k != 0) o += ",\"kokkos_kernel\":" + std::to_string(k);
@@ -424,6 +515,7 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
         x_head("omp.mutex", omp_names::mutex(m.kind), x);
         o += ",\"args\":{\"wait_id\":" + std::to_string(m.wait_id) + ",\"phase\":\"" + (m.hold ? "hold" : "wait") + "\"";
         if (m.nested) o += ",\"nested\":true";
+        if (m.failed) o += ",\"acquired\":false";
         o += "";
         kernel_arg(m.kernel);
         o += "}}";

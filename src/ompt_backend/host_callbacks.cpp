@@ -2,7 +2,11 @@
 // Kokkos kernel an event belongs to travels in the runtime's ompt_data_t (omp_ids.hpp).
 #include <omp-tools.h>
 
+#include <cstring>
+#include <string_view>
+
 #include "common/config.hpp"
+#include "common/intern.hpp"
 #include "common/recorder.hpp"
 #include "common/session.hpp"
 #include "ompt_backend/callback_table.hpp"
@@ -193,9 +197,12 @@ void on_task_schedule(ompt_data_t* prior_task, ompt_task_status_t prior_status, 
   ThreadBuffer& b = this_thread();
   const std::uint64_t prior = task_id_of(prior_task), next = task_id_of(next_task);
   // A finished or suspended explicit task stops lending its kernel to this thread; the next
-  // explicit task lends its own.
-  if (prior != 0) b.omp.pop();
-  if (next != 0) b.omp.push(kernel_of(next_task));
+  // explicit task lends its own. A fulfill (early: from inside the still running body; late:
+  // from any thread) and a taskwait-depend task's completion leave no thread.
+  const bool leaves = prior_status != ompt_task_early_fulfill && prior_status != ompt_task_late_fulfill &&
+                      prior_status != ompt_taskwait_complete;
+  if (prior != 0 && leaves) b.omp.pop_task(prior);
+  if (next != 0) b.omp.push(kernel_of(next_task), next);
   if (!recording(kGroupOmpTask)) return;
   b.emit([&](Record& r) {
     r.tick = t;
@@ -305,6 +312,37 @@ int on_control_tool(std::uint64_t command, std::uint64_t modifier, void* /*arg*/
   return 0;
 }
 
+// The error directive (OpenMP 5.1, at(execution)). Rare: the message is interned here, under the
+// table's lock, since the runtime may hand a buffer it reuses. A null message is kept as null.
+void on_error(ompt_severity_t severity, const char* message, std::size_t length, const void* /*codeptr*/) {
+  const std::uint64_t t = clock::now();
+  ThreadBuffer& b = this_thread();
+  constexpr std::size_t kMaxMessage = 4096;
+  std::uint32_t text = InternTable::kNullName;
+  if (message != nullptr) {
+    try {
+      text = names().intern(std::string_view(message, strnlen(message, length < kMaxMessage ? length : kMaxMessage)));
+    } catch (...) {  // out of memory: the event stays, without its text
+    }
+  }
+  b.emit([&](Record& r) {
+    r.tick = t;
+    r.type = Ev::OmpError;
+    r.sub = static_cast<std::uint16_t>(severity);
+    r.a = text;
+    r.u[1] = b.current_kernel();
+    r.u[2] = length;
+  });
+  // severity(fatal): the runtime ends the program as soon as we return (libomp 19: abort(), no
+  // exit handler runs), so this is the last moment to write the files.
+  if (severity == ompt_fatal) {
+    try {
+      session::write_outputs();
+    } catch (...) {
+    }
+  }
+}
+
 template <class F>
 ompt_callback_t cb(F* f) {
   return reinterpret_cast<ompt_callback_t>(f);
@@ -342,6 +380,7 @@ std::span<const CallbackEntry> host_callbacks() {
       {ompt_callback_lock_destroy, "lock_destroy", cb(on_lock_destroy), kGroupOmpMutex},
       {ompt_callback_cancel, "cancel", cb(on_cancel), kAnyOmp},
       {ompt_callback_control_tool, "control_tool", cb(on_control_tool), kAnyOmp},
+      {ompt_callback_error, "error", cb(on_error), kAnyOmp},
   };
   return kTable;
 }

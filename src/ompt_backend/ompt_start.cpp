@@ -10,6 +10,7 @@
 #include "common/omp_names.hpp"
 #include "common/recorder.hpp"
 #include "common/session.hpp"
+#include "common/timeline.hpp"
 #include "ompt_backend/callback_table.hpp"
 #include "ompt_backend/device_tracing.hpp"
 #include "ompt_backend/ompt_runtime.hpp"
@@ -137,6 +138,7 @@ int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_
     session::set_omp_initial_device(initial_device_num);
     session::add_other_data("ompt", "initial_device_num", std::to_string(initial_device_num));
     session::set_before_write(before_write);
+    set_omp_runtime_function(reinterpret_cast<const void*>(g_rt.set_callback));
     register_callbacks(host_callbacks(), session::config().events);
     register_callbacks(target_callbacks(), session::config().events);
     // The thread that initialises the runtime gets no thread_begin before its first events.

@@ -27,6 +27,8 @@ REQUIRED_ARGS = {
     "omp.target_data": ("host_op_id", "src_device", "dst_device", "bytes"),
     "omp.target_submit": ("host_op_id", "requested_teams"),
     "omp.device": ("host_op_id",),
+    "omp.error": ("severity", "message"),
+    "omp.task_fulfill": ("task_id",),
 }
 
 failures = []
