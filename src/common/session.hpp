@@ -65,7 +65,8 @@ void set_before_write(void (*fn)());
 void write_outputs();
 bool outputs_written();
 
-// The prefix the files get: --output, else kob-<exe>-<pid>[-r<rank>].
+// The prefix the files get: --output with its placeholders expanded (and -r<rank> / -<pid> added
+// when it cannot tell this process from others), else kob-<exe>-<pid>[-r<rank>] (output_name.hpp).
 std::string output_prefix();
 // MPI rank from the launcher's environment, or -1.
 int mpi_rank();
