@@ -53,7 +53,31 @@ bool uses(std::string_view pattern, char field) {
   return found;
 }
 
+bool tells_ranks_apart(std::string_view pattern) {
+  bool found = false;
+  walk(
+      pattern, [](std::string_view) {},
+      [&](char c, std::string_view var) {
+        if (c == 'r' || c == 'p') found = true;
+        for (const char* v : kRankVariables)
+          if (c == 'q' && var == v) found = true;
+      },
+      nullptr);
+  return found;
+}
+
 }  // namespace
+
+int rank_from_environment(const char* (*getenv)(const char*)) {
+  for (const char* var : kRankVariables) {
+    if (const char* v = getenv(var)) {
+      char* end = nullptr;
+      const long r = std::strtol(v, &end, 10);
+      if (end != v && *end == 0 && r >= 0 && r <= 0x7fffffff) return static_cast<int>(r);
+    }
+  }
+  return -1;
+}
 
 bool check(std::string_view pattern, std::string& error) {
   return walk(pattern, [](std::string_view) {}, [](char, std::string_view) {}, &error);
@@ -97,7 +121,7 @@ Resolved resolve(std::string_view pattern, const Context& ctx) {
     return r;
   }
   std::string added;
-  if (ctx.rank >= 0 && !uses(pattern, 'r') && !uses(pattern, 'p')) added += "-r" + std::to_string(ctx.rank);
+  if (ctx.rank >= 0 && !tells_ranks_apart(pattern)) added += "-r" + std::to_string(ctx.rank);
   if (ctx.forked_child && !uses(pattern, 'p')) added += "-" + std::to_string(ctx.pid);
   if (!added.empty()) {
     std::string who;

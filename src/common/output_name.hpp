@@ -7,6 +7,13 @@
 
 namespace kob::output_name {
 
+// The launchers' variables that hold the MPI rank, in the order they are read.
+inline constexpr const char* kRankVariables[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK",
+                                                 "SLURM_PROCID"};
+
+// The rank from the first of kRankVariables that holds a number >= 0, else -1.
+int rank_from_environment(const char* (*getenv)(const char*));
+
 // What the placeholders stand for in this process.
 struct Context {
   long pid = 0;
@@ -35,7 +42,8 @@ struct Resolved {
 };
 
 // The final prefix for --output=pattern (empty: the default). DIR/ gives the default names in
-// DIR. Without %p or %r a known rank adds -r<rank>; without %p a forked child adds -<pid>.
+// DIR. A known rank adds -r<rank> unless the pattern has %r, %p or %q{} of a rank variable; a
+// forked child adds -<pid> unless the pattern has %p.
 Resolved resolve(std::string_view pattern, const Context& ctx);
 
 }  // namespace kob::output_name

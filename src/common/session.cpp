@@ -55,6 +55,8 @@ State& state() {
 
 std::once_flag g_start_once;
 std::atomic<long> g_start_pid{0};  // the process that started the tool; another pid: a fork child
+std::atomic<long> g_owner_pid{0};  // the process whose events the buffers hold
+std::atomic<bool> g_fork_pending{false};  // between before_fork and the parent or child handler
 std::atomic<void (*)()> g_before_write{nullptr};
 std::atomic<int> g_omp_initial_device{-1};
 
@@ -91,6 +93,7 @@ std::string hostname() {
 // one order (session, registry, intern table: the order the code nests them in) before the
 // fork, released after it in both processes.
 void before_fork() {
+  g_fork_pending.store(true);
   state().mu.lock();
   recorder::before_fork();
   intern_before_fork();
@@ -100,22 +103,27 @@ void after_fork_parent() {
   intern_after_fork();
   recorder::after_fork_parent();
   state().mu.unlock();
+  g_fork_pending.store(false);
 }
 
 // The child records its own events only, from now on, and writes them under a name of its own
 // (output_prefix) at its exit; after exec or _exit it writes nothing.
 void after_fork_child() {
+  const long pid = static_cast<long>(getpid());
+  if (g_owner_pid.exchange(pid) == pid) return;  // done already, from after_fork_check
   intern_after_fork();
   recorder::after_fork_child();
   State& s = state();
   s.start_wall = std::chrono::system_clock::now();
   s.mu.unlock();
   log::after_fork_child();
+  g_fork_pending.store(false);
 }
 
 void start() {
   State& s = state();
   g_start_pid.store(getpid());
+  g_owner_pid.store(getpid());
   s.start_wall = std::chrono::system_clock::now();
   clock::init();
   Config c;
@@ -208,6 +216,10 @@ output_name::Context name_context() {
 }  // namespace
 
 void ensure_started() { std::call_once(g_start_once, start); }
+
+void after_fork_check() {
+  if (g_fork_pending.load() && static_cast<long>(getpid()) != g_owner_pid.load()) after_fork_child();
+}
 
 const Config& config() { return state().config; }
 
@@ -384,14 +396,7 @@ void write_outputs() {
 }
 
 int mpi_rank() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID"}) {
-    if (const char* v = std::getenv(var)) {
-      char* end = nullptr;
-      const long r = std::strtol(v, &end, 10);
-      if (end != v && *end == 0 && r >= 0) return static_cast<int>(r);
-    }
-  }
-  return -1;
+  return output_name::rank_from_environment(+[](const char* n) -> const char* { return std::getenv(n); });
 }
 
 std::string output_prefix() { return output_name::resolve(state().config.output, name_context()).prefix; }

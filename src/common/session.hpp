@@ -36,6 +36,10 @@ namespace session {
 void ensure_started();
 const Config& config();
 
+// For callbacks that a runtime's own fork handler may call in the child (OMPT thread_begin):
+// when that handler runs before ours, does our child-side fork work first. Nothing otherwise.
+void after_fork_check();
+
 // Options from the program's command line (kokkosp_parse_args): applied over the environment.
 void apply_command_line(const std::vector<std::string>& args);
 

@@ -24,6 +24,7 @@ inline std::uint64_t kernel_or(const ThreadBuffer& b, const ompt_data_t* task) {
 // sched_getcpu is what ompt_get_proc_id answers, without the runtime (a vDSO call); the place
 // holding that processor is looked up at the end (ompt_start.cpp, before_write).
 void on_thread_begin(ompt_thread_t type, ompt_data_t* /*thread_data*/) {
+  session::after_fork_check();
   ThreadBuffer& b = this_thread();
   b.omp_thread_type.store(static_cast<int>(type), std::memory_order_relaxed);
   b.omp_proc.store(sched_getcpu(), std::memory_order_relaxed);
