@@ -17,7 +17,7 @@ ap.add_argument("--lib", required=True)
 a = ap.parse_args()
 prog, lib = os.path.abspath(a.program), os.path.abspath(a.lib)
 T = 2
-TIMEOUT = 60
+TIMEOUT = 30
 
 
 def run(args, env_extra, cwd, unset=()):
