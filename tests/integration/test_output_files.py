@@ -136,7 +136,7 @@ for output, expected, note in (("run", "run-r2", True), ("run-%r", "run-2", Fals
 wd = kc.workdir()
 pid, rc, out, err = run("--quiet --output=full", wd)
 sizes = {ext: os.path.getsize(os.path.join(wd, "full" + ext)) for ext in EXTS}
-limit = sizes[".summary.txt"] + 64
+limit = sizes[".summary.txt"] + 1024  # room for the few bytes that timings change between runs
 kc.check(sizes[".trace.json"] > limit and sizes[".summary.json"] > limit, f"the limit falls between the file sizes: {sizes}")
 for ext in (".trace.json", ".summary.json"):
     with open(os.path.join(wd, "full" + ext), "w") as f:
@@ -153,7 +153,8 @@ kc.expect_eq(files(wd), ["full" + e for e in sorted(EXTS)], "file size limit: no
 for ext in (".trace.json", ".summary.json"):
     with open(os.path.join(wd, "full" + ext)) as f:
         kc.expect_eq(f.read(), "older", f"file size limit: full{ext} left as it was")
-kc.check(os.path.getsize(os.path.join(wd, "full.summary.txt")) == sizes[".summary.txt"], "file size limit: the summary fits")
+with open(os.path.join(wd, "full.summary.txt")) as f:
+    kc.check(f.read().endswith("dropped events: 0\n"), "file size limit: the summary that fits is whole")
 kc.check(" wrote full.summary.txt" in err, "file size limit: the written file is named")
 
 # Four processes writing the same prefix at once: each file whole (valid JSON), no temporary.
