@@ -114,7 +114,11 @@ Resolved resolve(std::string_view pattern, const Context& ctx) {
     return r;
   }
   std::string p = expand(pattern, ctx);
-  if (!p.empty() && p.back() == '/') {
+  if (p.empty()) {  // only unset variables: no name at all
+    r.prefix = default_prefix(ctx);
+    return r;
+  }
+  if (p.back() == '/') {
     // The default names already hold the pid and the rank.
     r.directory = p;
     r.prefix = p + default_prefix(ctx);

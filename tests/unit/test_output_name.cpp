@@ -77,6 +77,7 @@ TEST_CASE("the default prefix names the executable, the pid and a known rank") {
   CHECK(on::resolve("", context(2)).prefix == "kob-app-1234-r2");
   CHECK(on::resolve("", context(2)).note.empty());
   CHECK(on::resolve("", context(-1, true)).prefix == "kob-app-1234");  // a child's pid is its own
+  CHECK(on::resolve("%q{UNSET_VAR}", context()).prefix == "kob-app-1234");  // nothing left: the default
 }
 
 TEST_CASE("DIR/ means the default names inside DIR") {
