@@ -6,6 +6,8 @@
 #include "common/name_filter.hpp"
 #include "common/text_safe.hpp"
 
+#include "common/output_name.hpp"
+
 namespace kob {
 
 namespace {
@@ -80,9 +82,12 @@ bool valid_regex(std::string_view v, std::string& accepted) {
 constexpr std::uint64_t kMaxMemoryLimitMib = std::numeric_limits<std::uint64_t>::max() >> 20;
 
 constexpr OptionSpec kOptions[] = {
-    {"output", "PREFIX", "kob-<executable>-<pid>[-r<rank>]", "prefix of the files written",
+    {"output", "PREFIX", "kob-<executable>-<pid>[-r<rank>]",
+     "prefix of the files written; placeholders %p (pid), %r (rank), %h (host), %q{VAR} (environment variable), "
+     "%% (a %); DIR/ means the default names in DIR",
      [](Config& c, std::string_view v, std::string& a) {
        if (v.empty()) return a = "expected a non-empty prefix", false;
+       if (!output_name::check(v, a)) return false;
        c.output = std::string(v);
        return true;
      }},

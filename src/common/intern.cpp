@@ -70,6 +70,9 @@ InternTable& names() {
   return t;
 }
 
+void intern_before_fork() { storage().mu.lock(); }
+void intern_after_fork() { storage().mu.unlock(); }
+
 std::uint32_t InternCache::null_name() {
   log::warn_once(log::Once::NullName, "a hook passed a null name; it is recorded as \"<null>\"");
   return InternTable::kNullName;

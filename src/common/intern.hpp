@@ -27,6 +27,11 @@ class InternTable {
 
 InternTable& names();
 
+// fork(): the table's lock is taken before and released after (in parent and child), so that a
+// child never inherits it held by a thread it does not have.
+void intern_before_fork();
+void intern_after_fork();
+
 // Per-thread cache keyed by the caller's pointer. A hit is confirmed with strcmp against the
 // interned text, because callers (Kokkos) often hand us a temporary buffer at a reused address.
 struct InternCache {

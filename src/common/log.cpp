@@ -15,15 +15,19 @@ std::atomic<bool> g_once[static_cast<int>(Once::Count)];
 
 // A private logger, never registered: the measured program may use spdlog's default logger and
 // must not see ours, nor we its settings. Unsynchronised stderr writes are fine: messages are rare.
+spdlog::logger* make_logger() {
+  auto* lg = new spdlog::logger("kokkos-ompt-bridge", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  lg->set_pattern("kokkos-ompt-bridge: %l: %v");
+  lg->set_level(spdlog::level::trace);  // filtering is ours, by g_level
+  lg->flush_on(spdlog::level::trace);
+  return lg;
+}
+std::atomic<spdlog::logger*> g_logger{nullptr};
+
 spdlog::logger& logger() {
-  static auto* l = [] {
-    auto* lg = new spdlog::logger("kokkos-ompt-bridge", std::make_shared<spdlog::sinks::stderr_sink_mt>());
-    lg->set_pattern("kokkos-ompt-bridge: %l: %v");
-    lg->set_level(spdlog::level::trace);  // filtering is ours, by g_level
-    lg->flush_on(spdlog::level::trace);
-    return lg;
-  }();
-  return *l;
+  static const bool made = (g_logger.store(make_logger()), true);
+  (void)made;
+  return *g_logger.load();
 }
 
 bool enabled(Level l) { return static_cast<int>(l) >= static_cast<int>(g_level.load(std::memory_order_relaxed)); }
@@ -54,6 +58,11 @@ void error(const std::string& m) { if (enabled(Level::Error)) logger().error(m);
 void plain(const std::string& m) {
   std::fwrite(m.data(), 1, m.size(), stderr);
   std::fflush(stderr);
+}
+
+void after_fork_child() {
+  // The old logger is left behind (its lock may be held by a thread the child does not have).
+  if (g_logger.load() != nullptr) g_logger.store(make_logger());
 }
 
 void warn_once(Once which, const std::string& msg) {

@@ -25,4 +25,8 @@ void plain(const std::string& msg);
 enum class Once { NullName, BadKernelId, EventsAfterOutput, KokkosWithoutOmpt, Count };
 void warn_once(Once which, const std::string& msg);
 
+// In a fork() child: a fresh logger, since another thread of the parent may have held the old
+// one's lock at the fork.
+void after_fork_child();
+
 }  // namespace kob::log

@@ -94,6 +94,24 @@ std::uint64_t dropped_total() {
   return n;
 }
 
+void before_fork() { registry().mu.lock(); }
+
+void after_fork_parent() { registry().mu.unlock(); }
+
+void after_fork_child() {
+  Registry& r = registry();
+  ThreadBuffer* old = t_buffer;
+  r.threads.clear();
+  g_used.store(0, std::memory_order_relaxed);
+  r.mu.unlock();
+  t_buffer = nullptr;
+  if (old != nullptr) {
+    ThreadBuffer* b = register_thread();
+    b->kokkos = old->kokkos;
+    b->omp_thread_type.store(old->omp_thread_type.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  }
+}
+
 void reset_for_test() {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);

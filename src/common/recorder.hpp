@@ -130,9 +130,11 @@ class ThreadBuffer {
   std::uint64_t os_tid = 0;
   // Set by OMPT thread_begin: 0 unknown, else ompt_thread_t (1 initial, 2 worker, 3 other).
   std::atomic<int> omp_thread_type{0};
-  // Where OMPT says the thread runs (ompt_get_proc_id / ompt_get_place_num at thread_begin); -1 unknown.
-  int omp_proc = -1;
-  int omp_place = -1;
+  // The processor the thread ran on at OMPT thread_begin (sched_getcpu), and the OpenMP place
+  // holding that processor (filled in before the write); -1 unknown. Atomic: written by the
+  // thread, read by the writer at the end.
+  std::atomic<int> omp_proc{-1};
+  std::atomic<int> omp_place{-1};
 
   // Reader side (end of run): calls f(const Record&) for every committed record, in order.
   template <class F>
@@ -196,6 +198,14 @@ std::vector<ThreadBuffer*> threads();
 std::uint64_t dropped_total();
 // Tests only: forget all threads and counters (leaks the old buffers on purpose).
 void reset_for_test();
+
+// fork(): before_fork takes the registry lock so that no other thread holds it at the fork;
+// after_fork_parent releases it. after_fork_child releases it too and forgets every buffer
+// copied from the parent (the child records its own events only, into a fresh buffer for its one
+// thread, which keeps what that thread was doing in Kokkos) and the memory they count.
+void before_fork();
+void after_fork_parent();
+void after_fork_child();
 }  // namespace recorder
 
 }  // namespace kob

@@ -1,7 +1,7 @@
 #include "common/session.hpp"
 
 #include <dlfcn.h>
-#include <errno.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -9,12 +9,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <mutex>
 
+#include "common/atomic_file.hpp"
 #include "common/clock.hpp"
+#include "common/intern.hpp"
 #include "common/json.hpp"
 #include "common/log.hpp"
+#include "common/output_name.hpp"
 #include "common/recorder.hpp"
 #include "common/summary.hpp"
 #include "common/timeline.hpp"
@@ -51,6 +55,9 @@ State& state() {
 }
 
 std::once_flag g_start_once;
+std::atomic<long> g_start_pid{0};  // the process that started the tool; another pid: a fork child
+std::atomic<long> g_owner_pid{0};  // the process whose events the buffers hold
+std::atomic<bool> g_fork_pending{false};  // between before_fork and the parent or child handler
 std::atomic<void (*)()> g_before_write{nullptr};
 std::atomic<int> g_omp_initial_device{-1};
 
@@ -83,8 +90,41 @@ std::string hostname() {
   return buf;
 }
 
+// fork(): no lock of ours may be inherited held by a thread the child does not have. Taken in
+// one order (session, registry, intern table: the order the code nests them in) before the
+// fork, released after it in both processes.
+void before_fork() {
+  g_fork_pending.store(true);
+  state().mu.lock();
+  recorder::before_fork();
+  intern_before_fork();
+}
+
+void after_fork_parent() {
+  intern_after_fork();
+  recorder::after_fork_parent();
+  state().mu.unlock();
+  g_fork_pending.store(false);
+}
+
+// The child records its own events only, from now on, and writes them under a name of its own
+// (output_prefix) at its exit; after exec or _exit it writes nothing.
+void after_fork_child() {
+  const long pid = static_cast<long>(getpid());
+  if (g_owner_pid.exchange(pid) == pid) return;  // done already, from after_fork_check
+  intern_after_fork();
+  recorder::after_fork_child();
+  State& s = state();
+  s.start_wall = std::chrono::system_clock::now();
+  s.mu.unlock();
+  log::after_fork_child();
+  g_fork_pending.store(false);
+}
+
 void start() {
   State& s = state();
+  g_start_pid.store(getpid());
+  g_owner_pid.store(getpid());
   s.start_wall = std::chrono::system_clock::now();
   clock::init();
   Config c;
@@ -106,6 +146,8 @@ void start() {
     dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
   }
   std::atexit(at_exit);
+  if (pthread_atfork(before_fork, after_fork_parent, after_fork_child) != 0)
+    log::warn("cannot register the fork handlers; a forked child may hang or write its parent's events");
 }
 
 std::string other_data_json(const Summary* sum) {
@@ -162,25 +204,23 @@ std::string other_data_json(const Summary* sum) {
   return o;
 }
 
-// Opens path for writing with close-on-exec; one warning line on failure.
-std::FILE* open_output(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "we");
-  if (f == nullptr) log::warn("cannot write " + path + ": " + std::strerror(errno) + "; that output is skipped");
-  return f;
-}
-
-bool write_text(const std::string& path, const std::string& text) {
-  std::FILE* f = open_output(path);
-  if (f == nullptr) return false;
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const bool closed = std::fclose(f) == 0;
-  if (!ok || !closed) log::warn("error while writing " + path + "; the file may be incomplete");
-  return ok && closed;
+output_name::Context name_context() {
+  output_name::Context ctx;
+  ctx.pid = static_cast<long>(getpid());
+  ctx.rank = mpi_rank();
+  ctx.host = hostname();
+  ctx.exe = exe_name();
+  ctx.forked_child = ctx.pid != g_start_pid.load();
+  return ctx;
 }
 
 }  // namespace
 
 void ensure_started() { std::call_once(g_start_once, start); }
+
+void after_fork_check() {
+  if (g_fork_pending.load() && static_cast<long>(getpid()) != g_owner_pid.load()) after_fork_child();
+}
 
 const Config& config() { return state().config; }
 
@@ -304,32 +344,42 @@ void write_outputs() {
     t.run_end = clock::to_ns(clock::now());
     filter_timeline(t, c.include, c.exclude);
     Summary sum = summarize(t);
-    const std::string prefix = output_prefix();
+    const output_name::Resolved name = output_name::resolve(c.output, name_context());
+    const std::string& prefix = name.prefix;
+    if (!name.note.empty()) log::warn(name.note);
+    std::string error;
+    const bool can_write = name.directory.empty() || atomic_file::make_directories(name.directory, error);
+    if (!can_write) log::warn(error);
     std::vector<std::string> written;
-
-    if (c.formats & kFormatChrome) {
-      const std::string path = prefix + ".trace.json";
-      if (std::FILE* f = open_output(path)) {
-        TraceInfo info;
-        info.pid = static_cast<std::uint64_t>(getpid());
-        info.process_name = exe_name();
-        if (mpi_rank() >= 0) info.process_name += " rank " + std::to_string(mpi_rank());
-        info.other_data_json = other_data_json(&sum);
-        std::uint64_t clipped = 0;
-        const bool ok = write_chrome_trace(f, t, info, &clipped);
-        const bool closed = std::fclose(f) == 0;
-        if (clipped) log::warn(std::to_string(clipped) + " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
-        if (ok && closed) {
-          written.push_back(path);
-        } else {
-          log::warn("error while writing " + path + "; the file may be incomplete");
-        }
+    // Each file whole or not at all; a failure is one line and the other files are still tried.
+    auto emit = [&](std::uint32_t format, const std::string& path, const std::function<bool(std::FILE*)>& write) {
+      if (!can_write || (c.formats & format) == 0) return;
+      if (atomic_file::write(path, write, error)) {
+        written.push_back(path);
+      } else {
+        log::warn(error);
       }
-    }
+    };
+
+    emit(kFormatChrome, prefix + ".trace.json", [&](std::FILE* f) {
+      TraceInfo info;
+      info.pid = static_cast<std::uint64_t>(getpid());
+      info.process_name = exe_name();
+      if (mpi_rank() >= 0) info.process_name += " rank " + std::to_string(mpi_rank());
+      info.other_data_json = other_data_json(&sum);
+      std::uint64_t clipped = 0;
+      const bool ok = write_chrome_trace(f, t, info, &clipped);
+      if (clipped) log::warn(std::to_string(clipped) + " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
+      return ok;
+    });
     const std::string text = summary_text(sum, exe_name() + " (pid " + std::to_string(getpid()) + ")");
-    if ((c.formats & kFormatSummary) && write_text(prefix + ".summary.txt", text)) written.push_back(prefix + ".summary.txt");
-    if ((c.formats & kFormatJson) && write_text(prefix + ".summary.json", summary_json(sum, other_data_json(&sum))))
-      written.push_back(prefix + ".summary.json");
+    emit(kFormatSummary, prefix + ".summary.txt",
+         [&](std::FILE* f) { return std::fwrite(text.data(), 1, text.size(), f) == text.size(); });
+    if (c.formats & kFormatJson) {
+      const std::string js = summary_json(sum, other_data_json(&sum));
+      emit(kFormatJson, prefix + ".summary.json",
+           [&](std::FILE* f) { return std::fwrite(js.data(), 1, js.size(), f) == js.size(); });
+    }
     // Odd hook orders and the like: one line each on stderr, in the printed summary's notes or
     // as warnings when no summary is printed.
     const bool summary_shown = !c.quiet && (c.formats & kFormatSummary);
@@ -351,23 +401,10 @@ void write_outputs() {
 }
 
 int mpi_rank() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID"}) {
-    if (const char* v = std::getenv(var)) {
-      char* end = nullptr;
-      const long r = std::strtol(v, &end, 10);
-      if (end != v && *end == 0 && r >= 0) return static_cast<int>(r);
-    }
-  }
-  return -1;
+  return output_name::rank_from_environment(+[](const char* n) -> const char* { return std::getenv(n); });
 }
 
-std::string output_prefix() {
-  const Config& c = state().config;
-  if (!c.output.empty()) return c.output;
-  std::string p = "kob-" + exe_name() + "-" + std::to_string(getpid());
-  if (mpi_rank() >= 0) p += "-r" + std::to_string(mpi_rank());
-  return p;
-}
+std::string output_prefix() { return output_name::resolve(state().config.output, name_context()).prefix; }
 
 std::string library_path() {
   Dl_info info;

@@ -36,6 +36,10 @@ namespace session {
 void ensure_started();
 const Config& config();
 
+// For callbacks that a runtime's own fork handler may call in the child (OMPT thread_begin):
+// when that handler runs before ours, does our child-side fork work first. Nothing otherwise.
+void after_fork_check();
+
 // Options from the program's command line (kokkosp_parse_args): applied over the environment.
 void apply_command_line(const std::vector<std::string>& args);
 
@@ -68,7 +72,8 @@ void write_outputs();
 void help_run();
 bool outputs_written();
 
-// The prefix the files get: --output, else kob-<exe>-<pid>[-r<rank>].
+// The prefix the files get: --output with its placeholders expanded (and -r<rank> / -<pid> added
+// when it cannot tell this process from others), else kob-<exe>-<pid>[-r<rank>] (output_name.hpp).
 std::string output_prefix();
 // MPI rank from the launcher's environment, or -1.
 int mpi_rank();

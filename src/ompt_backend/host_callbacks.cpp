@@ -1,6 +1,7 @@
 // Host OpenMP callbacks. Each one: check its group, read the tick, append one record. The
 // Kokkos kernel an event belongs to travels in the runtime's ompt_data_t (omp_ids.hpp).
 #include <omp-tools.h>
+#include <sched.h>
 
 #include <cstring>
 #include <string_view>
@@ -22,11 +23,15 @@ inline std::uint64_t kernel_or(const ThreadBuffer& b, const ompt_data_t* task) {
   return k != 0 ? k : kernel_of(task);
 }
 
+// No runtime inquiry here: in a fork() child, libomp calls this from its atfork handler while it
+// holds its initialisation lock, and ompt_get_place_num would wait on that lock for ever.
+// sched_getcpu is what ompt_get_proc_id answers, without the runtime (a vDSO call); the place
+// holding that processor is looked up at the end (ompt_start.cpp, before_write).
 void on_thread_begin(ompt_thread_t type, ompt_data_t* /*thread_data*/) {
+  session::after_fork_check();
   ThreadBuffer& b = this_thread();
   b.omp_thread_type.store(static_cast<int>(type), std::memory_order_relaxed);
-  if (g_rt.get_proc_id) b.omp_proc = g_rt.get_proc_id();
-  if (g_rt.get_place_num) b.omp_place = g_rt.get_place_num();
+  b.omp_proc.store(sched_getcpu(), std::memory_order_relaxed);
   const std::uint64_t t = clock::now();
   b.emit([&](Record& r) {
     r.tick = t;

@@ -2,8 +2,10 @@
 // and registers the callbacks from the tables; finalize hands over to the session.
 #include <omp-tools.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include "common/config.hpp"
 #include "common/log.hpp"
@@ -120,10 +122,35 @@ void finalize(ompt_data_t* /*tool_data*/) {
   session::ompt_finalised();
 }
 
+// The OpenMP place of each thread: the place holding the processor it started on. Looked up
+// here, not in thread_begin, because ompt_get_place_num may take a runtime lock (see
+// on_thread_begin); the place table entry points read it without one.
+void fill_thread_places() {
+  if (g_rt.get_num_places == nullptr || g_rt.get_place_proc_ids == nullptr) return;
+  const int places = g_rt.get_num_places();
+  std::vector<std::vector<int>> procs(places > 0 ? static_cast<std::size_t>(places) : 0);
+  for (int p = 0; p < places; ++p) {
+    const int n = g_rt.get_place_proc_ids(p, 0, nullptr);
+    if (n <= 0) continue;
+    procs[p].resize(static_cast<std::size_t>(n));
+    if (g_rt.get_place_proc_ids(p, n, procs[p].data()) != n) procs[p].clear();
+  }
+  for (ThreadBuffer* b : recorder::threads()) {
+    const int cpu = b->omp_proc.load(std::memory_order_relaxed);
+    for (int p = 0; cpu >= 0 && p < places; ++p) {
+      if (std::find(procs[p].begin(), procs[p].end(), cpu) != procs[p].end()) {
+        b->omp_place.store(p, std::memory_order_relaxed);
+        break;
+      }
+    }
+  }
+}
+
 // Before the files are written (possibly at exit, before the runtime finalizes us).
 void before_write() {
   device_tracing::finalize_all();
   record_runtime_facts();
+  fill_thread_places();
 }
 
 int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t* /*tool_data*/) {

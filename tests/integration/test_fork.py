@@ -1,0 +1,115 @@
+"""fork() with the OMPT route active: the child that goes on (exit), that calls _exit, or that
+execs must never hang; a child that exits writes its own events only, under its own pid, and
+never touches its parent's files. Every run has a time limit: a hang fails the test."""
+import argparse
+import glob
+import json
+import os
+import signal
+import subprocess
+from collections import Counter
+
+import kob_check as kc
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--program", required=True)
+ap.add_argument("--lib", required=True)
+a = ap.parse_args()
+prog, lib = os.path.abspath(a.program), os.path.abspath(a.lib)
+T = 2
+TIMEOUT = 30
+
+
+def run(args, env_extra, cwd, unset=()):
+    """Runs the program in its own process group; returns (pid, rc, stdout, stderr), rc None on a
+    hang (the whole group is killed)."""
+    env = dict(os.environ)
+    for k in unset:
+        env.pop(k, None)
+    env.update({"OMP_NUM_THREADS": str(T), "OMP_PROC_BIND": "false"})
+    env.update(env_extra)
+    p = subprocess.Popen([prog] + args, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=TIMEOUT)
+        return p.pid, p.returncode, out, err
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        return p.pid, None, out, err
+
+
+def sets(wd):
+    """The file sets written in wd: {prefix: trace document}."""
+    found = {}
+    for path in glob.glob(os.path.join(wd, "**", "*.trace.json"), recursive=True):
+        prefix = path[: -len(".trace.json")]
+        for ext in (".summary.txt", ".summary.json"):
+            kc.check(os.path.exists(prefix + ext), f"{prefix}{ext} written beside the trace")
+        with open(path) as f:
+            found[os.path.relpath(prefix, wd)] = json.load(f)
+    return found
+
+
+def parallels(doc):
+    return len(kc.events(doc, "omp.parallel", "X"))
+
+
+# What each mode's child does and the exit status the parent reports (stdout compares it).
+MODES = {"exit": 2, "_exit": None, "exec": None}
+# --output value (None: the default) -> expected parent and child prefix for pids (P, C).
+OUTPUTS = {
+    None: (lambda P: f"kob-fork_omp-{P}", lambda C: f"kob-fork_omp-{C}"),
+    "run": (lambda P: "run", lambda C: f"run-{C}"),
+    "run-%p": (lambda P: f"run-{P}", lambda C: f"run-{C}"),
+    "out/": (lambda P: f"out/kob-fork_omp-{P}", lambda C: f"out/kob-fork_omp-{C}"),
+}
+
+for mode, child_regions in MODES.items():
+    base_wd = kc.workdir()
+    _, base_rc, base_out, _ = run([mode], {}, base_wd, unset=("OMP_TOOL_LIBRARIES", "KOB_ARGS", "LD_PRELOAD"))
+    kc.expect_eq(base_rc, 0, f"{mode}: the program runs as planned without the tool")
+    routes = [("OMP_TOOL_LIBRARIES", output) for output in OUTPUTS]
+    if mode == "exit":
+        routes.append(("LD_PRELOAD", None))
+    for route, output in routes:
+        what = f"{mode}, {route}, --output={output}"
+        wd = kc.workdir()
+        args = "--quiet" + (f" --output={output}" if output else "")
+        pid, rc, out, err = run([mode], {route: lib, "KOB_ARGS": args}, wd)
+        if not kc.check(rc is not None, f"{what}: no hang (killed after {TIMEOUT} s; stderr: {err[-500:]!r})"):
+            continue
+        kc.expect_eq(rc, base_rc, f"{what}: exit code")
+        kc.expect_eq(out, base_out, f"{what}: stdout (sums, child status, open descriptors)")
+        lines = err.splitlines()
+        kc.check(all(l.startswith("kokkos-ompt-bridge: ") for l in lines), f"{what}: only one-line tool messages: {lines}")
+        found = sets(wd)
+        parent_prefix = OUTPUTS[output][0](pid)
+        kc.check(parent_prefix in found, f"{what}: the parent's files keep their name {parent_prefix}: {sorted(found)}")
+        if parent_prefix in found:
+            doc = found.pop(parent_prefix)
+            kc.validate_trace(doc)
+            kc.expect_eq(doc["otherData"]["pid"], pid, f"{what}: the parent's trace is the parent's")
+            kc.expect_eq(parallels(doc), 5, f"{what}: parallel regions of the parent (3 before the fork, 2 after)")
+        notes = [l for l in lines if "no placeholder that tells this process" in l]
+        if child_regions is None:
+            kc.expect_eq(sorted(found), [], f"{what}: a child that ends with _exit or exec writes nothing")
+            kc.expect_eq(notes, [], f"{what}: no naming note")
+            continue
+        kc.expect_eq(len(found), 1, f"{what}: one file set for the child: {sorted(found)}")
+        for prefix, doc in found.items():
+            child = doc["otherData"]["pid"]
+            kc.check(child != pid, f"{what}: the child's trace has its own pid")
+            kc.expect_eq(prefix, OUTPUTS[output][1](child), f"{what}: the child's files are named after its pid")
+            kc.validate_trace(doc)
+            kc.expect_eq(parallels(doc), child_regions, f"{what}: parallel regions of the child only")
+            tasks = Counter(e["name"] for e in kc.events(doc, "omp.implicit_task", "X"))
+            kc.expect_eq(tasks["implicit task"], child_regions * T, f"{what}: the child's implicit tasks")
+            kc.expect_eq(tasks["initial task"], 1, f"{what}: the child's initial task")
+            with open(os.path.join(wd, prefix + ".summary.json")) as f:
+                kc.expect_eq(json.load(f)["problems"], [], f"{what}: nothing odd in the child's events")
+        kc.expect_eq(len(notes), 1 if output == "run" else 0, f"{what}: one line says the child's prefix got its pid")
+        kc.expect_eq(sum(l.startswith("kokkos-ompt-bridge: wrote") for l in lines), 2, f"{what}: parent and child each write once")
+        kc.expect_eq(glob.glob(os.path.join(wd, "**", "*.tmp.*"), recursive=True), [], f"{what}: no temporary file left")
+
+kc.finish()

@@ -1,0 +1,106 @@
+"""Four MPI ranks (OpenMPI's mpirun, loopback and shared memory only) given one --output: each
+rank writes a file set of its own, valid and holding its own events (rank r opens r + 1 parallel
+regions) and its rank in otherData; without a placeholder that tells ranks apart, -r<rank> is
+added and each rank says so in one line. Skipped only when mpirun is absent."""
+import argparse
+import glob
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+
+import kob_check as kc
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--program")
+ap.add_argument("--lib", required=True)
+a = ap.parse_args()
+lib = os.path.abspath(a.lib)
+NP = 4
+TIMEOUT = 180
+
+mpirun = shutil.which("mpirun")
+if mpirun is None:
+    print("SKIP: mpirun is not installed (scripts/setup.sh installs OpenMPI)")
+    sys.exit(77)
+if not a.program:
+    kc.check(False, "mpirun is there but the MPI test program was not built: install OpenMPI's development files "
+                    "(libopenmpi-dev, scripts/setup.sh) and reconfigure")
+    kc.finish()
+prog = os.path.abspath(a.program)
+host = socket.gethostname()
+
+
+def mpirun_run(env_extra, cwd):
+    env = dict(os.environ)
+    env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMP_NUM_THREADS": "2",
+                "KMP_BLOCKTIME": "0", "OMP_PROC_BIND": "false"})
+    env.update(env_extra)
+    cmd = [mpirun, "-np", str(NP), "--oversubscribe", "--mca", "btl", "self,vader", "--mca", "oob_tcp_if_include", "lo"]
+    for k in env_extra:
+        cmd += ["-x", k]
+    p = subprocess.Popen(cmd + [prog], env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=TIMEOUT)
+        return p.returncode, out, err
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        return None, out, err
+
+
+base_rc, base_out, base_err = mpirun_run({}, kc.workdir())
+kc.expect_eq(base_rc, 0, f"mpirun runs the program without the tool ({base_err[-300:]!r})")
+kc.expect_eq(base_out, "ranks 4 total 40\n", "the program's output without the tool")
+
+# --output value -> expected prefix for (rank, pid), and whether each rank prints the naming note.
+CASES = [
+    ("run", lambda r, pid: f"run-r{r}", True),
+    ("run-%r", lambda r, pid: f"run-{r}", False),
+    ("run-%h-%p", lambda r, pid: f"run-{host}-{pid}", False),
+    ("run-%q{OMPI_COMM_WORLD_RANK}", lambda r, pid: f"run-{r}", False),
+    ("sub/", lambda r, pid: f"sub/kob-mpi_omp-{pid}-r{r}", False),
+    (None, lambda r, pid: f"kob-mpi_omp-{pid}-r{r}", False),
+]
+for output, name, note in CASES:
+    what = f"--output={output}"
+    wd = kc.workdir()
+    kob_args = "--quiet" + (f" --output={output}" if output else "")
+    rc, out, err = mpirun_run({"OMP_TOOL_LIBRARIES": lib, "KOB_ARGS": kob_args}, wd)
+    if not kc.check(rc is not None, f"{what}: no hang (killed after {TIMEOUT} s)"):
+        continue
+    kc.expect_eq(rc, base_rc, f"{what}: exit code")
+    kc.expect_eq(out, base_out, f"{what}: stdout")
+    traces = sorted(glob.glob(os.path.join(wd, "**", "*.trace.json"), recursive=True))
+    kc.expect_eq(len(traces), NP, f"{what}: one trace per rank: {[os.path.relpath(t, wd) for t in traces]}")
+    ranks = set()
+    for path in traces:
+        prefix = os.path.relpath(path, wd)[: -len(".trace.json")]
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except ValueError as e:
+            kc.check(False, f"{what}: {prefix}.trace.json is valid JSON ({e})")
+            continue
+        kc.validate_trace(doc)
+        rank, pid = doc["otherData"].get("rank"), doc["otherData"]["pid"]
+        ranks.add(rank)
+        kc.expect_eq(prefix, name(rank, pid), f"{what}: file name of rank {rank}")
+        kc.expect_eq(len(kc.events(doc, "omp.parallel", "X")), rank + 1 if rank is not None else -1,
+                     f"{what}: rank {rank}'s own parallel regions")
+        for ext in (".summary.txt", ".summary.json"):
+            kc.check(os.path.isfile(os.path.join(wd, prefix + ext)), f"{what}: {prefix}{ext} written")
+        with open(os.path.join(wd, prefix + ".summary.json")) as f:
+            kc.expect_eq(json.load(f)["otherData"].get("rank"), rank, f"{what}: the summary is rank {rank}'s")
+    kc.expect_eq(ranks, set(range(NP)), f"{what}: every rank's files")
+    notes = [l for l in err.splitlines() if "no placeholder that tells this process" in l]
+    kc.expect_eq(sorted(notes), sorted(
+        f"kokkos-ompt-bridge: warning: --output=run has no placeholder that tells this process (MPI rank {r}) from the "
+        f"others: writing run-r{r}.* instead, so that no process overwrites another's files" for r in range(NP)) if note
+        else [], f"{what}: one line per rank about the name")
+    kc.expect_eq(glob.glob(os.path.join(wd, "**", "*.tmp.*"), recursive=True), [], f"{what}: no temporary file left")
+kc.finish()
