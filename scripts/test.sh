@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test (unit and integration). The last line counts them.
+# Sets up, builds and runs every test (unit and integration) twice: in build/ and in build-asan/,
+# where the library, the unit tests and our test programs are built with
+# -fsanitize=address,undefined (host programs run with the sanitizer runtime preloaded; any
+# finding fails its test). The last line counts the tests of both runs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build
@@ -7,18 +10,23 @@ scripts/setup.sh || exit 1
 scripts/build.sh -Dtests=true || exit 1
 meson test -C build --print-errorlogs --num-processes 2
 rc=$?
+echo "== the same tests under AddressSanitizer and UndefinedBehaviorSanitizer (build-asan) =="
+scripts/build.sh --sanitize -Dtests=true || exit 1
+meson test -C build-asan --print-errorlogs --num-processes 2
+rc_san=$?
 python3 - <<'PY'
 import json
 passed = failed = skipped = 0
-with open("build/meson-logs/testlog.json") as f:
-    for line in f:
-        r = json.loads(line).get("result")
-        if r in ("OK", "EXPECTEDFAIL"):
-            passed += 1
-        elif r == "SKIP":
-            skipped += 1
-        else:
-            failed += 1
+for log in ("build/meson-logs/testlog.json", "build-asan/meson-logs/testlog.json"):
+    with open(log) as f:
+        for line in f:
+            r = json.loads(line).get("result")
+            if r in ("OK", "EXPECTEDFAIL"):
+                passed += 1
+            elif r == "SKIP":
+                skipped += 1
+            else:
+                failed += 1
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 PY
-exit $rc
+[ $rc -eq 0 ] && [ $rc_san -eq 0 ]

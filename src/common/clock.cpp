@@ -1,9 +1,7 @@
 #include "common/clock.hpp"
 
-#include <cstring>
 #include <fstream>
 #include <string>
-#include <thread>
 #if defined(KOB_HAVE_TSC)
 #include <cpuid.h>
 #endif
@@ -13,9 +11,26 @@ namespace kob::clock {
 bool g_use_tsc = false;
 
 namespace {
+// Tries per calibration point: the first may pay for a cold clock_gettime (vDSO page, cache);
+// an interrupt or a preemption widens one try, rarely two in a row.
+constexpr int kTries = 5;
+
 bool g_initialised = false;
 std::uint64_t g_tick0 = 0, g_ns0 = 0;
 double g_ticks_per_ns = 1.0;
+Point g_start;
+
+std::uint64_t tsc_ticks() {
+#if defined(KOB_HAVE_TSC)
+  return __rdtsc();
+#else
+  return raw_ns();
+#endif
+}
+std::uint64_t raw_ns_fn() { return raw_ns(); }
+std::uint64_t (*g_tick_source)() = tsc_ticks;
+std::uint64_t (*g_ns_source)() = raw_ns_fn;
+bool g_sources_injected = false;
 
 bool tsc_is_invariant() {
 #if defined(KOB_HAVE_TSC)
@@ -38,29 +53,46 @@ bool tsc_is_invariant() {
 }
 }  // namespace
 
+Point take_point(std::uint64_t (*tick)(), std::uint64_t (*ns)(), int tries) {
+  Point best;
+  bool have = false;
+  for (int i = 0; i < tries; ++i) {
+    const std::uint64_t t0 = tick();
+    const std::uint64_t n = ns();
+    const std::uint64_t t1 = tick();
+    if (t1 < t0) continue;  // not a bracket (a tick source going back): no information
+    if (!have || t1 - t0 < best.width) {
+      best = {t0 + (t1 - t0) / 2, n, t1 - t0};
+      have = true;
+    }
+  }
+  if (!have) {
+    const std::uint64_t n = ns();
+    best = {tick(), n, 0};
+  }
+  return best;
+}
+
 void init() {
   if (g_initialised) return;
   g_initialised = true;
-  g_use_tsc = tsc_is_invariant();
-  g_ns0 = raw_ns();
-  g_tick0 = now();
+  g_use_tsc = g_sources_injected || tsc_is_invariant();
+  if (g_use_tsc) g_start = take_point(g_tick_source, g_ns_source, kTries);
 }
 
 void finish_calibration() {
   if (!g_use_tsc) {
     g_ticks_per_ns = 1.0;
-    g_tick0 = g_ns0;
+    g_tick0 = g_ns0 = 0;
     return;
   }
-  // Below ~20 ms of baseline the rate error would show as drift between threads' events.
-  constexpr std::uint64_t kMinBaselineNs = 20'000'000;
-  std::uint64_t ns1 = raw_ns();
-  if (ns1 - g_ns0 < kMinBaselineNs) {
-    std::this_thread::sleep_for(std::chrono::nanoseconds(kMinBaselineNs - (ns1 - g_ns0)));
-  }
-  std::uint64_t t1 = now();
-  ns1 = raw_ns();
-  if (ns1 > g_ns0 && t1 > g_tick0) g_ticks_per_ns = double(t1 - g_tick0) / double(ns1 - g_ns0);
+  const Point end = take_point(g_tick_source, g_ns_source, kTries);
+  g_tick0 = g_start.tick;
+  g_ns0 = g_start.ns;
+  // A degenerate pair (no time between the points) keeps the previous rate: no event lies
+  // between two points that close, so no event depends on it.
+  if (end.ns > g_start.ns && end.tick > g_start.tick)
+    g_ticks_per_ns = double(end.tick - g_start.tick) / double(end.ns - g_start.ns);
 }
 
 std::uint64_t to_ns(std::uint64_t tick) {
@@ -79,6 +111,13 @@ void set_calibration_for_test(bool tsc, std::uint64_t tick0, std::uint64_t ns0, 
   g_tick0 = tick0;
   g_ns0 = ns0;
   g_ticks_per_ns = rate;
+}
+
+void set_sources_for_test(std::uint64_t (*tick)(), std::uint64_t (*ns)()) {
+  g_tick_source = tick != nullptr ? tick : tsc_ticks;
+  g_ns_source = ns != nullptr ? ns : raw_ns_fn;
+  g_sources_injected = tick != nullptr || ns != nullptr;
+  g_initialised = false;
 }
 
 }  // namespace kob::clock

@@ -30,15 +30,29 @@ inline std::uint64_t now() {
 // Chooses the clock and takes the first calibration point. Idempotent.
 void init();
 
-// Converts ticks to nanoseconds on the CLOCK_MONOTONIC_RAW time line. finish_calibration() must
-// have been called first; it takes the second calibration point (waiting briefly if the run was
-// too short for a precise rate).
+// Ticks to nanoseconds on the CLOCK_MONOTONIC_RAW time line, by straight-line interpolation
+// between two calibration points: one taken by init(), one by finish_calibration() (each a tick
+// read bracketing a clock_gettime, the tightest of a few tries). Every event lies between them, so
+// the error stays within the points' own error whatever the length of the run. Nothing waits.
+// finish_calibration() must be called before to_ns(); calling it again moves the second point.
 void finish_calibration();
 std::uint64_t to_ns(std::uint64_t tick);
 double ticks_per_ns();
 const char* name();
 
+// One calibration point: a tick and the CLOCK_MONOTONIC_RAW ns read at the same moment.
+struct Point {
+  std::uint64_t tick = 0;
+  std::uint64_t ns = 0;
+  std::uint64_t width = 0;  // ticks between the two tick reads around the ns read
+};
+// Of `tries` brackets tick(), ns(), tick(), the narrowest, with the tick at its midpoint.
+Point take_point(std::uint64_t (*tick)(), std::uint64_t (*ns)(), int tries);
+
 // For tests: force a linear mapping ns = ns0 + (tick - tick0) / rate.
 void set_calibration_for_test(bool tsc, std::uint64_t tick0, std::uint64_t ns0, double ticks_per_ns);
+// For tests: read ticks and ns from these functions instead of rdtsc and clock_gettime (nullptr:
+// back to the real ones); the clock counts as the TSC.
+void set_sources_for_test(std::uint64_t (*tick)(), std::uint64_t (*ns)());
 
 }  // namespace kob::clock

@@ -84,7 +84,6 @@ std::uint32_t InternCache::miss(const char* s, Slot& slot) {
   slot.key = s;
   slot.text = text;
   slot.id = id;
-  slot.len = static_cast<std::uint32_t>(std::strlen(text));
   return id;
 }
 

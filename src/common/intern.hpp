@@ -3,9 +3,6 @@
 
 #include <cstdint>
 #include <cstring>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,38 +37,23 @@ struct InternCache {
     const char* key = nullptr;
     const char* text = nullptr;
     std::uint32_t id = 0;
-    std::uint32_t len = 0;  // strlen(text)
   };
   Slot slots[kSlots];
 
   __attribute__((always_inline)) std::uint32_t lookup(const char* s) {
     if (s == nullptr) return null_name();
     Slot& slot = slots[(reinterpret_cast<std::uintptr_t>(s) >> 4) & (kSlots - 1)];
-    if (slot.key == s && same_text(slot.text, s, slot.len)) return slot.id;
+    if (slot.key == s && same_text(slot.text, s)) return slot.id;
     return miss(s, slot);
   }
 
-  // strcmp(text, s) == 0 for a text of known length, 16 bytes at a time. A vector load may read
-  // past the end of s (or text) but never into another page, so it cannot fault; near a page end
-  // it falls back to strcmp. Much cheaper than a strcmp call for the short names Kokkos passes.
-  static bool same_text(const char* text, const char* s, std::size_t len) {
-#if defined(__SSE2__)
-    const std::size_t total = len + 1;  // the terminating NUL must match too
-    for (std::size_t i = 0; i < total; i += 16) {
-      if (((reinterpret_cast<std::uintptr_t>(s + i) | reinterpret_cast<std::uintptr_t>(text + i)) & 4095) > 4080)
-        return std::strcmp(text + i, s + i) == 0;
-      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text + i));
-      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-      unsigned diff = ~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, b))) & 0xffffu;
-      const std::size_t left = total - i;
-      if (left < 16) diff &= (1u << left) - 1;
-      if (diff != 0) return false;
-    }
-    return true;
-#else
-    return std::strcmp(text, s) == 0;
-#endif
-  }
+  // Whether the caller's string s still holds the interned text. strcmp reads s only up to its
+  // NUL or the first difference: a caller's buffer may be shorter than our text, end at the edge
+  // of a page or of an allocation, or have been reused for other text. (A wider hand-made compare
+  // reads past the NUL of s: harmless on hardware within a page, but out of bounds for the
+  // language and for ASan/TSan.) glibc's vectorised strcmp is cheap for the short names Kokkos
+  // passes.
+  static bool same_text(const char* text, const char* s) { return std::strcmp(text, s) == 0; }
 
  private:
   static std::uint32_t null_name();

@@ -39,6 +39,15 @@ ThreadBuffer* register_thread() {
   return b;
 }
 
+ThreadBuffer::~ThreadBuffer() {
+  for (Chunk* c = first_; c != nullptr;) {
+    Chunk* next = c->next;
+    c->~Chunk();
+    std::free(c);
+    c = next;
+  }
+}
+
 Record* ThreadBuffer::grow() {
   if (g_closed.load(std::memory_order_relaxed)) return nullptr;
   const std::uint64_t size = sizeof(Chunk);
@@ -115,6 +124,7 @@ void after_fork_child() {
 void reset_for_test() {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
+  for (ThreadBuffer* b : r.threads) delete b;  // tests only: their threads have ended
   r.threads.clear();
   g_used.store(0);
   g_closed.store(false);

@@ -100,6 +100,12 @@ struct OmpTargetContext {
 
 class ThreadBuffer {
  public:
+  ThreadBuffer() = default;
+  ThreadBuffer(const ThreadBuffer&) = delete;
+  ThreadBuffer& operator=(const ThreadBuffer&) = delete;
+  // The tool never destroys a registered buffer (they are read at exit); tests do.
+  ~ThreadBuffer();
+
   // Appends one record; fill writes its fields (the tick first, so it is taken as late as
   // possible for begin events). Drops and counts the event when the memory cap is reached.
   template <class Fill>

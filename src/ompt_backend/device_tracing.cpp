@@ -359,7 +359,9 @@ void walk(Device& d, int device_num, ompt_buffer_t* buffer, std::size_t bytes, o
                               ": ompt_advance_buffer_cursor went past the buffer's bytes; the walk was cut there");
       return;
     }
-    const ompt_record_t kind = d.ep.get_record_type(buffer, cur);
+    // An int at once: the runtime (C) may return a value no ompt_record_t enumerator names, and
+    // such a value held in the enum type is undefined behaviour in C++ (UBSan: invalid enum load).
+    const int kind = static_cast<int>(d.ep.get_record_type(buffer, cur));
     if (kind == ompt_record_ompt) {
       ompt_record(w, cur);
     } else if (kind == ompt_record_native) {
@@ -372,7 +374,7 @@ void walk(Device& d, int device_num, ompt_buffer_t* buffer, std::size_t bytes, o
     } else {
       bump(g_stats.records_unknown_type);
       warn_once(kWarnUnknownType, "device " + std::to_string(device_num) + ": a trace record of unknown type " +
-                                      std::to_string(static_cast<int>(kind)) + "; skipped");
+                                      std::to_string(kind) + "; skipped");
     }
     ompt_buffer_cursor_t next = cur;
     if (!d.ep.advance_buffer_cursor(d.handle, buffer, bytes, cur, &next)) return;

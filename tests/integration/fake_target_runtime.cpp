@@ -15,7 +15,7 @@ namespace {
 
 ompt_callback_t g_cb[64];
 
-int set_callback(ompt_callbacks_t event, ompt_callback_t cb) {
+ompt_set_result_t set_callback(ompt_callbacks_t event, ompt_callback_t cb) {
   if (event == ompt_callback_target_emi || event == ompt_callback_target_data_op_emi ||
       event == ompt_callback_target_submit_emi || event == ompt_callback_device_unload)
     return ompt_set_never;

@@ -55,13 +55,36 @@ def finish():
     sys.exit(0)
 
 
-def run(cmd, env_extra=None, cwd=None, unset=()):
+# In the sanitizer build (meson -Dsanitize=...) the library needs the sanitizer runtime loaded
+# before anything else, and the programs it is loaded into are not instrumented: every program a
+# test runs gets the runtime first in LD_PRELOAD, also when the test sets or drops LD_PRELOAD.
+SANITIZER_PRELOAD = os.environ.get("KOB_SANITIZER_PRELOAD", "")
+SANITIZER_REPORTS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                     "WARNING: ThreadSanitizer", "ERROR: ThreadSanitizer")
+
+
+def program_env(env_extra=None, unset=()):
+    """The environment a test program runs with: ours, minus `unset`, plus `env_extra`, and the
+    sanitizer runtime first in LD_PRELOAD in the sanitizer build."""
     env = dict(os.environ)
     for k in unset:
         env.pop(k, None)
     env.setdefault("OMP_PROC_BIND", "false")
     env.update(env_extra or {})
-    p = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+    env.pop("KOB_SANITIZER_PRELOAD", None)
+    if SANITIZER_PRELOAD:
+        rest = [p for p in env.get("LD_PRELOAD", "").split(":") if p and p != SANITIZER_PRELOAD]
+        env["LD_PRELOAD"] = ":".join([SANITIZER_PRELOAD] + rest)
+    return env
+
+
+def run(cmd, env_extra=None, cwd=None, unset=()):
+    p = subprocess.run(cmd, env=program_env(env_extra, unset), cwd=cwd, capture_output=True, text=True, timeout=300)
+    # A sanitizer finding fails the test even where the exit code is not checked; it is printed at
+    # once, in case the test stops on a missing file before finish().
+    report = next((line for line in p.stderr.splitlines() if any(m in line for m in SANITIZER_REPORTS)), None)
+    if not check(report is None, f"sanitizer report running {os.path.basename(cmd[0])}: {report}"):
+        print(p.stderr[-8000:], flush=True)
     return p.returncode, p.stdout, p.stderr
 
 

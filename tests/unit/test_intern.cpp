@@ -1,7 +1,12 @@
 // String interning and the per-thread pointer cache.
 #include <doctest/doctest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -100,4 +105,120 @@ TEST_CASE("intern: threads interning the same names agree on the ids") {
   const auto snap = names().snapshot();
   REQUIRE(snap.size() >= before + kNames);
   CHECK(snap[ids[0][42]] == "intern_mt_42");
+}
+
+namespace {
+// Two pages, the second PROT_NONE: a string ending at the end of the first faults when read past
+// its NUL, under any build.
+struct GuardedPage {
+  char* page = nullptr;
+  std::size_t size = 0;
+  GuardedPage() {
+    size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    void* p = mmap(nullptr, 2 * size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(p != MAP_FAILED);
+    page = static_cast<char*>(p);
+    REQUIRE(mprotect(page + size, size, PROT_NONE) == 0);
+  }
+  ~GuardedPage() { munmap(page, 2 * size); }
+  // Writes text so that its NUL is the last byte before the guard page.
+  char* at_end(const std::string& text) {
+    char* s = page + size - text.size() - 1;
+    std::memcpy(s, text.c_str(), text.size() + 1);
+    return s;
+  }
+};
+
+std::string name_of_length(std::size_t n, char fill = 'k') {
+  std::string s = "L" + std::to_string(n) + "_";
+  s.resize(n < s.size() ? n : s.size());
+  s.resize(n, fill);
+  return s;
+}
+}  // namespace
+
+TEST_CASE("intern: names of length 0..64 ending at the end of a page, followed by an unreadable page") {
+  GuardedPage g;
+  InternCache cache;
+  for (std::size_t n = 0; n <= 64; ++n) {
+    const std::string text = name_of_length(n);
+    const std::uint32_t id = names().intern(text);
+    char* s = g.at_end(text);
+    CHECK(cache.lookup(s) == id);  // miss
+    CHECK(cache.lookup(s) == id);  // hit: compared in place, at the page end
+    CHECK(std::string(names().str(id)) == text);
+  }
+}
+
+TEST_CASE("intern: a reused address holding a shorter text, a prefix of the cached one, now ending at a page end") {
+  GuardedPage g;
+  InternCache cache;
+  for (std::size_t n = 0; n <= 64; ++n) {
+    // The cached text runs on into the second page...
+    REQUIRE(mprotect(g.page + g.size, g.size, PROT_READ | PROT_WRITE) == 0);
+    const std::string longer = name_of_length(n + 17, 'p');
+    char* s = g.page + g.size - n - 1;
+    std::memcpy(s, longer.c_str(), longer.size() + 1);
+    const std::uint32_t long_id = cache.lookup(s);
+    CHECK(std::string(names().str(long_id)) == longer);
+    // ...then the same address holds its first n bytes, the NUL the last byte of the first page,
+    // and the second page becomes unreadable.
+    s[n] = '\0';
+    REQUIRE(mprotect(g.page + g.size, g.size, PROT_NONE) == 0);
+    const std::uint32_t short_id = cache.lookup(s);
+    CHECK(short_id != long_id);
+    CHECK(std::string(names().str(short_id)) == longer.substr(0, n));
+    CHECK(cache.lookup(s) == short_id);
+  }
+}
+
+TEST_CASE("intern: names in heap blocks of exactly their size (ASan sees any read past the NUL)") {
+  InternCache cache;
+  std::vector<std::unique_ptr<char[]>> keep;
+  for (std::size_t n = 0; n <= 64; ++n) {
+    const std::string text = name_of_length(n, 'h');
+    auto block = std::make_unique<char[]>(n + 1);
+    std::memcpy(block.get(), text.c_str(), n + 1);
+    const std::uint32_t id = names().intern(text);
+    CHECK(cache.lookup(block.get()) == id);
+    CHECK(cache.lookup(block.get()) == id);
+    keep.push_back(std::move(block));
+  }
+  // A block reused at the same address: a longer text first, then a shorter one in a block of
+  // its exact size (freed and reallocated, as Kokkos' temporary label strings are).
+  for (std::size_t n = 0; n <= 40; ++n) {
+    const std::string longer = name_of_length(n + 24, 'r'), shorter = name_of_length(n, 's');
+    char* block = static_cast<char*>(std::malloc(longer.size() + 1));
+    REQUIRE(block != nullptr);
+    std::memcpy(block, longer.c_str(), longer.size() + 1);
+    CHECK(cache.lookup(block) == names().intern(longer));
+    char* again = static_cast<char*>(std::realloc(block, shorter.size() + 1));
+    REQUIRE(again != nullptr);
+    std::memcpy(again, shorter.c_str(), shorter.size() + 1);
+    CHECK(cache.lookup(again) == names().intern(shorter));
+    std::free(again);
+  }
+}
+
+TEST_CASE("intern: equal prefixes at one address: the cached text longer, then shorter, then equal") {
+  InternCache cache;
+  char buf[80];
+  for (std::size_t n = 0; n <= 64; ++n) {
+    const std::string base = name_of_length(n, 'e');
+    const std::string longer = base + "x";
+    std::memcpy(buf, base.c_str(), base.size() + 1);
+    const std::uint32_t id_base = cache.lookup(buf);
+    std::memcpy(buf, longer.c_str(), longer.size() + 1);
+    const std::uint32_t id_longer = cache.lookup(buf);  // the cached text is a prefix of buf
+    CHECK(id_longer != id_base);
+    CHECK(std::string(names().str(id_longer)) == longer);
+    buf[n] = '\0';  // back to base: buf is a prefix of the cached text
+    CHECK(cache.lookup(buf) == id_base);
+    if (n > 0) {
+      buf[n - 1] = static_cast<char>(buf[n - 1] + 1);  // same length, last byte differs
+      const std::uint32_t id_last = cache.lookup(buf);
+      CHECK(id_last != id_base);
+      CHECK(std::string(names().str(id_last)) == std::string(buf));
+    }
+  }
 }

@@ -1,0 +1,30 @@
+// Sanitizer build only: a program with the bugs the sanitizer run must catch, one per argument
+// ("heap-overflow", "signed-overflow", "leak"), so that test_sanitizer_canary.py can check that a
+// finding stops the program with the sanitizer's exit code and that the harness flags it.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+int main(int argc, char** argv) {
+  const char* what = argc > 1 ? argv[1] : "";
+  if (std::strcmp(what, "heap-overflow") == 0) {
+    char* p = static_cast<char*>(std::malloc(16));
+    std::memset(p, 'x', 16);
+    volatile char c = p[16];  // one past the block
+    std::free(p);
+    return c == 'x' ? 3 : 0;
+  }
+  if (std::strcmp(what, "signed-overflow") == 0) {
+    volatile int big = 2147483647;
+    const int r = big + argc;  // argc >= 2
+    return r == 0 ? 3 : 0;
+  }
+  if (std::strcmp(what, "leak") == 0) {
+    void* volatile p = std::malloc(1000);
+    p = nullptr;
+    (void)p;
+    return 0;
+  }
+  std::puts("clean");
+  return 0;
+}

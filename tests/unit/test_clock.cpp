@@ -1,0 +1,113 @@
+// Clock calibration: the arithmetic of the two calibration points on synthetic time sources, and
+// that calibrating reads the time a bounded number of times (it never waits for time to pass).
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/clock.hpp"
+
+namespace {
+namespace clk = kob::clock;
+
+// A synthetic machine: true time advances 1 ns per read of either source; ticks run at
+// kRate per ns from kTickOffset.
+constexpr std::uint64_t kRate = 3, kTickOffset = 1'000'000'007;
+std::uint64_t g_true_ns = 0;
+int g_reads = 0;
+std::uint64_t fake_ns() {
+  ++g_reads;
+  return ++g_true_ns;
+}
+std::uint64_t fake_tick() {
+  ++g_reads;
+  return kTickOffset + kRate * ++g_true_ns;
+}
+
+// Scripted sources for take_point.
+std::vector<std::uint64_t> g_ticks, g_nss;
+std::size_t g_ti = 0, g_ni = 0;
+std::uint64_t script_tick() { return g_ticks.at(g_ti++); }
+std::uint64_t script_ns() { return g_nss.at(g_ni++); }
+
+struct FakeSources {
+  FakeSources() {
+    g_true_ns = 5'000;
+    g_reads = 0;
+    clk::set_sources_for_test(fake_tick, fake_ns);
+  }
+  ~FakeSources() {
+    clk::set_sources_for_test(nullptr, nullptr);
+    clk::set_calibration_for_test(false, 0, 0, 1.0);
+  }
+};
+}  // namespace
+
+TEST_CASE("clock: a calibration point is the narrowest bracket, the tick at its midpoint") {
+  g_ticks = {100, 130, 200, 210, 300, 340, 400, 416};
+  g_nss = {1000, 2000, 3000, 4000};
+  g_ti = g_ni = 0;
+  const clk::Point p = clk::take_point(script_tick, script_ns, 4);
+  CHECK(p.tick == 205);
+  CHECK(p.ns == 2000);
+  CHECK(p.width == 10);
+  CHECK(g_ti == 8);
+  CHECK(g_ni == 4);
+}
+
+TEST_CASE("clock: a bracket whose second tick is before its first is not used") {
+  g_ticks = {500, 400, 600, 650};
+  g_nss = {7000, 8000};
+  g_ti = g_ni = 0;
+  const clk::Point p = clk::take_point(script_tick, script_ns, 2);
+  CHECK(p.tick == 625);
+  CHECK(p.ns == 8000);
+  CHECK(p.width == 50);
+}
+
+TEST_CASE("clock: ticks between the start and finish points translate exactly on a linear clock") {
+  FakeSources fake;
+  clk::init();
+  CHECK(std::string(clk::name()) == "tsc");
+  // The events of the run, then the finish point.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> events;  // (tick, true ns)
+  for (int i = 0; i < 100; ++i) {
+    g_true_ns += 977;  // time passing between events
+    const std::uint64_t t = fake_tick();
+    events.emplace_back(t, g_true_ns);
+  }
+  clk::finish_calibration();
+  CHECK(clk::ticks_per_ns() == doctest::Approx(double(kRate)).epsilon(1e-12));
+  for (const auto& [tick, ns] : events) CHECK(clk::to_ns(tick) == ns);
+}
+
+TEST_CASE("clock: a run of a few hundred nanoseconds still gets the exact rate") {
+  FakeSources fake;
+  clk::init();
+  const std::uint64_t t = fake_tick();
+  const std::uint64_t ns = g_true_ns;
+  clk::finish_calibration();  // about 30 ns of synthetic time after init
+  CHECK(clk::ticks_per_ns() == doctest::Approx(double(kRate)).epsilon(1e-12));
+  CHECK(clk::to_ns(t) == ns);
+}
+
+TEST_CASE("clock: calibrating reads the time a fixed, small number of times and never waits for it") {
+  // A calibration that waited for a minimum baseline would poll the sources until the synthetic
+  // time (1 ns per read) had advanced that far: millions of reads. (A sleep would not show here;
+  // check_clock_no_sleep.py checks that clock.cpp calls no sleeping function.)
+  FakeSources fake;
+  clk::init();
+  const int after_init = g_reads;
+  CHECK(after_init > 0);
+  CHECK(after_init <= 20);
+  clk::finish_calibration();
+  CHECK(g_reads - after_init == after_init);  // the same few reads as the start point
+}
+
+TEST_CASE("clock: without an invariant TSC, ticks are CLOCK_MONOTONIC_RAW nanoseconds") {
+  clk::set_calibration_for_test(false, 0, 0, 1.0);
+  clk::finish_calibration();
+  CHECK(std::string(clk::name()) == "CLOCK_MONOTONIC_RAW");
+  CHECK(clk::to_ns(123456789) == 123456789);
+}
