@@ -23,15 +23,12 @@ TIMEOUT = 30
 def run(args, env_extra, cwd, unset=()):
     """Runs the program in its own process group; returns (pid, rc, stdout, stderr), rc None on a
     hang (the whole group is killed)."""
-    env = dict(os.environ)
-    for k in unset:
-        env.pop(k, None)
-    env.update({"OMP_NUM_THREADS": str(T), "OMP_PROC_BIND": "false"})
-    env.update(env_extra)
+    env = kc.program_env({"OMP_NUM_THREADS": str(T), "OMP_PROC_BIND": "false", **env_extra}, unset)
     p = subprocess.Popen([prog] + args, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
     try:
         out, err = p.communicate(timeout=TIMEOUT)
+        kc.check_no_sanitizer_report(err, prog)
         return p.pid, p.returncode, out, err
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
@@ -81,7 +78,7 @@ for mode, child_regions in MODES.items():
             continue
         kc.expect_eq(rc, base_rc, f"{what}: exit code")
         kc.expect_eq(out, base_out, f"{what}: stdout (sums, child status, open descriptors)")
-        lines = err.splitlines()
+        lines = kc.without_sanitizer_notes(err.splitlines())
         kc.check(all(l.startswith("kokkos-ompt-bridge: ") for l in lines), f"{what}: only one-line tool messages: {lines}")
         found = sets(wd)
         parent_prefix = OUTPUTS[output][0](pid)

@@ -29,9 +29,9 @@ def run(args):
     """Runs the program (bytes in and out: control characters must be seen as they are)."""
     wd = kc.workdir()
     prefix = os.path.join(wd, "h")
-    env = dict(os.environ)
-    env.pop("KOB_ARGS", None)
+    env = kc.program_env(unset=("KOB_ARGS",))
     p = subprocess.run([prog, lib, f"--output={prefix}"] + args, env=env, cwd=wd, capture_output=True, timeout=120)
+    kc.check_no_sanitizer_report(p.stderr, prog)
     return p.returncode, p.stdout, p.stderr, prefix
 
 

@@ -22,9 +22,8 @@ RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RA
 
 
 def start(kob_args, cwd, env_extra=None, fsize=None):
-    env = {k: v for k, v in os.environ.items() if k not in RANK_VARS}
-    env.update({"OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "false", "OMP_TOOL_LIBRARIES": lib, "KOB_ARGS": kob_args})
-    env.update(env_extra or {})
+    env = kc.program_env({"OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "false", "OMP_TOOL_LIBRARIES": lib,
+                          "KOB_ARGS": kob_args, **(env_extra or {})}, unset=RANK_VARS)
 
     def limit():
         # The file size limit makes writes past it fail with EFBIG; SIGXFSZ is ignored here, by the
@@ -39,6 +38,7 @@ def start(kob_args, cwd, env_extra=None, fsize=None):
 def run(kob_args, cwd, env_extra=None, fsize=None):
     p = start(kob_args, cwd, env_extra, fsize)
     out, err = p.communicate(timeout=120)
+    kc.check_no_sanitizer_report(err, prog)
     return p.pid, p.returncode, out, err
 
 
