@@ -202,7 +202,7 @@ bool closed();
 // The registered threads, in registration order.
 std::vector<ThreadBuffer*> threads();
 std::uint64_t dropped_total();
-// Tests only: forget all threads and counters (leaks the old buffers on purpose).
+// Tests only: forget all threads and counters, deleting their buffers (no thread may still use one).
 void reset_for_test();
 
 // fork(): before_fork takes the registry lock so that no other thread holds it at the fork;
