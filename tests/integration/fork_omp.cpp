@@ -17,14 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 
-static int open_fds() {
-  int n = 0;
-  if (DIR* d = opendir("/proc/self/fd")) {
-    while (readdir(d)) ++n;
-    closedir(d);
-  }
-  return n;
-}
+#include "test_program_util.hpp"
 
 // One parallel region of the default team size; the sum does not depend on the team size.
 static long region(int k) {

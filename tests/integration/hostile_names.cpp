@@ -10,10 +10,7 @@
 #include <cstdio>
 #include <string>
 
-template <class F>
-static F sym(void* h, const char* name) {
-  return reinterpret_cast<F>(dlsym(h, name));
-}
+#include "test_program_util.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 2) return 2;

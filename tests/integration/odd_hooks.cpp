@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "test_program_util.hpp"
+
 struct SpaceHandle {
   char name[64];
 };
@@ -17,20 +19,6 @@ struct ToolSettings {
   bool requires_global_fencing;
   bool padding[255];
 };
-
-static int open_fds() {
-  int n = 0;
-  if (DIR* d = opendir("/proc/self/fd")) {
-    while (readdir(d)) ++n;
-    closedir(d);
-  }
-  return n;
-}
-
-template <class F>
-static F sym(void* h, const char* name) {
-  return reinterpret_cast<F>(dlsym(h, name));
-}
 
 int main(int argc, char** argv) {
   if (argc < 2) return 2;

@@ -19,6 +19,7 @@
 #include "common/record.hpp"
 #include "common/recorder.hpp"
 #include "common/timeline.hpp"
+#include "common/trace_writer.hpp"
 
 namespace kob_test {
 
@@ -103,6 +104,27 @@ struct Synth {
 // A file path under the temporary directory, unique to this process.
 inline std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("kob_unit_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+// The timeline as a Chrome trace (written through a temporary file, as the tool writes it), with
+// pid 4242, process name `unit "proc"` and otherData {"dropped_events": 0}; *ok (if given) gets
+// what the writer returned.
+inline std::string chrome_trace_text(const kob::Timeline& t, std::uint64_t* clipped, bool* ok = nullptr) {
+  static int counter = 0;
+  const std::string path = temp_path("trace" + std::to_string(counter++) + ".json");
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return "";
+  kob::TraceInfo info;
+  info.pid = 4242;
+  info.process_name = "unit \"proc\"";
+  info.other_data_json = "{\"dropped_events\": 0}";
+  const bool r = kob::write_chrome_trace(f, t, info, clipped);
+  std::fclose(f);
+  if (ok) *ok = r;
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(path);
+  return text;
 }
 
 // Runs python3 on the JSON text: the document must parse (json.load), then `checks` (Python

@@ -26,23 +26,6 @@ void create(kob_test::Synth& s, int tr, std::uint64_t t, std::uint64_t id, std::
   s.rec(tr, t, Ev::OmpTaskCreate, flags, {id, 0});
 }
 
-std::string write(const kob::Timeline& t, std::uint64_t* clipped) {
-  const std::string path = kob_test::temp_path("edge_trace.json");
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  REQUIRE(f != nullptr);
-  kob::TraceInfo info;
-  info.pid = 77;
-  info.process_name = "edge";
-  info.other_data_json = "{\"dropped_events\": 0}";
-  REQUIRE(kob::write_chrome_trace(f, t, info, clipped));
-  std::fclose(f);
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::filesystem::remove(path);
-  return ss.str();
-}
-
 }  // namespace
 
 TEST_CASE("omp context: a task leaves the kernel stack only when it is on top") {
@@ -153,7 +136,7 @@ TEST_CASE("trace writer: a hold across constructs keeps its span on a hold lane"
   t.omp_syncs = {barrier};
   t.omp_mutexes = {hold, inner, contained};
   std::uint64_t clipped = 99;
-  const std::string json = write(t, &clipped);
+  const std::string json = kob_test::chrome_trace_text(t, &clipped);
   CHECK(clipped == 0);
   CHECK(kob_test::python_json_check(json, R"PY(
 ev = d["traceEvents"]
@@ -174,7 +157,7 @@ TEST_CASE("trace writer: error directive and fulfill instants") {
   s.rec(0, 20, Ev::OmpError, kob::InternTable::kNullName, {0, 7, 0}, 2);
   const kob::Timeline t = s.build();
   std::uint64_t clipped = 0;
-  CHECK(kob_test::python_json_check(write(t, &clipped), R"PY(
+  CHECK(kob_test::python_json_check(kob_test::chrome_trace_text(t, &clipped), R"PY(
 e = [x for x in d["traceEvents"] if x.get("cat") == "omp.error"]
 assert [(x["args"]["severity"], x["args"]["message"]) for x in e] == [("warning", 'disk "full"'), ("fatal", None)], e
 assert e[1]["args"]["kokkos_kernel"] == 7

@@ -74,23 +74,6 @@ struct TargetRun {
   Timeline build() const { return kob::build_timeline(s.list(), 0); }
 };
 
-std::string write_trace(const Timeline& t, std::uint64_t* clipped) {
-  const std::string path = kob_test::temp_path("target_trace.json");
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  REQUIRE(f != nullptr);
-  kob::TraceInfo info;
-  info.pid = 77;
-  info.process_name = "tt";
-  info.other_data_json = "{}";
-  CHECK(kob::write_chrome_trace(f, t, info, clipped));
-  std::fclose(f);
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::filesystem::remove(path);
-  return ss.str();
-}
-
 }  // namespace
 
 TEST_CASE("target: which device numbers are the host") {
@@ -191,7 +174,7 @@ TEST_CASE("target: trace events, device tracks and flows") {
   TargetRun run;
   const Timeline t = run.build();
   std::uint64_t clipped = 99;
-  const std::string json = write_trace(t, &clipped);
+  const std::string json = kob_test::chrome_trace_text(t, &clipped);
   CHECK(clipped == 0);
   CHECK(kob_test::python_json_check(json, R"PY(
 import collections

@@ -15,24 +15,6 @@ using kob_test::nm;
 
 namespace {
 
-std::string write(const Timeline& t, std::uint64_t* clipped, bool* ok = nullptr) {
-  const std::string path = kob_test::temp_path("trace.json");
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  REQUIRE(f != nullptr);
-  kob::TraceInfo info;
-  info.pid = 4242;
-  info.process_name = "unit \"proc\"";
-  info.other_data_json = "{\"dropped_events\": 0}";
-  const bool r = kob::write_chrome_trace(f, t, info, clipped);
-  std::fclose(f);
-  if (ok) *ok = r;
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::filesystem::remove(path);
-  return ss.str();
-}
-
 template <class Span>
 Span span(std::uint32_t track, std::uint64_t start, std::uint64_t end) {
   Span s;
@@ -122,7 +104,7 @@ TEST_CASE("trace writer: valid JSON, thread names, nesting repaired") {
 
   std::uint64_t clipped = 99;
   bool ok = false;
-  const std::string json = write(t, &clipped, &ok);
+  const std::string json = kob_test::chrome_trace_text(t, &clipped, &ok);
   CHECK(ok);
   CHECK(clipped == 1);
   CHECK(kob_test::python_json_check(json, kNestCheck) == 0);
@@ -176,7 +158,7 @@ TEST_CASE("trace writer: proper nesting is left alone") {
   t.kernels = {same, inner};
   t.fences = {after};
   std::uint64_t clipped = 99;
-  const std::string json = write(t, &clipped);
+  const std::string json = kob_test::chrome_trace_text(t, &clipped);
   CHECK(clipped == 0);
   CHECK(kob_test::python_json_check(json, kNestCheck) == 0);
   CHECK(kob_test::python_json_check(json, R"PY(
@@ -202,7 +184,7 @@ TEST_CASE("trace writer: a chain of overlaps is cut at every level") {
     t.kernels.push_back(k);
   }
   std::uint64_t clipped = 0;
-  const std::string json = write(t, &clipped);
+  const std::string json = kob_test::chrome_trace_text(t, &clipped);
   CHECK(clipped == 2);
   CHECK(kob_test::python_json_check(json, kNestCheck) == 0);
   CHECK(kob_test::python_json_check(json, R"PY(
@@ -214,7 +196,7 @@ assert x["tw_c1"]["dur"] == 0.1 and x["tw_c2"]["dur"] == 0.05, x
 TEST_CASE("trace writer: empty timeline") {
   Timeline t;
   std::uint64_t clipped = 99;
-  const std::string json = write(t, &clipped);
+  const std::string json = kob_test::chrome_trace_text(t, &clipped);
   CHECK(clipped == 0);
   CHECK(kob_test::python_json_check(json, "assert len(d['traceEvents']) == 1") == 0);
 }
