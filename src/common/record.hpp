@@ -96,5 +96,6 @@ struct alignas(64) Record {
   std::uint64_t u[6];
 };
 static_assert(sizeof(Record) == 64, "records must stay one cache line");
+static_assert(static_cast<int>(Ev::OmpLast) < 128, "the raw trace stores a record type in one byte");
 
 }  // namespace kob

@@ -1,0 +1,44 @@
+#include "common/record_codec.hpp"
+
+namespace kob::codec {
+
+namespace {
+inline std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<std::uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<std::uint8_t>(v);
+  return p;
+}
+}  // namespace
+
+std::size_t encode(const Record* recs, std::size_t n, std::uint64_t base_tick, std::uint8_t* out) {
+  static thread_local LastFields last;
+  for (auto& row : last.v)
+    for (auto& x : row) x = 0;
+  std::uint8_t* p = out;
+  std::uint64_t tick = base_tick;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Record& r = recs[k];
+    const auto type = static_cast<std::uint8_t>(r.type);  // record.hpp keeps every Ev below kTypes
+    *p++ = static_cast<std::uint8_t>(type);
+    p = put_varint(p, zigzag(r.tick - tick));
+    tick = r.tick;
+    const std::uint64_t v[8] = {r.sub, r.a, r.u[0], r.u[1], r.u[2], r.u[3], r.u[4], r.u[5]};
+    std::uint64_t* l = last.v[type];
+    std::uint8_t* mask = p++;
+    std::uint8_t m = 0;
+    for (unsigned i = 0; i < 8; ++i) {
+      if (v[i] != l[i]) {
+        m |= static_cast<std::uint8_t>(1u << i);
+        p = put_varint(p, zigzag(v[i] - l[i]));
+        l[i] = v[i];
+      }
+    }
+    *mask = m;
+  }
+  return static_cast<std::size_t>(p - out);
+}
+
+}  // namespace kob::codec

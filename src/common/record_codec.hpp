@@ -1,0 +1,92 @@
+// The compact on-disk form of a chunk of records (docs/raw-format.md, COMPACT blocks): one type
+// byte, a delta tick and only the fields that changed since the previous record of the same type.
+// Used off the hot path only: by the writer thread (encode) and by readers (decode).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/record.hpp"
+
+namespace kob::codec {
+
+// The most bytes one record can take: type, tick (10), mask, 8 fields of 10.
+constexpr std::size_t kMaxRecordBytes = 1 + 10 + 1 + 8 * 10;
+
+// Record types fit in the type byte (Ev values below 128).
+constexpr std::size_t kTypes = 128;
+
+// Encodes n records into out (room for n * kMaxRecordBytes), each block starting from base_tick
+// and all-zero fields. Returns the bytes written.
+std::size_t encode(const Record* recs, std::size_t n, std::uint64_t base_tick, std::uint8_t* out);
+
+// Decodes up to `records` records from [p, p + bytes), calling f(const Record&) for each. Returns
+// how many were decoded: fewer than asked when the data ends early or a record is malformed (a
+// type out of range), in which case the rest of the block is ignored.
+template <class F>
+std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, F&& f);
+
+// ---- implementation ---------------------------------------------------------------------------
+
+inline std::uint64_t zigzag(std::uint64_t delta) {
+  return (delta << 1) ^ static_cast<std::uint64_t>(static_cast<std::int64_t>(delta) >> 63);
+}
+inline std::uint64_t unzigzag(std::uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
+
+// Reads a varint; returns nullptr when it runs past end or is longer than 10 bytes.
+inline const std::uint8_t* get_varint(const std::uint8_t* p, const std::uint8_t* end, std::uint64_t& v) {
+  v = 0;
+  for (unsigned shift = 0; shift < 70 && p < end; shift += 7) {
+    const std::uint8_t b = *p++;
+    v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return p;
+  }
+  return nullptr;
+}
+
+// Field values of the last record of each type, in mask-bit order: sub, a, u[0..5].
+struct LastFields {
+  std::uint64_t v[kTypes][8];
+};
+
+template <class F>
+std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, F&& f) {
+  const std::uint8_t* end = p + bytes;
+  static thread_local LastFields last;
+  for (auto& row : last.v)
+    for (auto& x : row) x = 0;
+  std::uint64_t tick = base_tick;
+  std::size_t done = 0;
+  while (done < records && p < end) {
+    const std::uint8_t type = *p++;
+    if (type == 0 || type >= kTypes) break;
+    std::uint64_t z;
+    if ((p = get_varint(p, end, z)) == nullptr) break;
+    tick += unzigzag(z);
+    if (p >= end) break;
+    const std::uint8_t mask = *p++;
+    std::uint64_t* l = last.v[type];
+    bool ok = true;
+    for (unsigned i = 0; i < 8; ++i) {
+      if (mask & (1u << i)) {
+        if ((p = get_varint(p, end, z)) == nullptr) {
+          ok = false;
+          break;
+        }
+        l[i] += unzigzag(z);
+      }
+    }
+    if (!ok) break;
+    Record r;
+    r.tick = tick;
+    r.type = static_cast<Ev>(type);
+    r.sub = static_cast<std::uint16_t>(l[0]);
+    r.a = static_cast<std::uint32_t>(l[1]);
+    for (unsigned i = 0; i < 6; ++i) r.u[i] = l[2 + i];
+    f(static_cast<const Record&>(r));
+    ++done;
+  }
+  return done;
+}
+
+}  // namespace kob::codec

@@ -1,0 +1,92 @@
+#include <doctest/doctest.h>
+
+#include <random>
+#include <vector>
+
+#include "common/record_codec.hpp"
+
+using kob::Ev;
+using kob::Record;
+
+namespace {
+Record rec(std::uint64_t tick, Ev type, std::uint16_t sub, std::uint32_t a, std::initializer_list<std::uint64_t> u) {
+  Record r{};
+  r.tick = tick;
+  r.type = type;
+  r.sub = sub;
+  r.a = a;
+  std::size_t i = 0;
+  for (std::uint64_t v : u) r.u[i++] = v;
+  return r;
+}
+
+bool same(const Record& x, const Record& y) {
+  if (x.tick != y.tick || x.type != y.type || x.sub != y.sub || x.a != y.a) return false;
+  for (int i = 0; i < 6; ++i)
+    if (x.u[i] != y.u[i]) return false;
+  return true;
+}
+
+std::vector<Record> round_trip(const std::vector<Record>& in, std::uint64_t base, std::size_t* bytes_out = nullptr) {
+  std::vector<std::uint8_t> buf(in.size() * kob::codec::kMaxRecordBytes + 1);
+  const std::size_t bytes = kob::codec::encode(in.data(), in.size(), base, buf.data());
+  if (bytes_out) *bytes_out = bytes;
+  std::vector<Record> out;
+  const std::size_t n = kob::codec::decode(buf.data(), bytes, in.size(), base, [&](const Record& r) { out.push_back(r); });
+  CHECK(n == in.size());
+  return out;
+}
+}  // namespace
+
+TEST_CASE("codec: records come back exactly, extreme values and backwards ticks included") {
+  std::vector<Record> in = {
+      rec(1000, Ev::KernelBegin, 1, 7, {1, 0, 0, 0, 0, 0}),
+      rec(1500, Ev::OmpParallelBegin, 0, 2, {1, 1, 0, 0x7f00deadbeefull, 0, 0}),
+      rec(1400, Ev::KernelEnd, 0, 0, {1}),  // a tick going backwards (another core's TSC)
+      rec(~0ull, Ev::DeepCopyBegin, 0xffff, 0xffffffffu, {~0ull, 0, ~0ull, 1ull << 63, 5, 6}),
+      rec(0, Ev::OmpDeviceRecord, 3, 1, {1, 2, 3, 4, 5, 6}),
+      rec(5, Ev::KernelBegin, 1, 7, {2, 0, 0, 0, 0, 0}),
+  };
+  const auto out = round_trip(in, 900);
+  REQUIRE(out.size() == in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) CHECK(same(in[i], out[i]));
+}
+
+TEST_CASE("codec: random records round-trip; a repeating kernel loop takes a few bytes per record") {
+  std::mt19937_64 rng(42);
+  std::vector<Record> in;
+  std::uint64_t t = 123456789;
+  for (int i = 0; i < 5000; ++i) {
+    t += rng() % 100000;
+    Record r = rec(t, static_cast<Ev>(1 + rng() % (static_cast<int>(Ev::OmpLast) - 1)), rng() & 0xffff, rng() & 0xffffffffu, {});
+    for (auto& u : r.u) u = (rng() & 1) ? rng() : rng() % 10;
+    in.push_back(r);
+  }
+  const auto out = round_trip(in, 0);
+  REQUIRE(out.size() == in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) CHECK(same(in[i], out[i]));
+
+  std::vector<Record> loop;
+  t = 1ull << 40;
+  for (std::uint64_t k = 1; k <= 1000; ++k) {
+    loop.push_back(rec(t += 300, Ev::KernelBegin, 0, 12, {k, 0}));
+    loop.push_back(rec(t += 900, Ev::KernelEnd, 0, 0, {k}));
+  }
+  std::size_t bytes = 0;
+  const auto back = round_trip(loop, loop[0].tick, &bytes);
+  REQUIRE(back.size() == loop.size());
+  CHECK(same(back.back(), loop.back()));
+  CHECK(bytes <= loop.size() * 6);  // type, two tick bytes, mask, one id byte
+}
+
+TEST_CASE("codec: a block cut short decodes its complete records and stops") {
+  std::vector<Record> in;
+  for (std::uint64_t k = 1; k <= 10; ++k) in.push_back(rec(k * 1000, Ev::KernelBegin, 0, 3, {k, 1}));
+  std::vector<std::uint8_t> buf(in.size() * kob::codec::kMaxRecordBytes);
+  const std::size_t bytes = kob::codec::encode(in.data(), in.size(), 0, buf.data());
+  std::size_t n = 0;
+  CHECK(kob::codec::decode(buf.data(), bytes - 1, in.size(), 0, [&](const Record&) { ++n; }) == 9);
+  CHECK(n == 9);
+  buf[0] = 0;  // not a record type
+  CHECK(kob::codec::decode(buf.data(), bytes, in.size(), 0, [&](const Record&) {}) == 0);
+}
