@@ -156,7 +156,7 @@ void install_one(Slot& slot, void (*handler)(int, siginfo_t*, void*), int flags)
   struct sigaction sa {};
   sa.sa_sigaction = handler;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_SIGINFO | flags | (slot.old.sa_flags & SA_RESTART);
+  sa.sa_flags = SA_SIGINFO | flags | (slot.old.sa_flags & (SA_RESTART | SA_ONSTACK));
   slot.installed = sigaction(slot.sig, &sa, nullptr) == 0;
 }
 
