@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "common/session.hpp"
 #include "common/signals.hpp"
 
 namespace sg = kob::signals;
@@ -101,6 +102,14 @@ void program_handler(int sig, siginfo_t* info, void*) {
 }
 
 void exit_42(int) { _exit(42); }
+
+std::atomic<bool> g_first_entered{false};
+std::atomic<bool> g_first_release{false};
+void slow_first_write() {
+  g_first_entered.store(true);
+  while (!g_first_release.load()) usleep(1000);
+  note('A');  // the first write's last step before it is done
+}
 
 }  // namespace
 
@@ -241,4 +250,28 @@ TEST_CASE("a crash with the program's own handler: the line, then its handler ru
       true);
   CHECK(exited(e, 42));
   CHECK(e.notes == "kob: the program ended with SIGFPE; its events are in p.kob: run 'kob convert p.kob'\n");
+}
+
+TEST_CASE("write_outputs called while another thread writes returns only once that write is done") {
+  // The watcher writing after a signal while the program calls exit(): the exit must not end the
+  // process mid-write. The second call is made while the first is held inside; it may only
+  // return after the first has finished ('A' before 'C').
+  const Ended e = in_child([] {
+    setenv("KOB_ARGS", "--format=none --quiet", 1);
+    kob::session::ensure_started();
+    kob::session::set_before_write(slow_first_write);
+    std::thread first([] { kob::session::write_outputs(); });
+    while (!g_first_entered.load()) usleep(1000);
+    std::thread second([] {
+      kob::session::write_outputs();
+      note('C');
+    });
+    usleep(200000);  // room for a wrong early return to show; the order holds whatever the delay
+    g_first_release.store(true);
+    first.join();
+    second.join();
+    return 0;
+  });
+  CHECK(exited(e, 0));
+  CHECK(e.notes == "AC");
 }
