@@ -4,7 +4,7 @@
 // tool is loaded (before Kokkos::initialize) or after it.
 //
 //   signal_victim ACTION [HANDLER] [N]
-//   ACTION:  exit | wait | segv | abort | throw | _exit | fork-wait
+//   ACTION:  exit | wait | segv | overflow | abort | throw | _exit | fork-wait
 //   HANDLER: none | before-exit3 | before-siginfo-resethand | before-flag | after-flag | ignore-hup
 #include <Kokkos_Core.hpp>
 
@@ -56,6 +56,14 @@ void install_siginfo_resethand() {
     sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
     sigaction(sig, &sa, nullptr);
   }
+}
+
+// Unbounded recursion the compiler cannot turn into a loop: overflows the main thread's stack.
+int overflow(volatile int depth) {
+  if (depth < 0) return 0;  // never: keeps the compiler from seeing an endless recursion
+  volatile char frame[1024];
+  frame[depth % 1024] = static_cast<char>(depth);
+  return overflow(depth + 1) + frame[(depth * 7) % 1024];
 }
 
 void wait_for_flag() {
@@ -123,6 +131,7 @@ int main(int argc, char** argv) {
     volatile int* volatile p = nullptr;
     *p = 1;
   }
+  if (action == "overflow") std::printf("%d\n", overflow(0));
   if (action == "abort") std::abort();
   if (action == "throw") throw std::runtime_error("signal_victim: uncaught on purpose");
   if (action == "_exit") _exit(5);

@@ -4,7 +4,7 @@ SIGTERM...), same stdout. --part signals: SIGTERM/SIGINT/SIGHUP write the usual 
 kernel in them, also when the program has its own handler (installed before the tool: chained;
 after it: it replaces ours), ignores the signal, or the signal ends a forked child. --part crashes:
 segfault, abort(), an uncaught exception print one line naming `kob convert PREFIX.kob`; _exit and
-SIGKILL print nothing. --part recover: `kob convert PREFIX.kob` finds every kernel after each of
+SIGKILL print nothing; a stack overflow prints the line too (alternate signal stack). --part recover: `kob convert PREFIX.kob` finds every kernel after each of
 these ends (skipped while the `kob` executable is not built). Every run has a time limit."""
 import argparse
 import glob
@@ -33,7 +33,7 @@ T = 2
 TIMEOUT = 60
 SKIP = 77  # meson: skipped
 TOOL_VARS = ("KOKKOS_PROFILE_LIBRARY", "OMP_TOOL_LIBRARIES", "LD_PRELOAD", "KOB_ARGS")
-CRASH_SIGNAL = {"segv": "SIGSEGV", "abort": "SIGABRT", "throw": "SIGABRT"}
+CRASH_SIGNAL = {"segv": "SIGSEGV", "overflow": "SIGSEGV", "abort": "SIGABRT", "throw": "SIGABRT"}
 
 
 def no_core_dump():
@@ -176,12 +176,12 @@ def expected_crash_line(sig_name, prefix, err):
 
 
 def crashes_part():
-    cases = [("segv", ["segv", "none", N], ()), ("abort", ["abort", "none", N], ()),
-             ("throw", ["throw", "none", N], ()), ("_exit", ["_exit", "none", N], ()),
-             ("SIGKILL", ["wait", "none", N], (signal.SIGKILL,))]
+    cases = [("segv", ["segv", "none", N], ()), ("overflow", ["overflow", "none", N], ()),
+             ("abort", ["abort", "none", N], ()), ("throw", ["throw", "none", N], ()),
+             ("_exit", ["_exit", "none", N], ()), ("SIGKILL", ["wait", "none", N], (signal.SIGKILL,))]
     for what, args, send in cases:
         # ASan's own SEGV handler would report the planted fault as a finding, with or without us.
-        asan = "handle_segv=0" if what == "segv" else ""
+        asan = "handle_segv=0" if what in ("segv", "overflow") else ""
         base_rc, base_out, base_err = run(args, send=send, asan_extra=asan)
         if not kc.check(base_rc is not None, f"{what}: the program without the tool ends"):
             continue
@@ -198,10 +198,10 @@ def crashes_part():
                          f"{what}: stderr is the program's plus the crash line")
         else:
             kc.expect_eq(crash_lines(err), [], f"{what}: nothing printed (nothing can run)")
-    expected = {"segv": -signal.SIGSEGV, "abort": -signal.SIGABRT, "throw": -signal.SIGABRT, "_exit": 5,
+    expected = {"segv": -signal.SIGSEGV, "overflow": -signal.SIGSEGV, "abort": -signal.SIGABRT, "throw": -signal.SIGABRT, "_exit": 5,
                 "SIGKILL": -signal.SIGKILL}
     for what, args, send in cases:
-        asan = "handle_segv=0" if what == "segv" else ""
+        asan = "handle_segv=0" if what in ("segv", "overflow") else ""
         kc.expect_eq(run(args, send=send, asan_extra=asan)[0], expected[what], f"{what}: the planted end, without the tool")
 
 
