@@ -100,7 +100,11 @@ std::string kob_command() {
 // The crash handler's line names the raw trace of this process under the current prefix.
 void refresh_crash_line() {
   try {
-    signals::set_crash_line(output_prefix() + ".kob", kob_command());
+    if (log::level() == log::Level::Off) {
+      signals::set_crash_line("", "");
+    } else {
+      signals::set_crash_line(output_prefix() + ".kob", kob_command());
+    }
   } catch (...) {
   }
 }

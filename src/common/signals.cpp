@@ -128,7 +128,7 @@ void on_crash(int sig, siginfo_t* info, void*) {
   if (!g_crash_reported.exchange(true)) {
     if (const CrashLines* lines = g_lines.load()) {
       const std::string& l = lines->line[slot - g_crash];
-      [[maybe_unused]] ssize_t n = write(STDERR_FILENO, l.data(), l.size());
+      if (!l.empty()) [[maybe_unused]] ssize_t n = write(STDERR_FILENO, l.data(), l.size());
     }
   }
   sigaction(sig, &slot->old, nullptr);
@@ -207,7 +207,7 @@ bool install(const Options& options) {
 
 void set_crash_line(const std::string& raw_trace_path, const std::string& kob_command) {
   auto lines = std::make_unique<CrashLines>();
-  for (int i = 0; i < kCrashCount; ++i) {
+  for (int i = 0; i < kCrashCount && !raw_trace_path.empty(); ++i) {
     lines->line[i] = std::string("kob: the program ended with ") + g_crash[i].name + "; its events are in " +
                      raw_trace_path + ": run '" + kob_command + " convert " + raw_trace_path + "'\n";
   }

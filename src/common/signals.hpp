@@ -30,7 +30,8 @@ struct Options {
 bool install(const Options& options);
 
 // The crash line's run: PREFIX.kob and the `kob` command found next to the library (or `kob`).
-// Precomputed here, read by the crash handler; call again when the prefix changes.
+// Precomputed here, read by the crash handler; call again when the prefix changes. An empty path:
+// no line (--log-level=off).
 void set_crash_line(const std::string& raw_trace_path, const std::string& kob_command);
 // The line as the crash handler would print it for `signal_name` (tests).
 std::string crash_line(const char* signal_name);

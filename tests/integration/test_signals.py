@@ -40,13 +40,13 @@ def no_core_dump():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def run(args, route=None, prefix=None, ready="ran ", send=(), to_child=False, asan_extra=""):
+def run(args, route=None, prefix=None, ready="ran ", send=(), to_child=False, asan_extra="", kob_args=""):
     """Runs the victim (with the tool through `route`, or without it); once stdout shows the line
     starting with `ready`, sends the signals in `send` to it (or to the child whose pid the line
     names). Returns (rc, stdout, stderr); rc None when it hung (the group is then killed)."""
     env = {"OMP_NUM_THREADS": str(T)}
     if route:
-        env.update({"KOKKOS_PROFILE_LIBRARY": lib, route: lib, "KOB_ARGS": f"--quiet --output={prefix}"})
+        env.update({"KOKKOS_PROFILE_LIBRARY": lib, route: lib, "KOB_ARGS": f"--quiet --output={prefix} {kob_args}"})
     env = kc.program_env(env, unset=[v for v in TOOL_VARS if v not in env])
     if asan_extra and "ASAN_OPTIONS" in env:
         env["ASAN_OPTIONS"] += ":" + asan_extra
@@ -198,6 +198,10 @@ def crashes_part():
                          f"{what}: stderr is the program's plus the crash line")
         else:
             kc.expect_eq(crash_lines(err), [], f"{what}: nothing printed (nothing can run)")
+    # --log-level=off: not even the crash line.
+    base_rc, _, base_err = run(["abort", "none", N])
+    rc, _, err = run(["abort", "none", N], "OMP_TOOL_LIBRARIES", os.path.join(kc.workdir(), "out"), kob_args="--log-level=off")
+    kc.expect_eq((rc, err), (base_rc, base_err), "abort under --log-level=off: exit status and stderr as without the tool")
     expected = {"segv": -signal.SIGSEGV, "overflow": -signal.SIGSEGV, "abort": -signal.SIGABRT, "throw": -signal.SIGABRT, "_exit": 5,
                 "SIGKILL": -signal.SIGKILL}
     for what, args, send in cases:

@@ -217,6 +217,8 @@ TEST_CASE("the crash line names the raw trace and the kob command") {
         "kob: the program ended with SIGBUS; its events are in /tmp/run dir/out.kob: run '/opt/kob/bin/kob convert "
         "/tmp/run dir/out.kob'\n");
   CHECK(sg::crash_line("SIGTERM") == "");
+  sg::set_crash_line("", "kob");  // --log-level=off
+  CHECK(sg::crash_line("SIGBUS") == "");
 }
 
 TEST_CASE("a segfault prints the line once and dies by SIGSEGV; a sent one too") {
