@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "common/atomic_file.hpp"
 #include "common/log.hpp"
 
 namespace kob::signals {
@@ -73,6 +74,8 @@ void set_default(int sig) {
 // (with its mask and flags) or the default action.
 void end_as_without_tool(int sig, siginfo_t* info, void* context, const struct sigaction& old) {
   if (is_default(old)) {
+    // Ending now: a file still being written (the wait gave up) leaves no temporary behind.
+    if (g_write_state.load() != 2) atomic_file::remove_partial();
     set_default(sig);
     sigset_t only;
     sigemptyset(&only);

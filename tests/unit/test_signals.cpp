@@ -5,6 +5,7 @@
 // and dies by the same signal. The parent waits for each child with a time limit: a hang fails.
 #include <doctest/doctest.h>
 
+#include <dirent.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "common/atomic_file.hpp"
 #include "common/session.hpp"
 #include "common/signals.hpp"
 
@@ -34,6 +36,25 @@ void write_forever() {
   g_write_started.store(true);
   for (;;) pause();
 }
+// The same, inside an output file: the handler that gives up must leave no temporary behind.
+std::string g_dir;
+void write_file_forever() {
+  std::string error;
+  kob::atomic_file::write(g_dir + "/out.json", [](std::FILE*) {
+    write_forever();
+    return true;
+  }, error);
+}
+
+int entries(const std::string& dir) {
+  int n = 0;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) n += e->d_name[0] != '.';
+    closedir(d);
+  }
+  return n;
+}
+
 bool never_here() { return false; }
 bool always_here() { return true; }
 
@@ -131,6 +152,21 @@ TEST_CASE("a write that never finishes: the handler gives up and the signal ends
   });
   CHECK(killed_by(e, SIGINT));
   CHECK(e.notes == "W");
+}
+
+TEST_CASE("a file being written when the handler gives up leaves no temporary file") {
+  char tmpl[] = "/tmp/kob-unit-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  g_dir = tmpl;
+  const Ended e = in_child([] {
+    sg::install(options(write_file_forever, 100));
+    raise(SIGTERM);
+    return 0;
+  });
+  CHECK(killed_by(e, SIGTERM));
+  CHECK(e.notes == "W");
+  CHECK(entries(g_dir) == 0);
+  rmdir(g_dir.c_str());
 }
 
 TEST_CASE("a second signal while the first waits ends the process at once") {
