@@ -19,6 +19,7 @@
 #include "common/json.hpp"
 #include "common/log.hpp"
 #include "common/output_name.hpp"
+#include "common/perfetto_writer.hpp"
 #include "common/recorder.hpp"
 #include "common/summary.hpp"
 #include "common/timeline.hpp"
@@ -361,12 +362,13 @@ void write_outputs() {
       }
     };
 
+    TraceInfo info;
+    info.pid = static_cast<std::uint64_t>(getpid());
+    info.process_name = exe_name();
+    if (mpi_rank() >= 0) info.process_name += " rank " + std::to_string(mpi_rank());
+    if (c.formats & (kFormatChrome | kFormatPerfetto)) info.other_data_json = other_data_json(&sum);
+    emit(kFormatPerfetto, prefix + ".pftrace", [&](std::FILE* f) { return write_perfetto_trace(f, t, info); });
     emit(kFormatChrome, prefix + ".trace.json", [&](std::FILE* f) {
-      TraceInfo info;
-      info.pid = static_cast<std::uint64_t>(getpid());
-      info.process_name = exe_name();
-      if (mpi_rank() >= 0) info.process_name += " rank " + std::to_string(mpi_rank());
-      info.other_data_json = other_data_json(&sum);
       std::uint64_t clipped = 0;
       const bool ok = write_chrome_trace(f, t, info, &clipped);
       if (clipped) log::warn(std::to_string(clipped) + " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");

@@ -19,20 +19,20 @@ constexpr std::uint64_t ompt_scope_begin_value = 1;  // ompt_scope_endpoint_t
 
 class Out {
  public:
-  explicit Out(std::FILE* f) : f_(f) { buf_.reserve(kFlushAt + 4096); }
+  explicit Out(TraceTextSink& sink) : sink_(sink) { buf_.reserve(kFlushAt + 4096); }
   std::string& s() { return buf_; }
   void maybe_flush() {
     if (buf_.size() >= kFlushAt) flush();
   }
   void flush() {
-    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size()) ok_ = false;
+    if (!buf_.empty() && !sink_.write(buf_)) ok_ = false;
     buf_.clear();
   }
   bool ok() const { return ok_; }
 
  private:
   static constexpr std::size_t kFlushAt = 1 << 22;
-  std::FILE* f_;
+  TraceTextSink& sink_;
   std::string buf_;
   bool ok_ = true;
 };
@@ -210,8 +210,17 @@ void write_omp_flows(const Timeline& t, Head& head, std::string& o, Out& out) {
 }  // namespace
 
 bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, std::uint64_t* clipped_out) {
+  struct FileSink : TraceTextSink {
+    std::FILE* f;
+    explicit FileSink(std::FILE* file) : f(file) {}
+    bool write(std::string_view text) override { return std::fwrite(text.data(), 1, text.size(), f) == text.size(); }
+  } sink(f);
+  return write_chrome_trace(sink, t, info, clipped_out);
+}
+
+bool write_chrome_trace(TraceTextSink& sink, const Timeline& t, const TraceInfo& info, std::uint64_t* clipped_out) {
   const InternTable& names = kob::names();
-  Out out(f);
+  Out out(sink);
   std::string& o = out.s();
   const std::string pid = std::to_string(info.pid);
   std::vector<std::string> tids;

@@ -1,0 +1,16 @@
+// Perfetto's native trace format (protobuf TracePacket stream, .pftrace): the same events as the
+// Chrome trace, with interned names, one track per thread / device / lane, flows and debug
+// annotations. The Perfetto UI loads large traces in this form far better than JSON.
+#pragma once
+
+#include <cstdio>
+
+#include "common/timeline.hpp"
+#include "common/trace_writer.hpp"
+
+namespace kob {
+
+// Writes the whole trace to f, streaming packets as it goes. Returns false on an I/O error.
+bool write_perfetto_trace(std::FILE* f, const Timeline& t, const TraceInfo& info);
+
+}  // namespace kob
