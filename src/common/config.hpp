@@ -31,7 +31,7 @@ enum OutputFormat : std::uint32_t {
   kFormatJson = 1u << 2,
   kFormatPerfetto = 1u << 3,
   kFormatAll = kFormatChrome | kFormatSummary | kFormatJson | kFormatPerfetto,
-  kFormatDefault = kFormatChrome | kFormatSummary | kFormatJson,
+  kFormatDefault = kFormatPerfetto | kFormatSummary | kFormatJson,
 };
 
 struct Config {

@@ -52,7 +52,7 @@ void check_rejected(const std::string& arg, const std::string& mention) {
 TEST_CASE("config: defaults") {
   const Config c;
   CHECK(c.output.empty());
-  CHECK(c.formats == (kob::kFormatChrome | kob::kFormatSummary | kob::kFormatJson));
+  CHECK(c.formats == (kob::kFormatPerfetto | kob::kFormatSummary | kob::kFormatJson));
   CHECK(c.events == kob::kGroupAll);
   CHECK(c.include.empty());
   CHECK(c.exclude.empty());
@@ -206,7 +206,7 @@ TEST_CASE("config: help lists every option with its default") {
   const std::string help = kob::help_text();
   const std::vector<std::pair<std::string, std::string>> expected = {
       {"--output=PREFIX", "kob-<executable>-<pid>[-r<rank>]"},
-      {"--format=LIST", "chrome,summary,json"},
+      {"--format=LIST", "perfetto,summary,json"},
       {"--events=LIST", "all"},
       {"--include=REGEX", "(none)"},
       {"--exclude=REGEX", "(none)"},
