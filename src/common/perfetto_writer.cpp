@@ -568,14 +568,14 @@ class PacketWriter : public EventReader {
 
 }  // namespace
 
-bool write_perfetto_trace(std::FILE* f, const Timeline& t, const TraceInfo& info) {
+bool write_perfetto_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, std::uint64_t* clipped) {
   FlowCollector flows;
   if (!write_chrome_trace(flows, t, info)) return false;
   // The Chrome writer's thread ids that are a program thread's own (first use of an OS id).
   std::unordered_set<std::uint64_t> thread_tids;
   for (const Track& tr : t.tracks) thread_tids.insert(tr.os_tid);
   PacketWriter out(f, t.t0, std::move(thread_tids), std::move(flows.flows));
-  const bool ok = write_chrome_trace(out, t, info);
+  const bool ok = write_chrome_trace(out, t, info, clipped);
   return out.finish() && ok;
 }
 

@@ -11,6 +11,7 @@
 namespace kob {
 
 // Writes the whole trace to f, streaming packets as it goes. Returns false on an I/O error.
-bool write_perfetto_trace(std::FILE* f, const Timeline& t, const TraceInfo& info);
+// *clipped: as write_chrome_trace's (the same events are cut).
+bool write_perfetto_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, std::uint64_t* clipped = nullptr);
 
 }  // namespace kob
