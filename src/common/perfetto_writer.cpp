@@ -340,10 +340,9 @@ class PacketWriter : public EventReader {
   static constexpr std::uint64_t kProcessUuid = 1;
 
   std::vector<FlowEnd>* take_flows(std::uint64_t tid, const std::string& ts) {
-    auto it = flows_.find({tid, t0_rel(ts)});
+    auto it = flows_.find({tid, us_text_to_ns(ts)});
     return it == flows_.end() || it->second.empty() ? nullptr : &it->second;
   }
-  static std::uint64_t t0_rel(const std::string& ts) { return us_text_to_ns(ts); }
 
   void flush() {
     if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size()) ok_ = false;
