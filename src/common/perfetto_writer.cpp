@@ -1,347 +1,318 @@
+// The Perfetto protobuf sink. Layout of the file:
+// - packet sequence 1: the track descriptors (process, one track per thread, device and lane;
+//   later the section and counter tracks as they first appear);
+// - one more sequence per (track, stream), the stream being the track's slices or one category
+//   of its instants/counters: each starts by clearing its state, setting its defaults (its track,
+//   its clock) and a clock snapshot that declares its clock incremental. Its packets then carry
+//   only the time since the sequence's previous packet. A packet whose time is earlier than that
+//   (the producer's order is per category, not by time) carries an absolute CLOCK_MONOTONIC_RAW
+//   time instead, which leaves the incremental clock where it was.
+// - names, categories and argument names are interned: sent once per sequence, then named by id.
 #include "common/perfetto_writer.hpp"
 
-#include <charconv>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include <protozero/pbf_writer.hpp>
 
 #include "common/perfetto_fields.hpp"
+#include "common/trace_events.hpp"
 
 namespace kob {
 
 namespace {
 
 namespace pf = pftrace;
+using trace::Arg;
+using trace::Phase;
 
-// The Chrome writer is the one place that decides which events a trace holds (nesting cuts,
-// mutex-hold lanes, device tracks, flows); this writer reads its event stream piece by piece and
-// re-encodes each event, so the two files cannot drift apart. Only small per-event structures
-// live here: nothing holds the whole document.
-
-struct JValue {
-  enum Kind : std::uint8_t { Str, Num, True, False, Null, Other } kind = Null;
-  std::string text;
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
 };
 
-struct JEvent {
-  std::string ph, cat, name, ts, dur, id;
-  std::uint64_t tid = 0, pid = 0;
-  std::vector<std::pair<std::string, JValue>> args;
-  void clear() {
-    ph.clear(), cat.clear(), name.clear(), ts.clear(), dur.clear(), id.clear();
-    tid = pid = 0;
-    args.clear();
-  }
-};
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
-// Reads the JSON the Chrome writer makes: an object per event, flat but for "args".
-class Scanner {
+// Strings to interning ids (1, 2, ...), one table per kind of name.
+class InternTable {
  public:
-  explicit Scanner(std::string_view s) : s_(s) {}
-  bool ok() const { return ok_; }
-  bool at_end() const { return i_ >= s_.size(); }
-  char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
-  void skip(char c) {
-    if (peek() == c) ++i_; else ok_ = false;
+  // The id of s; fresh is set when s is new to the table.
+  std::uint64_t id(std::string_view s) {
+    auto it = ids_.find(s);
+    if (it != ids_.end()) return it->second;
+    const std::uint64_t iid = ids_.size() + 1;
+    ids_.emplace(std::string(s), iid);
+    return iid;
   }
-  void ws() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t' || s_[i_] == ',')) ++i_;
+
+ private:
+  std::unordered_map<std::string, std::uint64_t, StringHash, std::equal_to<>> ids_;
+};
+
+struct Sequence {
+  std::uint32_t id = 0;
+  std::uint64_t track = 0;  // the track its events are on unless they say otherwise
+  std::uint64_t last = 0;   // the incremental clock: time of its last packet that used it
+  std::vector<bool> sent[3];  // per interning table (categories, names, argument names): ids it was sent
+};
+
+class PerfettoSink : public trace::TraceSink {
+ public:
+  explicit PerfettoSink(std::FILE* f) : f_(f) { buf_.reserve(kFlushAt + 65536); }
+
+  void process(std::uint64_t pid, std::string_view name, std::uint64_t t0) override {
+    pid_ = static_cast<std::int32_t>(pid);
+    t0_ = t0;
+    protozero::pbf_writer trace(buf_);
+    protozero::pbf_writer pk(trace, pf::trace::packet);
+    pk.add_uint32(pf::packet::trusted_packet_sequence_id, kDescriptorSequence);
+    pk.add_uint32(pf::packet::sequence_flags, pf::packet::kIncrementalStateCleared);
+    protozero::pbf_writer td(pk, pf::packet::track_descriptor);
+    td.add_uint64(pf::track::uuid, kProcessUuid);
+    protozero::pbf_writer pd(td, pf::track::process);
+    pd.add_int32(pf::process::pid, pid_);
+    pd.add_string(pf::process::process_name, name.data(), name.size());
   }
-  // Past the first '[' (the start of traceEvents).
-  bool find_array() {
-    const auto at = s_.find('[', i_);
-    if (at == std::string_view::npos) return false;
-    i_ = at + 1;
-    return true;
-  }
-  void string(std::string& out) {
-    out.clear();
-    skip('"');
-    while (ok_ && i_ < s_.size() && s_[i_] != '"') {
-      const char c = s_[i_++];
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (i_ >= s_.size()) break;
-      const char e = s_[i_++];
-      switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'u': {
-          std::uint32_t cp = hex4();
-          if (cp >= 0xD800 && cp < 0xDC00 && s_.substr(i_, 2) == "\\u") {
-            i_ += 2;
-            const std::uint32_t lo = hex4();
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-          }
-          append_utf8(out, cp);
-          break;
-        }
-        default: out += e;
-      }
-    }
-    skip('"');
-  }
-  void value(JValue& v) {
-    const char c = peek();
-    v.text.clear();
-    if (c == '"') {
-      v.kind = JValue::Str;
-      string(v.text);
-    } else if (c == '{' || c == '[') {
-      v.kind = JValue::Other;
-      skip_nested();
-    } else if (s_.substr(i_, 4) == "true") {
-      v.kind = JValue::True, i_ += 4;
-    } else if (s_.substr(i_, 5) == "false") {
-      v.kind = JValue::False, i_ += 5;
-    } else if (s_.substr(i_, 4) == "null") {
-      v.kind = JValue::Null, i_ += 4;
+
+  // Program threads are thread tracks (pid, tid); devices and lanes are named tracks of the process.
+  void track(const trace::TrackDesc& d) override {
+    if (open_.size() <= d.index) open_.resize(d.index + 1);
+    protozero::pbf_writer trace(buf_);
+    protozero::pbf_writer pk(trace, pf::trace::packet);
+    pk.add_uint32(pf::packet::trusted_packet_sequence_id, kDescriptorSequence);
+    protozero::pbf_writer td(pk, pf::packet::track_descriptor);
+    td.add_uint64(pf::track::uuid, track_uuid(d.index));
+    if (d.kind == trace::TrackKind::Thread && d.os_tid_first && d.os_tid <= 0x7FFFFFFF) {
+      protozero::pbf_writer th(td, pf::track::thread);
+      th.add_int32(pf::thread::pid, pid_);
+      th.add_int32(pf::thread::tid, static_cast<std::int32_t>(d.os_tid));
+      th.add_string(pf::thread::thread_name, d.name);
     } else {
-      v.kind = JValue::Num;
-      const std::size_t b = i_;
-      while (i_ < s_.size() && std::string_view("+-.0123456789eE").find(s_[i_]) != std::string_view::npos) ++i_;
-      v.text.assign(s_.substr(b, i_ - b));
-      if (v.text.empty()) ok_ = false;
+      td.add_string(pf::track::name, d.name);
+      td.add_uint64(pf::track::parent_uuid, kProcessUuid);
     }
   }
-  // One event object into e; false at the end of the array or on malformed text.
-  bool event(JEvent& e) {
-    e.clear();
-    ws();
-    if (peek() != '{') return false;
-    ++i_;
-    std::string key;
-    JValue v;
-    while (ok_) {
-      ws();
-      if (peek() == '}') {
-        ++i_;
-        return true;
-      }
-      string(key);
-      ws_colon();
-      if (key == "args" && peek() == '{') {
-        ++i_;
-        while (ok_) {
-          ws();
-          if (peek() == '}') {
-            ++i_;
-            break;
-          }
-          std::pair<std::string, JValue> a;
-          string(a.first);
-          ws_colon();
-          value(a.second);
-          e.args.push_back(std::move(a));
+
+  void event(const trace::Event& e) override {
+    switch (e.phase) {
+      case Phase::Slice: {
+        const std::uint64_t uuid = track_uuid(e.track);
+        Sequence& seq = sequence(uuid, nullptr);
+        if (open_.size() <= e.track) open_.resize(e.track + 1);
+        auto& open = open_[e.track];  // ends of the slices open on this track, innermost last
+        while (!open.empty() && open.back() <= e.ts) {
+          end_slice(seq, open.back());
+          open.pop_back();
         }
-        continue;
+        track_event(seq, uuid, pf::track_event::kSliceBegin, e);
+        open.push_back(e.end);
+        break;
       }
-      value(v);
-      if (key == "ph") e.ph = v.text;
-      else if (key == "cat") e.cat = v.text;
-      else if (key == "name") e.name = v.text;
-      else if (key == "ts") e.ts = v.text;
-      else if (key == "dur") e.dur = v.text;
-      else if (key == "id") e.id = v.text;
-      else if (key == "tid") std::from_chars(v.text.data(), v.text.data() + v.text.size(), e.tid);
-      else if (key == "pid") std::from_chars(v.text.data(), v.text.data() + v.text.size(), e.pid);
-    }
-    return false;
-  }
-
- private:
-  void ws_colon() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == ':')) ++i_;
-  }
-  std::uint32_t hex4() {
-    std::uint32_t v = 0;
-    if (i_ + 4 > s_.size()) {
-      ok_ = false;
-      return 0;
-    }
-    std::from_chars(s_.data() + i_, s_.data() + i_ + 4, v, 16);
-    i_ += 4;
-    return v;
-  }
-  void skip_nested() {
-    int depth = 0;
-    bool in_str = false;
-    for (; i_ < s_.size(); ++i_) {
-      const char c = s_[i_];
-      if (in_str) {
-        if (c == '\\') ++i_;
-        else if (c == '"') in_str = false;
-      } else if (c == '"') {
-        in_str = true;
-      } else if (c == '{' || c == '[') {
-        ++depth;
-      } else if ((c == '}' || c == ']') && --depth == 0) {
-        ++i_;
-        return;
+      case Phase::Instant: {
+        const std::uint64_t uuid = track_uuid(e.track);
+        track_event(sequence(uuid, e.cat), uuid, pf::track_event::kInstant, e);
+        break;
+      }
+      case Phase::Counter: {
+        const std::uint64_t uuid = named_track(std::string(e.name), e.name, true);
+        Sequence& seq = sequence(uuid, e.cat);
+        protozero::pbf_writer trace(buf_);
+        protozero::pbf_writer pk(trace, pf::trace::packet);
+        header(pk, seq, e.ts);
+        protozero::pbf_writer te(pk, pf::packet::track_event);
+        te.add_uint32(pf::track_event::type, pf::track_event::kCounter);
+        const std::int64_t value = e.args && !e.args->empty() ? static_cast<std::int64_t>(e.args->begin()->u) : 0;
+        te.add_int64(pf::track_event::counter_value, value);
+        break;
+      }
+      case Phase::AsyncBegin:
+      case Phase::AsyncEnd: {
+        // Sections overlap freely: each section id is a track of its own under the process.
+        const std::string id = std::to_string(e.id);
+        const std::uint64_t uuid = named_track(std::string(e.cat) + '\x1f' + id, std::string(e.name) + " (section " + id + ")", false);
+        Sequence& seq = sequence(kProcessUuid, e.cat);
+        if (e.phase == Phase::AsyncBegin) {
+          track_event(seq, uuid, pf::track_event::kSliceBegin, e);
+        } else {
+          protozero::pbf_writer trace(buf_);
+          protozero::pbf_writer pk(trace, pf::trace::packet);
+          header(pk, seq, e.ts);
+          protozero::pbf_writer te(pk, pf::packet::track_event);
+          te.add_uint32(pf::track_event::type, pf::track_event::kSliceEnd);
+          te.add_uint64(pf::track_event::track_uuid, uuid);
+        }
+        break;
       }
     }
-    ok_ = false;
-  }
-  std::string_view s_;
-  std::size_t i_ = 0;
-  bool ok_ = true;
-};
-
-// "12.345" (microseconds, exact to the ns) -> 12345.
-std::uint64_t us_text_to_ns(std::string_view s) {
-  std::uint64_t whole = 0;
-  const auto dot = s.find('.');
-  std::from_chars(s.data(), s.data() + (dot == std::string_view::npos ? s.size() : dot), whole);
-  std::uint64_t frac = 0;
-  if (dot != std::string_view::npos) {
-    for (std::size_t k = 1; k <= 3; ++k) frac = frac * 10 + (dot + k < s.size() ? static_cast<std::uint64_t>(s[dot + k] - '0') : 0);
-  }
-  return whole * 1000 + frac;
-}
-
-// Feeds each complete event of the Chrome text to a handler.
-class EventReader : public TraceTextSink {
- public:
-  bool write(std::string_view text) override {
-    if (done_) return true;
-    Scanner sc(text);
-    if (!started_) {
-      if (!sc.find_array()) return false;
-      started_ = true;
-    }
-    while (true) {
-      sc.ws();
-      if (sc.at_end()) return true;
-      if (sc.peek() == ']') {
-        done_ = true;
-        return true;
-      }
-      if (!sc.event(ev_) || !sc.ok()) return false;
-      if (!on_event(ev_)) return false;
-    }
-  }
-
- protected:
-  virtual bool on_event(const JEvent& e) = 0;
-
- private:
-  JEvent ev_;
-  bool started_ = false, done_ = false;
-};
-
-struct FlowEnd {
-  std::uint64_t id;
-  bool terminating;
-  std::string name;
-};
-
-struct KeyHash {
-  std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& k) const {
-    return std::hash<std::uint64_t>()(k.first * 0x9E3779B97F4A7C15ull ^ k.second);
-  }
-};
-using FlowMap = std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::vector<FlowEnd>, KeyHash>;
-
-// First pass: where each flow starts and ends (thread id, ns), so the slices there can carry it.
-class FlowCollector : public EventReader {
- public:
-  FlowMap flows;
-
- protected:
-  bool on_event(const JEvent& e) override {
-    if (e.ph != "s" && e.ph != "f") return true;
-    std::uint64_t id = 0;
-    std::from_chars(e.id.data(), e.id.data() + e.id.size(), id);
-    flows[{e.tid, us_text_to_ns(e.ts)}].push_back({id, e.ph == "f", e.name});
-    return true;
-  }
-};
-
-class PacketWriter : public EventReader {
- public:
-  PacketWriter(std::FILE* f, std::uint64_t t0, std::unordered_set<std::uint64_t> thread_tids, FlowMap flows)
-      : f_(f), t0_(t0), thread_tids_(std::move(thread_tids)), flows_(std::move(flows)) {
-    buf_.reserve(kFlushAt + 65536);
-  }
-
-  bool finish() {
-    close_slices();
-    for (auto& [key, ends] : flows_) {  // flows with no slice or instant to carry them
-      if (ends.empty()) continue;
-      const std::string name = ends.front().name;
-      event(key.second, thread_track(key.first), pf::track_event::kInstant, "correlation", name, nullptr, &ends);
-    }
-    flows_.clear();
-    flush();
-    return ok_;
-  }
-
- protected:
-  bool on_event(const JEvent& e) override {
-    if (e.ph != "X" && e.ph != "M") close_slices();
-    if (e.ph == "M") {
-      metadata(e);
-    } else if (e.ph == "X") {
-      const std::uint64_t start = t0_ + us_text_to_ns(e.ts), end = start + us_text_to_ns(e.dur);
-      const std::uint64_t uuid = thread_track(e.tid);
-      auto& open = open_[uuid];
-      while (!open.empty() && open.back() <= start) {
-        end_slice(open.back(), uuid);
-        open.pop_back();
-      }
-      event(start, uuid, pf::track_event::kSliceBegin, e.cat, e.name, &e.args, take_flows(e.tid, e.ts));
-      open.push_back(end);
-    } else if (e.ph == "i") {
-      event(t0_ + us_text_to_ns(e.ts), thread_track(e.tid), pf::track_event::kInstant, e.cat, e.name, &e.args,
-            take_flows(e.tid, e.ts));
-    } else if (e.ph == "b" || e.ph == "e") {
-      const std::uint64_t uuid = async_track(e.cat, e.id, e.name);
-      const std::uint64_t ts = t0_ + us_text_to_ns(e.ts);
-      if (e.ph == "b") event(ts, uuid, pf::track_event::kSliceBegin, e.cat, e.name, &e.args, nullptr);
-      else end_slice(ts, uuid);
-    } else if (e.ph == "C") {
-      counter(e);
-    }
-    // "s" / "f": already attached to the slices they bind to (first pass).
     if (buf_.size() >= kFlushAt) flush();
+  }
+
+  // The arrows are on the events at their ends already (flow_ids, terminating_flow_ids).
+  void flow(const trace::Flow&) override {}
+
+  bool finish(const std::string&) override {
+    for (std::uint32_t track = 0; track < open_.size(); ++track) {
+      auto& open = open_[track];
+      if (open.empty()) continue;
+      Sequence& seq = sequence(track_uuid(track), nullptr);
+      for (; !open.empty(); open.pop_back()) end_slice(seq, open.back());
+    }
+    flush();
     return ok_;
   }
 
  private:
   static constexpr std::size_t kFlushAt = 1 << 20;
+  static constexpr std::uint32_t kDescriptorSequence = 1;
   static constexpr std::uint64_t kProcessUuid = 1;
+  static constexpr std::uint32_t kClock = pf::clock::kFirstSequenceClock;  // each sequence's incremental clock
+  enum Table { kCategories, kNames, kArgNames };
 
-  std::vector<FlowEnd>* take_flows(std::uint64_t tid, const std::string& ts) {
-    auto it = flows_.find({tid, us_text_to_ns(ts)});
-    return it == flows_.end() || it->second.empty() ? nullptr : &it->second;
+  static std::uint64_t track_uuid(std::uint32_t index) { return 2 + index; }
+
+  // A track of the process named on first use (counters, sections), by key.
+  std::uint64_t named_track(std::string key, std::string_view name, bool counter) {
+    auto [it, fresh] = named_.emplace(std::move(key), 0);
+    if (!fresh) return it->second;
+    it->second = kNamedUuidBase + named_.size();
+    protozero::pbf_writer trace(buf_);
+    protozero::pbf_writer pk(trace, pf::trace::packet);
+    pk.add_uint32(pf::packet::trusted_packet_sequence_id, kDescriptorSequence);
+    protozero::pbf_writer td(pk, pf::packet::track_descriptor);
+    td.add_uint64(pf::track::uuid, it->second);
+    td.add_string(pf::track::name, name.data(), name.size());
+    td.add_uint64(pf::track::parent_uuid, kProcessUuid);
+    if (counter) td.add_message(pf::track::counter, std::string());  // a plain counter
+    return it->second;
+  }
+  static constexpr std::uint64_t kNamedUuidBase = std::uint64_t(1) << 32;
+
+  // The sequence of (track, stream), started on first use.
+  Sequence& sequence(std::uint64_t track, const char* stream) {
+    if (last_seq_ && last_key_.first == track && last_key_.second == stream) return *last_seq_;
+    auto [it, fresh] = sequences_.try_emplace({track, std::string(stream ? stream : "")});
+    if (fresh) {
+      it->second = std::make_unique<Sequence>();
+      start(*it->second, track);
+    }
+    last_key_ = {track, stream};
+    last_seq_ = it->second.get();
+    return *last_seq_;
+  }
+
+  void start(Sequence& seq, std::uint64_t track) {
+    seq.id = next_sequence_++;
+    seq.track = track;
+    seq.last = t0_;
+    {
+      protozero::pbf_writer trace(buf_);
+      protozero::pbf_writer pk(trace, pf::trace::packet);
+      pk.add_uint32(pf::packet::trusted_packet_sequence_id, seq.id);
+      pk.add_uint32(pf::packet::sequence_flags, pf::packet::kIncrementalStateCleared);
+      protozero::pbf_writer defaults(pk, pf::packet::trace_packet_defaults);
+      defaults.add_uint32(pf::defaults::timestamp_clock_id, kClock);
+      protozero::pbf_writer te(defaults, pf::defaults::track_event_defaults);
+      te.add_uint64(pf::defaults::track_uuid, track);
+    }
+    protozero::pbf_writer trace(buf_);
+    protozero::pbf_writer pk(trace, pf::trace::packet);
+    pk.add_uint32(pf::packet::trusted_packet_sequence_id, seq.id);
+    protozero::pbf_writer snap(pk, pf::packet::clock_snapshot);
+    {
+      protozero::pbf_writer c(snap, pf::clock::clocks);
+      c.add_uint32(pf::clock::clock_id, kClock);
+      c.add_uint64(pf::clock::timestamp, t0_);
+      c.add_bool(pf::clock::is_incremental, true);
+    }
+    {
+      protozero::pbf_writer c(snap, pf::clock::clocks);
+      c.add_uint32(pf::clock::clock_id, pf::clock::kMonotonicRaw);
+      c.add_uint64(pf::clock::timestamp, t0_);
+    }
+    // The trace's own clock, said once before any time is read: the Timeline's clock.
+    if (seq.id == kDescriptorSequence + 1) snap.add_uint32(pf::clock::primary_trace_clock, pf::clock::kMonotonicRaw);
+  }
+
+  // Time and sequence of an event packet: the time since the sequence's last packet, or when
+  // that would be negative, the absolute time on CLOCK_MONOTONIC_RAW.
+  void header(protozero::pbf_writer& pk, Sequence& seq, std::uint64_t ts) {
+    if (ts >= seq.last) {
+      pk.add_uint64(pf::packet::timestamp, ts - seq.last);
+      seq.last = ts;
+    } else {
+      pk.add_uint64(pf::packet::timestamp, ts);
+      pk.add_uint32(pf::packet::timestamp_clock_id, pf::clock::kMonotonicRaw);
+    }
+    pk.add_uint32(pf::packet::trusted_packet_sequence_id, seq.id);
+    pk.add_uint32(pf::packet::sequence_flags, pf::packet::kNeedsIncrementalState);
+  }
+
+  std::uint64_t intern(Sequence& seq, Table table, std::string_view s) {
+    const std::uint64_t iid = tables_[table].id(s);
+    std::vector<bool>& sent = seq.sent[table];
+    if (sent.size() <= iid) sent.resize(iid + 64);
+    if (!sent[iid]) {
+      sent[iid] = true;
+      fresh_.push_back({table, iid, s});
+    }
+    return iid;
+  }
+
+  void track_event(Sequence& seq, std::uint64_t uuid, std::uint32_t type, const trace::Event& e) {
+    fresh_.clear();
+    const std::uint64_t cat_iid = intern(seq, kCategories, e.cat);
+    const std::uint64_t name_iid = intern(seq, kNames, e.name);
+    std::size_t n = 0;
+    if (e.args) {
+      for (const Arg& a : *e.args) key_iids_[n++] = intern(seq, kArgNames, a.key);
+    }
+    protozero::pbf_writer trace(buf_);
+    protozero::pbf_writer pk(trace, pf::trace::packet);
+    header(pk, seq, e.ts);
+    if (!fresh_.empty()) {
+      static constexpr std::uint32_t kField[] = {pf::interned::event_categories, pf::interned::event_names,
+                                                 pf::interned::debug_annotation_names};
+      protozero::pbf_writer in(pk, pf::packet::interned_data);
+      for (const Fresh& f : fresh_) {
+        protozero::pbf_writer entry(in, kField[f.table]);
+        entry.add_uint64(pf::interned::iid, f.iid);
+        entry.add_string(pf::interned::name, f.name.data(), f.name.size());
+      }
+    }
+    protozero::pbf_writer te(pk, pf::packet::track_event);
+    te.add_uint32(pf::track_event::type, type);
+    if (uuid != seq.track) te.add_uint64(pf::track_event::track_uuid, uuid);
+    te.add_uint64(pf::track_event::category_iids, cat_iid);
+    te.add_uint64(pf::track_event::name_iid, name_iid);
+    if (e.args) {
+      n = 0;
+      for (const Arg& a : *e.args) annotation(te, key_iids_[n++], a);
+    }
+    for (std::uint64_t id : e.flows_out) te.add_fixed64(pf::track_event::flow_ids, id);
+    for (std::uint64_t id : e.flows_in) te.add_fixed64(pf::track_event::terminating_flow_ids, id);
+  }
+
+  static void annotation(protozero::pbf_writer& te, std::uint64_t key_iid, const Arg& a) {
+    protozero::pbf_writer an(te, pf::track_event::debug_annotations);
+    an.add_uint64(pf::annotation::name_iid, key_iid);
+    switch (a.type) {
+      case Arg::Type::Uint: an.add_uint64(pf::annotation::uint_value, a.u); break;
+      case Arg::Type::Int: an.add_int64(pf::annotation::int_value, a.i); break;
+      case Arg::Type::Bool: an.add_bool(pf::annotation::bool_value, a.u != 0); break;
+      case Arg::Type::Str: an.add_string(pf::annotation::string_value, a.s.data(), a.s.size()); break;
+      case Arg::Type::Null: break;  // the name alone
+    }
+  }
+
+  void end_slice(Sequence& seq, std::uint64_t ts) {
+    protozero::pbf_writer trace(buf_);
+    protozero::pbf_writer pk(trace, pf::trace::packet);
+    header(pk, seq, ts);
+    protozero::pbf_writer te(pk, pf::packet::track_event);
+    te.add_uint32(pf::track_event::type, pf::track_event::kSliceEnd);
   }
 
   void flush() {
@@ -349,233 +320,38 @@ class PacketWriter : public EventReader {
     buf_.clear();
   }
 
-  // The sequence's first packet clears its incremental state (interning); the rest depend on it.
-  void sequence(protozero::pbf_writer& pk, bool uses_state) {
-    pk.add_uint32(pf::packet::trusted_packet_sequence_id, 1);
-    if (first_) {
-      pk.add_uint32(pf::packet::sequence_flags, pf::packet::kIncrementalStateCleared);
-      first_ = false;
-    } else if (uses_state) {
-      pk.add_uint32(pf::packet::sequence_flags, pf::packet::kNeedsIncrementalState);
-    }
-  }
-
-  void metadata(const JEvent& e) {
-    auto arg = [&](std::string_view key) -> const JValue* {
-      for (const auto& [k, v] : e.args)
-        if (k == key) return &v;
-      return nullptr;
-    };
-    if (e.name == "process_name") {
-      const JValue* v = arg("name");
-      pid_ = e.pid;
-      protozero::pbf_writer trace(buf_);
-      protozero::pbf_writer pk(trace, pf::trace::packet);
-      sequence(pk, false);
-      protozero::pbf_writer td(pk, pf::packet::track_descriptor);
-      td.add_uint64(pf::track::uuid, kProcessUuid);
-      protozero::pbf_writer pd(td, pf::track::process);
-      pd.add_int32(pf::process::pid, static_cast<std::int32_t>(pid_));
-      if (v) pd.add_string(pf::process::process_name, v->text);
-    } else if (e.name == "thread_name") {
-      const JValue* v = arg("name");
-      describe_thread(e.tid, v ? v->text : "thread " + std::to_string(e.tid));
-    }
-  }
-
-  std::uint64_t thread_track(std::uint64_t tid) {
-    auto it = thread_uuids_.find(tid);
-    if (it != thread_uuids_.end()) return it->second;
-    return describe_thread(tid, "thread " + std::to_string(tid));
-  }
-
-  // Program threads are thread tracks (pid, tid); the writer's own lanes (devices, mutex holds, a
-  // reused thread id) are named tracks of the process, since their ids are no OS thread's.
-  std::uint64_t describe_thread(std::uint64_t tid, const std::string& name) {
-    auto [it, fresh] = thread_uuids_.emplace(tid, next_uuid_);
-    if (!fresh) return it->second;
-    const std::uint64_t uuid = next_uuid_++;
-    protozero::pbf_writer trace(buf_);
-    protozero::pbf_writer pk(trace, pf::trace::packet);
-    sequence(pk, false);
-    protozero::pbf_writer td(pk, pf::packet::track_descriptor);
-    td.add_uint64(pf::track::uuid, uuid);
-    if (thread_tids_.count(tid) && tid <= 0x7FFFFFFF) {
-      protozero::pbf_writer th(td, pf::track::thread);
-      th.add_int32(pf::thread::pid, static_cast<std::int32_t>(pid_));
-      th.add_int32(pf::thread::tid, static_cast<std::int32_t>(tid));
-      th.add_string(pf::thread::thread_name, name);
-    } else {
-      td.add_string(pf::track::name, name);
-      td.add_uint64(pf::track::parent_uuid, kProcessUuid);
-    }
-    return uuid;
-  }
-
-  // Sections overlap freely: each section id is a track of its own under the process.
-  std::uint64_t async_track(const std::string& cat, const std::string& id, const std::string& name) {
-    auto [it, fresh] = named_uuids_.emplace(cat + '\x1f' + id, next_uuid_);
-    if (!fresh) return it->second;
-    ++next_uuid_;
-    named_track(it->second, name + " (section " + id + ")", false);
-    return it->second;
-  }
-
-  void named_track(std::uint64_t uuid, const std::string& name, bool counter) {
-    protozero::pbf_writer trace(buf_);
-    protozero::pbf_writer pk(trace, pf::trace::packet);
-    sequence(pk, false);
-    protozero::pbf_writer td(pk, pf::packet::track_descriptor);
-    td.add_uint64(pf::track::uuid, uuid);
-    td.add_string(pf::track::name, name);
-    td.add_uint64(pf::track::parent_uuid, kProcessUuid);
-    if (counter) td.add_message(pf::track::counter, std::string());  // a plain counter
-  }
-
-  void counter(const JEvent& e) {
-    auto [it, fresh] = named_uuids_.emplace("C\x1f" + e.name, next_uuid_);
-    if (fresh) {
-      ++next_uuid_;
-      named_track(it->second, e.name, true);
-    }
-    std::int64_t value = 0;
-    for (const auto& [k, v] : e.args) {
-      if (v.kind == JValue::Num) std::from_chars(v.text.data(), v.text.data() + v.text.size(), value);
-    }
-    protozero::pbf_writer trace(buf_);
-    protozero::pbf_writer pk(trace, pf::trace::packet);
-    pk.add_uint64(pf::packet::timestamp, t0_ + us_text_to_ns(e.ts));
-    sequence(pk, false);
-    protozero::pbf_writer te(pk, pf::packet::track_event);
-    te.add_uint32(pf::track_event::type, pf::track_event::kCounter);
-    te.add_uint64(pf::track_event::track_uuid, it->second);
-    te.add_int64(pf::track_event::counter_value, value);
-  }
-
-  struct Interned {
-    std::uint32_t field;
+  struct Fresh {
+    Table table;
     std::uint64_t iid;
-    const std::string* name;
+    std::string_view name;
   };
-  std::uint64_t intern(std::unordered_map<std::string, std::uint64_t>& table, std::uint32_t field, const std::string& s,
-                       std::vector<Interned>& fresh) {
-    auto [it, added] = table.emplace(s, table.size() + 1);
-    if (added) fresh.push_back({field, it->second, &it->first});
-    return it->second;
-  }
-
-  void event(std::uint64_t ts, std::uint64_t uuid, std::uint32_t type, const std::string& cat, const std::string& name,
-             const std::vector<std::pair<std::string, JValue>>* args, std::vector<FlowEnd>* flows) {
-    std::vector<Interned>& fresh = fresh_;
-    fresh.clear();
-    const std::uint64_t cat_iid = intern(cats_, pf::interned::event_categories, cat, fresh);
-    const std::uint64_t name_iid = intern(names_, pf::interned::event_names, name, fresh);
-    arg_iids_.clear();
-    if (args) {
-      for (const auto& a : *args) arg_iids_.push_back(intern(keys_, pf::interned::debug_annotation_names, a.first, fresh));
+  struct KeyHash {
+    std::size_t operator()(const std::pair<std::uint64_t, std::string>& k) const {
+      return std::hash<std::uint64_t>()(k.first) ^ std::hash<std::string>()(k.second) * 31;
     }
-    protozero::pbf_writer trace(buf_);
-    protozero::pbf_writer pk(trace, pf::trace::packet);
-    pk.add_uint64(pf::packet::timestamp, ts);
-    sequence(pk, true);
-    if (!fresh.empty()) {
-      protozero::pbf_writer in(pk, pf::packet::interned_data);
-      for (const Interned& n : fresh) {
-        protozero::pbf_writer entry(in, n.field);
-        entry.add_uint64(pf::interned::iid, n.iid);
-        entry.add_string(pf::interned::name, *n.name);
-      }
-    }
-    protozero::pbf_writer te(pk, pf::packet::track_event);
-    te.add_uint32(pf::track_event::type, type);
-    te.add_uint64(pf::track_event::track_uuid, uuid);
-    te.add_uint64(pf::track_event::category_iids, cat_iid);
-    te.add_uint64(pf::track_event::name_iid, name_iid);
-    if (args) {
-      for (std::size_t k = 0; k < args->size(); ++k) annotation(te, arg_iids_[k], (*args)[k].second);
-    }
-    if (flows) {
-      for (const FlowEnd& fl : *flows)
-        te.add_fixed64(fl.terminating ? pf::track_event::terminating_flow_ids : pf::track_event::flow_ids, fl.id);
-      flows->clear();
-    }
-  }
-
-  static void annotation(protozero::pbf_writer& te, std::uint64_t key_iid, const JValue& v) {
-    protozero::pbf_writer a(te, pf::track_event::debug_annotations);
-    a.add_uint64(pf::annotation::name_iid, key_iid);
-    const char* b = v.text.data();
-    const char* e = b + v.text.size();
-    switch (v.kind) {
-      case JValue::Str: a.add_string(pf::annotation::string_value, v.text); break;
-      case JValue::True: a.add_bool(pf::annotation::bool_value, true); break;
-      case JValue::False: a.add_bool(pf::annotation::bool_value, false); break;
-      case JValue::Num:
-        if (v.text.find_first_of(".eE") != std::string::npos) {
-          double d = 0;
-          std::from_chars(b, e, d);
-          a.add_double(pf::annotation::double_value, d);
-        } else if (v.text[0] == '-') {
-          std::int64_t i = 0;
-          std::from_chars(b, e, i);
-          a.add_int64(pf::annotation::int_value, i);
-        } else {
-          std::uint64_t u = 0;
-          std::from_chars(b, e, u);
-          a.add_uint64(pf::annotation::uint_value, u);
-        }
-        break;
-      default: break;  // null: the name alone
-    }
-  }
-
-  void end_slice(std::uint64_t ts, std::uint64_t uuid) {
-    protozero::pbf_writer trace(buf_);
-    protozero::pbf_writer pk(trace, pf::trace::packet);
-    pk.add_uint64(pf::packet::timestamp, ts);
-    sequence(pk, false);
-    protozero::pbf_writer te(pk, pf::packet::track_event);
-    te.add_uint32(pf::track_event::type, pf::track_event::kSliceEnd);
-    te.add_uint64(pf::track_event::track_uuid, uuid);
-  }
-
-  // Complete events come grouped by track, each track's nested and by start: a slice ends when
-  // the next one on its track starts after it, or when the complete events are over.
-  void close_slices() {
-    for (auto& [uuid, open] : open_) {
-      while (!open.empty()) {
-        end_slice(open.back(), uuid);
-        open.pop_back();
-      }
-    }
-  }
+  };
 
   std::FILE* f_;
-  std::uint64_t t0_;
-  std::unordered_set<std::uint64_t> thread_tids_;
-  FlowMap flows_;
   std::string buf_;
-  bool ok_ = true, first_ = true;
-  std::uint64_t pid_ = 0, next_uuid_ = 2;
-  std::unordered_map<std::uint64_t, std::uint64_t> thread_uuids_;
-  std::unordered_map<std::string, std::uint64_t> named_uuids_;
-  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> open_;
-  std::unordered_map<std::string, std::uint64_t> cats_, names_, keys_;
-  std::vector<Interned> fresh_;
-  std::vector<std::uint64_t> arg_iids_;
+  bool ok_ = true;
+  std::int32_t pid_ = 0;
+  std::uint64_t t0_ = 0;
+  std::uint32_t next_sequence_ = kDescriptorSequence + 1;
+  std::vector<std::vector<std::uint64_t>> open_;  // per track index
+  std::unordered_map<std::string, std::uint64_t> named_;
+  std::unordered_map<std::pair<std::uint64_t, std::string>, std::unique_ptr<Sequence>, KeyHash> sequences_;
+  std::pair<std::uint64_t, const char*> last_key_{0, nullptr};
+  Sequence* last_seq_ = nullptr;
+  InternTable tables_[3];
+  std::vector<Fresh> fresh_;
+  std::uint64_t key_iids_[trace::Args::kMax] = {};
 };
 
 }  // namespace
 
 bool write_perfetto_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, std::uint64_t* clipped) {
-  FlowCollector flows;
-  if (!write_chrome_trace(flows, t, info)) return false;
-  // The Chrome writer's thread ids that are a program thread's own (first use of an OS id).
-  std::unordered_set<std::uint64_t> thread_tids;
-  for (const Track& tr : t.tracks) thread_tids.insert(tr.os_tid);
-  PacketWriter out(f, t.t0, std::move(thread_tids), std::move(flows.flows));
-  const bool ok = write_chrome_trace(out, t, info, clipped);
-  return out.finish() && ok;
+  PerfettoSink sink(f);
+  return produce_trace(t, info, sink, clipped);
 }
 
 }  // namespace kob

@@ -1,12 +1,13 @@
 // Perfetto's native trace format (protobuf TracePacket stream, .pftrace): the same events as the
 // Chrome trace, with interned names, one track per thread / device / lane, flows and debug
-// annotations. The Perfetto UI loads large traces in this form far better than JSON.
+// annotations, incremental timestamps. The Perfetto UI loads large traces in this form far better
+// than JSON.
 #pragma once
 
 #include <cstdio>
 
 #include "common/timeline.hpp"
-#include "common/trace_writer.hpp"
+#include "common/trace_producer.hpp"
 
 namespace kob {
 

@@ -1,8 +1,11 @@
 """A reader of Perfetto protobuf traces (.pftrace) for the tests, independent of the writer: the
 protobuf wire format by hand and the few field numbers of the public Perfetto schema it needs."""
+import struct
 
 # TracePacket
-P_TIMESTAMP, P_SEQ_ID, P_TRACK_EVENT, P_INTERNED, P_SEQ_FLAGS, P_TRACK_DESCRIPTOR = 8, 10, 11, 12, 13, 60
+P_CLOCK_SNAPSHOT, P_TIMESTAMP, P_SEQ_ID, P_TRACK_EVENT, P_INTERNED, P_SEQ_FLAGS = 6, 8, 10, 11, 12, 13
+P_CLOCK_ID, P_DEFAULTS, P_TRACK_DESCRIPTOR = 58, 59, 60
+MONOTONIC_RAW = 5
 # TrackEvent
 E_CATEGORY_IIDS, E_ANNOTATIONS, E_TYPE, E_NAME_IID, E_TRACK_UUID, E_NAME = 3, 4, 9, 10, 11, 23
 E_COUNTER_VALUE, E_FLOW_IDS, E_TERMINATING_FLOW_IDS = 30, 47, 48
@@ -61,14 +64,19 @@ def one(m, f, default=None):
 
 class Trace:
     """tracks: uuid -> dict(name, pid, tid, process, parent, counter); events: in file order, each
-    dict(ts, type, track, cat, name, args, flows, terminating, value, seq_flags)."""
+    dict(ts, type, track, cat, name, args, flows, terminating, value, seq_flags). Times are
+    absolute: incremental clocks (declared in a sequence's clock snapshot) are summed up.
+    incremental / absolute: how many packet times were deltas / absolute CLOCK_MONOTONIC_RAW."""
 
     def __init__(self, path):
         self.tracks = {}
         self.events = []
         self.packets = 0
         self.first_flags = None
+        self.incremental = self.absolute = 0
+        self.primary_clock = None
         interned = {}  # (sequence, field, iid) -> name
+        seqs = {}  # sequence -> dict(track, clock, clocks: id -> value, inc: set of incremental ids)
         data = open(path, "rb").read()
         for f, w, pkt in fields(data):
             if f != 1 or w != 2:
@@ -81,6 +89,35 @@ class Trace:
                 self.first_flags = flags
             if flags & 1:
                 interned = {k: v for k, v in interned.items() if k[0] != seq}
+                seqs[seq] = {"track": None, "clock": None, "clocks": {}, "inc": set()}
+            st = seqs.setdefault(seq, {"track": None, "clock": None, "clocks": {}, "inc": set()})
+            for blob in p.get(P_DEFAULTS, []):
+                d = message(blob)
+                st["clock"] = one(d, 58, st["clock"])
+                if 11 in d:
+                    st["track"] = one(message(d[11][0]), 11, st["track"])
+            for blob in p.get(P_CLOCK_SNAPSHOT, []):
+                snap = message(blob)
+                if 2 in snap and self.primary_clock is None:
+                    self.primary_clock = snap[2][0]
+                for c in snap.get(1, []):
+                    cm = message(c)
+                    cid = one(cm, 1)
+                    if cid is not None and cid >= 64:
+                        st["clocks"][cid] = one(cm, 2, 0)
+                        if one(cm, 3, 0):
+                            st["inc"].add(cid)
+            ts = one(p, P_TIMESTAMP)
+            if ts is not None:
+                clock = one(p, P_CLOCK_ID, st["clock"])
+                if clock in st["inc"]:
+                    st["clocks"][clock] += ts
+                    ts = st["clocks"][clock]
+                    self.incremental += 1
+                elif clock == MONOTONIC_RAW:
+                    self.absolute += 1
+                else:
+                    raise ValueError(f"packet time on clock {clock}, neither incremental nor CLOCK_MONOTONIC_RAW")
             for blob in p.get(P_INTERNED, []):
                 for inf, _, entry in fields(blob):
                     e = message(entry)
@@ -115,7 +152,6 @@ class Trace:
                     elif 4 in am:
                         val = signed(am[4][0])
                     elif 5 in am:
-                        import struct
                         val = struct.unpack("<d", am[5][0].to_bytes(8, "little"))[0]
                     elif 6 in am:
                         val = am[6][0].decode()
@@ -123,7 +159,7 @@ class Trace:
                         val = None
                     args[key] = val
                 self.events.append({
-                    "ts": one(p, P_TIMESTAMP), "type": one(te, E_TYPE), "track": one(te, E_TRACK_UUID),
+                    "ts": ts, "type": one(te, E_TYPE), "track": one(te, E_TRACK_UUID, st["track"]),
                     "cat": cats[0] if cats else None, "name": name, "args": args, "seq_flags": flags,
                     "flows": te.get(E_FLOW_IDS, []), "terminating": te.get(E_TERMINATING_FLOW_IDS, []),
                     "value": signed(one(te, E_COUNTER_VALUE, 0)),

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -47,22 +48,39 @@ struct Decoded {
   std::vector<std::uint32_t> packet_flags;
   std::map<std::uint64_t, Desc> tracks;
   std::vector<Ev> events;
-  std::map<std::pair<std::uint32_t, std::uint64_t>, std::string> interned;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, std::string> interned;  // (sequence, table, iid)
   int interned_entries = 0;
+  bool duplicate_interning = false;  // an id sent twice on one sequence
   bool duplicate_track = false;
+
+  // Per packet sequence: its default track and clock, and its incremental clocks' values.
+  struct SeqState {
+    std::uint64_t default_track = 0;
+    std::uint32_t default_clock = 0;
+    std::map<std::uint32_t, std::uint64_t> clocks;  // incremental clock id -> its value
+    std::map<std::uint32_t, bool> incremental;
+  };
+  std::map<std::uint32_t, SeqState> seqs;
+  int absolute_packets = 0;     // packets with a time of their own on a builtin clock
+  int incremental_packets = 0;  // packets with the time since their sequence's previous one
 
   explicit Decoded(const std::string& data) {
     protozero::pbf_reader trace(data);
     while (trace.next(1)) {
       protozero::pbf_reader pk = trace.get_message();
       std::uint64_t ts = 0;
-      std::uint32_t flags = 0;
-      std::string te_blob, td_blob;
+      bool has_ts = false;
+      std::uint32_t flags = 0, seq_id = 0, clock_id = 0;
+      std::string te_blob, td_blob, defaults_blob, snapshot_blob;
       std::vector<std::string> interned_blobs;
       while (pk.next()) {
         switch (pk.tag()) {
-          case 8: ts = pk.get_uint64(); break;
+          case 8: ts = pk.get_uint64(), has_ts = true; break;
+          case 10: seq_id = pk.get_uint32(); break;
           case 13: flags = pk.get_uint32(); break;
+          case 58: clock_id = pk.get_uint32(); break;
+          case 59: defaults_blob = pk.get_string(); break;
+          case 6: snapshot_blob = pk.get_string(); break;
           case 11: te_blob = pk.get_string(); break;
           case 12: interned_blobs.push_back(pk.get_string()); break;
           case 60: td_blob = pk.get_string(); break;
@@ -70,6 +88,60 @@ struct Decoded {
         }
       }
       packet_flags.push_back(flags);
+      if (flags & 1) {
+        seqs[seq_id] = SeqState{};
+        for (auto it = interned.begin(); it != interned.end();) it = std::get<0>(it->first) == seq_id ? interned.erase(it) : std::next(it);
+      }
+      SeqState& st = seqs[seq_id];
+      if (!defaults_blob.empty()) {
+        protozero::pbf_reader dr(defaults_blob);
+        while (dr.next()) {
+          if (dr.tag() == 58) {
+            st.default_clock = dr.get_uint32();
+          } else if (dr.tag() == 11) {
+            protozero::pbf_reader ted = dr.get_message();
+            while (ted.next()) {
+              if (ted.tag() == 11) st.default_track = ted.get_uint64();
+              else ted.skip();
+            }
+          } else {
+            dr.skip();
+          }
+        }
+      }
+      if (!snapshot_blob.empty()) {
+        protozero::pbf_reader sr(snapshot_blob);
+        while (sr.next()) {
+          if (sr.tag() != 1) {
+            sr.skip();
+            continue;
+          }
+          protozero::pbf_reader c = sr.get_message();
+          std::uint32_t id = 0;
+          std::uint64_t value = 0;
+          bool inc = false;
+          while (c.next()) {
+            if (c.tag() == 1) id = c.get_uint32();
+            else if (c.tag() == 2) value = c.get_uint64();
+            else if (c.tag() == 3) inc = c.get_bool();
+            else c.skip();
+          }
+          if (id >= 64) {
+            st.clocks[id] = value;
+            st.incremental[id] = inc;
+          }
+        }
+      }
+      if (has_ts) {
+        const std::uint32_t clock = clock_id ? clock_id : st.default_clock;
+        if (clock >= 64 && st.incremental[clock]) {
+          ts = st.clocks[clock] += ts;
+          ++incremental_packets;
+        } else {
+          CHECK(clock == 5);  // CLOCK_MONOTONIC_RAW, the Timeline's clock
+          ++absolute_packets;
+        }
+      }
       for (const std::string& b : interned_blobs) {
         protozero::pbf_reader in(b);
         while (in.next()) {
@@ -82,7 +154,8 @@ struct Decoded {
             else if (e.tag() == 2) name = e.get_string();
             else e.skip();
           }
-          interned[{field, iid}] = name;
+          if (interned.count({seq_id, field, iid})) duplicate_interning = true;
+          interned[{seq_id, field, iid}] = name;
           ++interned_entries;
         }
       }
@@ -128,12 +201,13 @@ struct Decoded {
         Ev ev;
         ev.ts = ts;
         ev.flags = flags;
+        ev.track = st.default_track;
         while (te.next()) {
           switch (te.tag()) {
             case 9: ev.type = te.get_uint32(); break;
             case 11: ev.track = te.get_uint64(); break;
-            case 3: ev.cat = interned[{1, te.get_uint64()}]; break;
-            case 10: ev.name = interned[{2, te.get_uint64()}]; break;
+            case 3: ev.cat = interned[{seq_id, 1, te.get_uint64()}]; break;
+            case 10: ev.name = interned[{seq_id, 2, te.get_uint64()}]; break;
             case 30: ev.value = te.get_int64(); break;
             case 47: ev.flows.push_back(te.get_fixed64()); break;
             case 48: ev.terminating.push_back(te.get_fixed64()); break;
@@ -142,7 +216,7 @@ struct Decoded {
               Annotation an;
               while (a.next()) {
                 const std::uint32_t f = a.tag();
-                if (f == 1) an.key = interned[{3, a.get_uint64()}];
+                if (f == 1) an.key = interned[{seq_id, 3, a.get_uint64()}];
                 else if (f == 2) an.kind = 2, an.u = a.get_bool();
                 else if (f == 3) an.kind = 3, an.u = a.get_uint64();
                 else if (f == 4) an.kind = 4, an.u = static_cast<std::uint64_t>(a.get_int64());
@@ -235,6 +309,7 @@ TEST_CASE("perfetto writer: tracks, nested slices, interning, args, counters, se
   m.space_level = 128;
   t.memory.push_back(m);
   t.events.push_back({90, 0, nm("pw_event")});
+  t.events.push_back({80, 0, nm("pw_event_early")});  // out of time order: an absolute time
 
   bool ok = false;
   std::uint64_t clipped = 99;
@@ -279,9 +354,18 @@ TEST_CASE("perfetto writer: tracks, nested slices, interning, args, counters, se
 
   // Names and categories interned once each.
   int kernel_names = 0;
-  for (const auto& [key, name] : d.interned) kernel_names += key.first == 2 && name == "pw_kernel";
-  CHECK(kernel_names == 1);
+  for (const auto& [key, name] : d.interned) kernel_names += std::get<1>(key) == 2 && name == "pw_kernel";
+  CHECK(kernel_names == 2);  // once on each thread's slice sequence
+  CHECK_FALSE(d.duplicate_interning);
   CHECK(d.interned_entries == static_cast<int>(d.interned.size()));
+
+  // Times since the sequence's last packet, but for the one instant earlier than its predecessor.
+  CHECK(d.incremental_packets > 10);
+  CHECK(d.absolute_packets == 1);
+  const Ev* early = d.find(3, "pw_event_early");
+  REQUIRE(early != nullptr);
+  CHECK(early->ts == 80);
+  CHECK(early->track == th0);
 
   // Args as debug annotations.
   const Ev* kb = d.find(1, "pw_kernel");
