@@ -148,6 +148,26 @@ kc.expect_eq(pf_flows, ch_flows, "flows (from track and time, to track and time)
 if "flows" in expect:
     kc.check(len(ch_flows) > 0, "the sample has correlation arrows")
 
+# The counts the Chrome tests check, read from each file on its own: kernels, regions, parallel
+# regions, implicit tasks per thread, arrows.
+def slice_count(cat, names=None):
+    return sum(1 for c, n, *_ in slices if c == cat and (names is None or n in names))
+for cat in ("kokkos.kernel", "kokkos.region", "omp.parallel"):
+    kc.expect_eq(slice_count(cat), sum(1 for e in ch if e["ph"] == "X" and e["cat"] == cat), f"{cat} slices")
+kc.expect_eq(Counter(t for c, _, t, *_ in slices if c == "omp.implicit_task"),
+             Counter(ch_names[e["tid"]] for e in ch if e["ph"] == "X" and e["cat"] == "omp.implicit_task"),
+             "implicit tasks per thread")
+kc.expect_eq(len(starts), sum(1 for e in ch if e["ph"] == "f"), "flows: as many as the Chrome trace's arrows")
+kc.expect_eq(Counter(n for _, n, *_ in slices), Counter(e["name"] for e in ch if e["ph"] == "X"), "slice names")
+if a.kind == "kokkos":
+    kc.check(slice_count("kokkos.kernel") > 0, "the Kokkos sample has kernels")
+kc.check(slice_count("omp.parallel") > 0, "the sample has parallel regions")
+
+# Times: a sequence clock, incremental, against CLOCK_MONOTONIC_RAW as the trace's clock.
+kc.expect_eq(pf.primary_clock, pd.MONOTONIC_RAW, "the trace's clock")
+kc.check(pf.incremental > pf.absolute, f"most packet times are deltas ({pf.incremental} deltas, {pf.absolute} absolute)")
+
 print(f"pftrace: {pf.packets} packets, {len(slices)} slices, {sum(pf_inst.values())} instants, "
-      f"{sum(pf_count.values())} counters, {len(section_slices)} sections, {len(starts)} flows, {len(pf.tracks)} tracks")
+      f"{sum(pf_count.values())} counters, {len(section_slices)} sections, {len(starts)} flows, {len(pf.tracks)} tracks, "
+      f"times: {pf.incremental} deltas, {pf.absolute} absolute")
 kc.finish()
