@@ -22,6 +22,7 @@
 #include "common/json.hpp"
 #include "common/log.hpp"
 #include "common/output_name.hpp"
+#include "common/perfetto_writer.hpp"
 #include "common/recorder.hpp"
 #include "common/signals.hpp"
 #include "common/summary.hpp"
@@ -450,17 +451,16 @@ void write_outputs() {
       }
     };
 
-    emit(kFormatChrome, prefix + ".trace.json", [&](std::FILE* f) {
-      TraceInfo info;
-      info.pid = static_cast<std::uint64_t>(getpid());
-      info.process_name = exe_name();
-      if (mpi_rank() >= 0) info.process_name += " rank " + std::to_string(mpi_rank());
-      info.other_data_json = other_data_json(&sum);
-      std::uint64_t clipped = 0;
-      const bool ok = write_chrome_trace(f, t, info, &clipped);
-      if (clipped) log::warn(std::to_string(clipped) + " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
-      return ok;
-    });
+    TraceInfo info;
+    info.pid = static_cast<std::uint64_t>(getpid());
+    info.process_name = exe_name();
+    if (mpi_rank() >= 0) info.process_name += " rank " + std::to_string(mpi_rank());
+    if (c.formats & (kFormatChrome | kFormatPerfetto)) info.other_data_json = other_data_json(&sum);
+    // Both traces cut the same events; the note comes once, whichever trace is written.
+    std::uint64_t clipped = 0;
+    emit(kFormatPerfetto, prefix + ".pftrace", [&](std::FILE* f) { return write_perfetto_trace(f, t, info, &clipped); });
+    emit(kFormatChrome, prefix + ".trace.json", [&](std::FILE* f) { return write_chrome_trace(f, t, info, &clipped); });
+    if (clipped) log::warn(std::to_string(clipped) + " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
     const std::string text = summary_text(sum, exe_name() + " (pid " + std::to_string(getpid()) + ")");
     emit(kFormatSummary, prefix + ".summary.txt",
          [&](std::FILE* f) { return std::fwrite(text.data(), 1, text.size(), f) == text.size(); });
