@@ -46,7 +46,7 @@ def run(args, route=None, prefix=None, ready="ran ", send=(), to_child=False, as
     names). Returns (rc, stdout, stderr); rc None when it hung (the group is then killed)."""
     env = {"OMP_NUM_THREADS": str(T)}
     if route:
-        env.update({"KOKKOS_PROFILE_LIBRARY": lib, route: lib, "KOB_ARGS": f"--quiet --output={prefix} {kob_args}"})
+        env.update({"KOKKOS_PROFILE_LIBRARY": lib, route: lib, "KOB_ARGS": f"--quiet --output={prefix} {kc.CHROME} {kob_args}"})
     env = kc.program_env(env, unset=[v for v in TOOL_VARS if v not in env])
     if asan_extra and "ASAN_OPTIONS" in env:
         env["ASAN_OPTIONS"] += ":" + asan_extra
