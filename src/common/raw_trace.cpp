@@ -30,7 +30,7 @@ namespace {
 struct LostSpan {
   std::uint32_t thread = 0, reason = 0;
   std::uint64_t first = 0, last = 0, events = 0;
-  std::uint64_t next_seq = 0;  // the chunk that would extend it (chunk drops); 0 never
+  std::uint64_t last_seq = 0;  // its last dropped chunk (chunk drops: the next one extends it); 0 none
 };
 
 struct File {
@@ -41,6 +41,7 @@ struct File {
   std::uint64_t max_size = 0;   // --max-trace-size, 0 unlimited
   bool lazy = false;            // a fork child: the file is made when first needed
   bool failed_open = false;
+  bool cap_reached = false;     // sticky: past --max-trace-size no chunk is written any more
   std::atomic<bool> finished{false};
   std::vector<std::string> kvs;  // every KV entry's content, for a file made later (fork child)
   std::vector<std::pair<std::uint32_t, std::string>> pending_names;  // interned while lazy
@@ -250,10 +251,10 @@ void flush_lost_locked(File& f) {
 
 void add_lost_locked(File& f, const LostSpan& l) {
   for (LostSpan& o : f.lost) {
-    if (o.thread == l.thread && o.reason == l.reason && o.next_seq != 0 && o.next_seq == l.next_seq - 1) {
+    if (o.thread == l.thread && o.reason == l.reason && o.last_seq != 0 && o.last_seq + 1 == l.last_seq) {
       o.last = l.last;
       o.events += l.events;
-      o.next_seq = l.next_seq;
+      o.last_seq = l.last_seq;
       return;
     }
   }
@@ -407,7 +408,9 @@ bool write_chunk(std::uint32_t thread, std::uint64_t seq, const Record* recs, st
     return false;
   }
   std::uint32_t reason = 0;
-  if (f.max_size != 0 && f.end + block_bytes(bytes) > f.max_size) {
+  if (f.cap_reached || (f.max_size != 0 && f.end + block_bytes(bytes) > f.max_size)) {
+    // Sticky, so that what the file holds of each thread is one unbroken start of its run.
+    f.cap_reached = true;
     reason = kLostSizeCap;
     log::warn_once(log::Once::RawSizeCap, "the raw trace " + f.path + " reached --max-trace-size=" +
                                               std::to_string(f.max_size >> 20) + " (MiB); events are dropped from now on (counted)");
@@ -504,6 +507,7 @@ void reset_for_test() {
   f.max_size = 0;
   f.lazy = false;
   f.failed_open = false;
+  f.cap_reached = false;
   f.finished.store(false);
   f.kvs.clear();
   f.pending_names.clear();
@@ -524,6 +528,7 @@ void after_fork_child(const std::string& child_path) {
   f.path = child_path;
   f.end = 0;
   f.failed_open = false;
+  f.cap_reached = false;
   f.pending_names.clear();
   f.lost.clear();
   f.stats = Stats{};

@@ -32,9 +32,9 @@ Registry& registry() {
 }
 std::atomic<std::uint64_t> g_limit{64ull << 20};
 std::atomic<std::uint32_t> g_ring_slots{recorder::kDefaultRing};
-// A producer whose next slot is still full waits at most kWaitRounds * kWaitNs for the writer.
-constexpr int kWaitRounds = 10;
+// A producer whose next slot is still full waits at most g_wait_rounds * kWaitNs for the writer.
 constexpr long kWaitNs = 5'000'000;
+std::atomic<int> g_wait_rounds{10};
 std::atomic<std::uint64_t> g_used{0};
 std::atomic<bool> g_closed{false};
 }  // namespace
@@ -74,6 +74,7 @@ ThreadBuffer::~ThreadBuffer() {
 // raw trace when there is one, else anonymous) and faults every page in.
 bool ThreadBuffer::setup_ring() {
   ring_tried_ = true;
+  if (g_closed.load(std::memory_order_relaxed)) return false;  // nothing more is recorded
   const std::uint32_t want = g_ring_slots.load(std::memory_order_relaxed);
   std::uint32_t k = 0;
   std::uint64_t used = g_used.load(std::memory_order_relaxed);
@@ -129,9 +130,9 @@ bool ThreadBuffer::next_slot() {
   const std::uint32_t i = cur_ == nullptr ? 0 : (cur_index_ + 1) % ring_size_;
   raw::Slot* next = ring_[i];
   if (next->state.load(std::memory_order_acquire) != raw::kSlotFree && writer_seen_ && !waited_) {
-    // The writer is behind: sleep (no spinning) until it frees the slot, at most kWaitRounds ticks.
+    // The writer is behind: sleep (no spinning) until it frees the slot, at most a few tens of ms.
     waited_ = true;
-    for (int round = 0; round < kWaitRounds; ++round) {
+    for (int round = 0, rounds = g_wait_rounds.load(std::memory_order_relaxed); round < rounds; ++round) {
       const std::uint32_t st = next->state.load(std::memory_order_acquire);
       if (st == raw::kSlotFree) break;
       const timespec ts{0, kWaitNs};
@@ -219,6 +220,7 @@ std::size_t ThreadBuffer::record_count() const {
 
 namespace recorder {
 void set_memory_limit(std::uint64_t bytes) { g_limit.store(bytes, std::memory_order_relaxed); }
+void set_writer_wait_for_test(int rounds) { g_wait_rounds.store(rounds, std::memory_order_relaxed); }
 void set_ring_slots(std::uint32_t n) {
   g_ring_slots.store(n < 2 ? 2 : n > ThreadBuffer::kMaxRing ? ThreadBuffer::kMaxRing : n, std::memory_order_relaxed);
 }
@@ -270,6 +272,7 @@ void reset_for_test() {
   g_used.store(0);
   g_closed.store(false);
   g_ring_slots.store(kDefaultRing);
+  g_wait_rounds.store(10);
   g_ids.kernel = 0;
   g_ids.fence = 0;
   g_ids.deep_copy = 0;

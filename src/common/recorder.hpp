@@ -176,6 +176,11 @@ class ThreadBuffer {
   void for_each_committed(F&& f) const {
     for_each(f);
   }
+  std::vector<Record> in_memory_records() const {
+    std::vector<Record> out;
+    for_each([&](const Record& r) { out.push_back(r); });
+    return out;
+  }
   std::uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
   std::size_t record_count() const;
 
@@ -269,6 +274,9 @@ std::uint64_t memory_used();
 inline constexpr std::uint32_t kDefaultRing = 4;
 // Slots per thread for threads that register from now on (tests; 2 to ThreadBuffer::kMaxRing).
 void set_ring_slots(std::uint32_t n);
+// Tests: how many 5 ms waits a producer makes for the writer before it drops (default 10), so that a
+// test of "nothing dropped while the writer keeps up" does not depend on the machine's load.
+void set_writer_wait_for_test(int rounds);
 // After close(), no slot is taken any more: events past the current slot are discarded without
 // being counted.
 void close();
