@@ -106,18 +106,29 @@ bool write_block_locked(File& f, BlockHeader h, const void* payload, std::size_t
   return write_at_end_locked(f, iov, 3, total);
 }
 
-bool write_meta_locked(File& f, std::uint16_t tag, const std::string& content) {
-  std::string e;
-  e.reserve(8 + content.size());
+void append_entry(std::string& e, std::uint16_t tag, const std::string& content) {
   e.append(reinterpret_cast<const char*>(&tag), 2);
   e.append(2, '\0');
   put_u32(e, static_cast<std::uint32_t>(content.size()));
   e += content;
+}
+
+// One META block holding the entries in e (then cleared).
+bool flush_batch_locked(File& f, std::string& e) {
+  if (e.empty()) return true;
   BlockHeader h{};
   h.kind = kMeta;
-  if (write_block_locked(f, h, e.data(), e.size())) return true;
-  if (f.fd >= 0) warn_write_failed(f, errno);
-  return false;
+  const bool ok = write_block_locked(f, h, e.data(), e.size());
+  if (!ok && f.fd >= 0) warn_write_failed(f, errno);
+  e.clear();
+  return ok;
+}
+
+bool write_meta_locked(File& f, std::uint16_t tag, const std::string& content) {
+  std::string e;
+  e.reserve(8 + content.size());
+  append_entry(e, tag, content);
+  return flush_batch_locked(f, e);
 }
 
 std::string name_entry(std::uint32_t id, std::string_view text) {
@@ -203,8 +214,15 @@ bool create_locked(File& f, const std::string& path, const std::vector<std::stri
     return false;
   }
   for (const std::string& kv : f.kvs) write_meta_locked(f, kKv, kv);
-  for (std::size_t id = 0; id < names.size(); ++id) write_meta_locked(f, kName, name_entry(static_cast<std::uint32_t>(id), names[id]));
-  for (const auto& [id, text] : f.pending_names) write_meta_locked(f, kName, name_entry(id, text));
+  // The names known so far, many to a META block.
+  std::string batch;
+  auto add_name = [&](std::uint32_t id, std::string_view text) {
+    append_entry(batch, kName, name_entry(id, text));
+    if (batch.size() >= 64 * 1024) flush_batch_locked(f, batch);
+  };
+  for (std::size_t id = 0; id < names.size(); ++id) add_name(static_cast<std::uint32_t>(id), names[id]);
+  for (const auto& [id, text] : f.pending_names) add_name(id, text);
+  flush_batch_locked(f, batch);
   f.pending_names.clear();
   return true;
 }
