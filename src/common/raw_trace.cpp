@@ -46,6 +46,7 @@ struct File {
   std::vector<std::string> kvs;  // every KV entry's content, for a file made later (fork child)
   std::vector<std::pair<std::uint32_t, std::string>> pending_names;  // interned while lazy
   std::vector<LostSpan> lost;  // not yet written
+  std::vector<std::uint8_t> chunk_buf;  // encoding buffer (no thread_local: see record_codec.cpp)
   Stats stats;
 };
 
@@ -407,9 +408,6 @@ void note_lost(std::uint32_t thread, std::uint32_t reason, std::uint64_t first_t
 
 bool write_chunk(std::uint32_t thread, std::uint64_t seq, const Record* recs, std::uint32_t n) {
   if (n == 0) return true;
-  static thread_local std::vector<std::uint8_t> buf;
-  if (buf.size() < std::size_t{kSlotRecords} * codec::kMaxRecordBytes) buf.resize(std::size_t{kSlotRecords} * codec::kMaxRecordBytes);
-  if (buf.size() < std::size_t{n} * codec::kMaxRecordBytes) buf.resize(std::size_t{n} * codec::kMaxRecordBytes);
   BlockHeader h{};
   h.kind = kCompact;
   h.thread = thread;
@@ -417,7 +415,6 @@ bool write_chunk(std::uint32_t thread, std::uint64_t seq, const Record* recs, st
   h.records = n;
   h.base_tick = recs[0].tick;
   h.last_tick = recs[n - 1].tick;
-  const std::size_t bytes = codec::encode(recs, n, h.base_tick, buf.data());
   File& f = file();
   std::lock_guard<std::mutex> lock(f.mu);
   if (f.fd < 0) {
@@ -425,6 +422,10 @@ bool write_chunk(std::uint32_t thread, std::uint64_t seq, const Record* recs, st
     f.stats.records_dropped += n;
     return false;
   }
+  // Encoded under the lock, into the one buffer: a few tens of microseconds per chunk.
+  std::vector<std::uint8_t>& buf = f.chunk_buf;
+  if (buf.size() < std::size_t{n} * codec::kMaxRecordBytes) buf.resize(std::size_t{n} * codec::kMaxRecordBytes);
+  const std::size_t bytes = codec::encode(recs, n, h.base_tick, buf.data());
   std::uint32_t reason = 0;
   if (f.cap_reached || (f.max_size != 0 && f.end + block_bytes(bytes) > f.max_size)) {
     // Sticky, so that what the file holds of each thread is one unbroken start of its run.
