@@ -12,7 +12,6 @@
 #include <mutex>
 #include <vector>
 
-#include "common/atomic_file.hpp"
 #include "common/clock.hpp"
 #include "common/intern.hpp"
 #include "common/log.hpp"
@@ -40,7 +39,6 @@ struct File {
   std::uint64_t end = 0;        // where the next block goes
   std::uint64_t max_size = 0;   // --max-trace-size, 0 unlimited
   bool lazy = false;            // a fork child: the file is made when first needed
-  bool failed_open = false;
   bool cap_reached = false;     // sticky: past --max-trace-size no chunk is written any more
   std::atomic<bool> finished{false};
   std::vector<std::string> kvs;  // every KV entry's content, for a file made later (fork child)
@@ -167,20 +165,13 @@ std::uint64_t realtime_ns() {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-std::string dir_of(const std::string& path) {
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
-}
-
 // Creates the file and writes its header, the KV entries known so far and the given names.
 bool create_locked(File& f, const std::string& path, const std::vector<std::string_view>& names) {
-  std::string error;
-  const std::string dir = dir_of(path);
-  if (!dir.empty() && !atomic_file::make_directories(dir, error)) {
-    log::warn("no raw trace (" + path + "): " + error);
-    return false;
-  }
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // Made under a name of its own, then renamed over PREFIX.kob: a file of that name that another
+  // process still records into (same prefix) keeps its inode, so neither clobbers the other's
+  // mapped slots (truncating a mapped file would even fault the other process).
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  const int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     log::warn("cannot create the raw trace " + path + ": " + std::strerror(errno));
     return false;
@@ -206,10 +197,10 @@ bool create_locked(File& f, const std::string& path, const std::vector<std::stri
   f.path = path;
   f.end = 0;
   iovec iov{page, sizeof page};
-  if (!write_at_end_locked(f, &iov, 1, sizeof page)) {
+  if (!write_at_end_locked(f, &iov, 1, sizeof page) || ::rename(tmp.c_str(), path.c_str()) != 0) {
     log::warn("cannot write the raw trace " + path + ": " + std::strerror(errno));
     ::close(fd);
-    ::unlink(path.c_str());
+    ::unlink(tmp.c_str());
     f.fd = -1;
     f.path.clear();
     return false;
@@ -286,7 +277,7 @@ bool open(const std::string& p) {
   File& f = file();
   {
     std::lock_guard<std::mutex> lock(f.mu);
-    if (f.fd >= 0 || f.failed_open) return f.fd >= 0;
+    if (f.fd >= 0 || f.finished.load()) return f.fd >= 0;
   }
   set_intern_listener(on_new_name);
   const std::vector<std::string_view> names = kob::names().snapshot();
@@ -294,7 +285,6 @@ bool open(const std::string& p) {
     std::lock_guard<std::mutex> lock(f.mu);
     if (f.fd >= 0) return true;
     if (!create_locked(f, p, names)) {
-      f.failed_open = true;
       return false;
     }
   }
@@ -316,11 +306,8 @@ bool rename_to(const std::string& new_path) {
     if (f.lazy) f.path = new_path;
     return f.lazy;
   }
-  std::string error;
-  const std::string dir = dir_of(new_path);
-  if ((!dir.empty() && !atomic_file::make_directories(dir, error)) || ::rename(f.path.c_str(), new_path.c_str()) != 0) {
-    if (error.empty()) error = std::strerror(errno);
-    log::warn("the raw trace stays " + f.path + " (cannot move it to " + new_path + ": " + error + ")");
+  if (::rename(f.path.c_str(), new_path.c_str()) != 0) {
+    log::warn("the raw trace stays " + f.path + " (cannot move it to " + new_path + ": " + std::strerror(errno) + ")");
     return false;
   }
   f.path = new_path;
@@ -418,9 +405,9 @@ bool write_chunk(std::uint32_t thread, std::uint64_t seq, const Record* recs, st
   File& f = file();
   std::lock_guard<std::mutex> lock(f.mu);
   if (f.fd < 0) {
-    f.stats.chunks_dropped++;
-    f.stats.records_dropped += n;
-    return false;
+    // No raw trace at all (it could not be made): there is no file for these to be missing from.
+    f.stats.chunks_discarded++;
+    return true;
   }
   // Encoded under the lock, into the one buffer: a few tens of microseconds per chunk.
   std::vector<std::uint8_t>& buf = f.chunk_buf;
@@ -525,7 +512,6 @@ void reset_for_test() {
   f.end = 0;
   f.max_size = 0;
   f.lazy = false;
-  f.failed_open = false;
   f.cap_reached = false;
   f.finished.store(false);
   f.kvs.clear();
@@ -546,7 +532,6 @@ void after_fork_child(const std::string& child_path) {
   f.lazy = !f.finished.load() && !f.path.empty();
   f.path = child_path;
   f.end = 0;
-  f.failed_open = false;
   f.cap_reached = false;
   f.pending_names.clear();
   f.lost.clear();

@@ -49,6 +49,7 @@ struct Stats {
   std::uint64_t chunks_dropped = 0;   // not written: write error or --max-trace-size
   std::uint64_t records_written = 0;
   std::uint64_t records_dropped = 0;  // in the chunks above
+  std::uint64_t chunks_discarded = 0; // full slots handed back with no file to write to
   std::uint64_t bytes = 0;            // the file's size (its end offset)
 };
 Stats stats();
@@ -65,8 +66,9 @@ bool slot_full(ThreadBuffer& b);
 // A run of events of thread `thread` that were not recorded or not written.
 void note_lost(std::uint32_t thread, std::uint32_t reason, std::uint64_t first_tick, std::uint64_t last_tick,
                std::uint64_t events);
-// Appends one COMPACT block for records [recs, recs + n) of chunk `seq` of `thread`. False (and
-// the records counted as lost, with a LOST entry) when it cannot be written.
+// Appends one COMPACT block for records [recs, recs + n) of chunk `seq` of `thread`. False (the
+// caller counts the records as dropped; a LOST entry follows) when it cannot be written; true
+// also when there is no file at all (nothing can be missing from a trace that does not exist).
 bool write_chunk(std::uint32_t thread, std::uint64_t seq, const Record* recs, std::uint32_t n);
 // Writes a CALIB entry (the writer, every second, and finish).
 void write_calib();

@@ -50,6 +50,7 @@ struct State {
   std::atomic<bool> help_run{false};
   std::vector<std::string> env_args;  // the options of KOB_ARGS then KOKKOS_TOOLS_ARGS, as given
   std::vector<std::string> cmd_args;  // and those of the command line
+  std::string dir_warned;  // an output directory that could not be made, already reported
 };
 
 State& state() {
@@ -75,6 +76,26 @@ void apply_config(State& s, const Config& c) {
   g_device_trace_region_set.store(!c.device_trace_region.empty(), std::memory_order_relaxed);
   recorder::set_memory_limit(c.memory_limit_mib << 20);
   raw::set_max_size(c.max_trace_size_mib << 20);
+}
+
+output_name::Context name_context();
+
+// Opens the raw trace under the prefix the options give now, or moves it there. A DIR/ prefix's
+// directory is made now (one line if it cannot be; the end of the run does not repeat it).
+void place_raw_trace(State& s) {
+  const output_name::Resolved name = output_name::resolve(s.config.output, name_context());
+  std::string error;
+  if (!name.directory.empty() && !atomic_file::make_directories(name.directory, error)) {
+    if (s.dir_warned != name.directory) log::warn(error);
+    s.dir_warned = name.directory;
+    return;
+  }
+  const std::string path = name.prefix + ".kob";
+  if (raw::path().empty()) {
+    raw::open(path);
+  } else {
+    raw::rename_to(path);
+  }
 }
 
 // The converter's facts about the options: the arguments in the order they apply, and the prefix.
@@ -159,7 +180,7 @@ void start() {
   report(errors);
   if (c.help) log::plain(help_text());
   // The raw trace: from now on every event reaches the disk while the program runs.
-  raw::open(output_prefix() + ".kob");
+  place_raw_trace(s);
   raw::add_kv("kob", "tool_version", KOB_VERSION);
   raw::add_kv("kob", "exe", exe_name());
   raw::add_kv("kob", "host", hostname());
@@ -259,7 +280,7 @@ void apply_command_line(const std::vector<std::string>& args) {
   const bool help_now = c.help && !s.config.help;
   apply_config(s, c);
   s.cmd_args = args;
-  raw::rename_to(output_prefix() + ".kob");
+  place_raw_trace(s);
   record_options(s);
   report(errors);
   if (help_now) log::plain(help_text());
@@ -393,7 +414,7 @@ void write_outputs() {
     if (!name.note.empty()) log::warn(name.note);
     std::string error;
     const bool can_write = name.directory.empty() || atomic_file::make_directories(name.directory, error);
-    if (!can_write) log::warn(error);
+    if (!can_write && s.dir_warned != name.directory) log::warn(error);
     std::vector<std::string> written;
     // Each file whole or not at all; a failure is one line and the other files are still tried.
     auto emit = [&](std::uint32_t format, const std::string& path, const std::function<bool(std::FILE*)>& write) {
