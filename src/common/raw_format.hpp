@@ -63,15 +63,19 @@ enum SlotState : std::uint32_t { kSlotFree = 0, kSlotFilling = 1, kSlotFull = 2 
 inline constexpr std::size_t kSlotBytes = 128 * 1024;
 inline constexpr std::uint32_t kSlotRecords = (kSlotBytes - 64) / sizeof(Record);  // 2047
 
-struct alignas(64) Slot {
+// The 64 bytes before a slot's records: the block header, the state and the committed count.
+struct alignas(64) SlotHead {
   BlockHeader block;
   std::atomic<std::uint32_t> state;
   std::atomic<std::uint32_t> committed;
   std::uint64_t zero;
+};
+static_assert(sizeof(SlotHead) == 64);
+static_assert(std::atomic<std::uint32_t>::is_always_lock_free);
+
+struct Slot : SlotHead {
   Record recs[kSlotRecords];
 };
 static_assert(sizeof(Slot) == kSlotBytes);
-static_assert(offsetof(Slot, state) == 48 && offsetof(Slot, committed) == 52 && offsetof(Slot, recs) == 64);
-static_assert(std::atomic<std::uint32_t>::is_always_lock_free);
 
 }  // namespace kob::raw

@@ -142,9 +142,10 @@ void copy_thread(ThreadBuffer& b, bool final) {
       return;
     }
     if (!write_chunk(b.index, next->block.seq, next->recs, n)) b.add_dropped(n);
-    // Zeroed so that the file never shows records of an older chunk in a slot.
+    // Zeroed so that the file never shows records of an older chunk in a slot. `committed` stays:
+    // the producer may still look at this slot (its last) and must keep seeing it full; it sets
+    // the count to 0 itself when it takes the slot again.
     std::memset(static_cast<void*>(next->recs), 0, std::size_t{n} * sizeof(Record));
-    next->committed.store(0, std::memory_order_relaxed);
     next->state.store(kSlotFree, std::memory_order_release);
     futex(&next->state, FUTEX_WAKE_PRIVATE, 1, nullptr);
     ++b.next_write_seq;

@@ -156,14 +156,16 @@ bool ThreadBuffer::next_slot() {
   cur_ = next;
   cur_index_ = i;
   cur_full_ = false;
-  recs_ = next->recs;
-  committed_ = &next->committed;
-  n_ = 0;
+  head_ = next;
   cap_ = raw::kSlotRecords;
   return true;
 }
 
-void ThreadBuffer::note_dropped(std::uint64_t tick) {
+raw::SlotHead ThreadBuffer::g_no_slot{};
+
+void ThreadBuffer::dropped_event() {
+  if (!count_drops_) return;
+  const std::uint64_t tick = clock::now();
   dropped_.fetch_add(1, std::memory_order_relaxed);
   if (!registered || ring_size_ == 0) return;
   if (lost_n_.load(std::memory_order_relaxed) == 0) {
@@ -190,10 +192,9 @@ bool ThreadBuffer::grow_unregistered() {
     return false;
   }
   auto* c = new (mem) Chunk;
+  c->committed.store(0, std::memory_order_relaxed);
   chunks_.push_back(c);
-  recs_ = c->recs;
-  committed_ = &c->committed;
-  n_ = 0;
+  head_ = c;
   cap_ = Chunk::kRecords;
   return true;
 }

@@ -23,9 +23,8 @@ namespace kob {
 // Test-only: what a buffer that was never registered (unit tests' Synth) records into, one chunk
 // after another, never recycled, each charged to the memory cap. Registered threads use ring
 // slots (raw::Slot).
-struct Chunk {
+struct Chunk : raw::SlotHead {
   static constexpr std::size_t kRecords = 2048;
-  std::atomic<std::uint32_t> committed{0};
   Record recs[kRecords];
 };
 
@@ -127,17 +126,19 @@ class ThreadBuffer {
   // ring, or drops and counts the event when none is free (the writer is behind).
   template <class Fill>
   void emit(Fill&& fill) {
-    std::uint32_t n = n_;
+    raw::SlotHead* h = head_;
+    std::uint32_t n = h->committed.load(std::memory_order_relaxed);  // only this thread stores it
     if (KOB_UNLIKELY(n == cap_)) {
       if (!next_slot()) {
-        drop(fill);
+        dropped_event();
         return;
       }
+      h = head_;
       n = 0;
     }
-    fill(recs_[n]);
-    n_ = n + 1;
-    committed_->store(n + 1, std::memory_order_release);
+    // The records follow the 64-byte head (raw::Slot, Chunk).
+    fill(reinterpret_cast<Record*>(h + 1)[n]);
+    h->committed.store(n + 1, std::memory_order_release);
   }
 
   InternCache names;
@@ -207,21 +208,15 @@ class ThreadBuffer {
   bool next_slot();
   bool setup_ring();
   bool grow_unregistered();
-  void note_dropped(std::uint64_t tick);
   std::vector<std::pair<const std::atomic<std::uint32_t>*, const Record*>> in_memory() const;
-  template <class Fill>
-  __attribute__((noinline)) void drop(Fill& fill) {
-    if (!count_drops_) return;
-    Record scratch;
-    fill(scratch);
-    note_dropped(scratch.tick);
-  }
+  // Counts an event that found no slot; the lost span's ticks are read now (it was made now).
+  __attribute__((noinline)) void dropped_event();
 
-  // The slot being filled: its records, capacity and committed count (in its header).
-  Record* recs_ = nullptr;
-  std::uint32_t n_ = 0;
+  // The slot (or test chunk) being filled and its capacity. Before the first, a shared empty head
+  // with capacity 0, so that the first event takes the slow path.
+  raw::SlotHead* head_ = &g_no_slot;
   std::uint32_t cap_ = 0;
-  std::atomic<std::uint32_t>* committed_ = nullptr;
+  static raw::SlotHead g_no_slot;
   raw::Slot* cur_ = nullptr;
   std::uint32_t cur_index_ = 0;
   std::uint64_t seq_ = 0;  // of the chunk in cur_
