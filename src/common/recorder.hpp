@@ -127,18 +127,19 @@ class ThreadBuffer {
   template <class Fill>
   void emit(Fill&& fill) {
     raw::SlotHead* h = head_;
-    std::uint32_t n = h->committed.load(std::memory_order_relaxed);  // only this thread stores it
-    if (KOB_UNLIKELY(n == cap_)) {
+    // The head is one record long, so record i of the slot is record i + 1 counted from the head,
+    // and that is also the committed count once it is written. Only this thread stores the count.
+    std::size_t n = h->committed.load(std::memory_order_relaxed) + 1;
+    if (KOB_UNLIKELY(n > cap_)) {
       if (!next_slot()) {
         dropped_event();
         return;
       }
       h = head_;
-      n = 0;
+      n = 1;
     }
-    // The records follow the 64-byte head (raw::Slot, Chunk).
-    fill(reinterpret_cast<Record*>(h + 1)[n]);
-    h->committed.store(n + 1, std::memory_order_release);
+    fill(reinterpret_cast<Record*>(h)[n]);
+    h->committed.store(static_cast<std::uint32_t>(n), std::memory_order_release);
   }
 
   InternCache names;
@@ -215,7 +216,7 @@ class ThreadBuffer {
   // The slot (or test chunk) being filled and its capacity. Before the first, a shared empty head
   // with capacity 0, so that the first event takes the slow path.
   raw::SlotHead* head_ = &g_no_slot;
-  std::uint32_t cap_ = 0;
+  std::size_t cap_ = 0;
   static raw::SlotHead g_no_slot;
   raw::Slot* cur_ = nullptr;
   std::uint32_t cur_index_ = 0;
