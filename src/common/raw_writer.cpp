@@ -30,6 +30,9 @@ struct State {
   std::atomic<bool> running{false};
   std::atomic<bool> stopping{false};
   std::atomic<std::uint32_t> wake_word{0};
+  // One copier at a time (the thread, finish(), or a producer without a thread): a thread's
+  // next sequence number and its slots' hand-back are theirs alone.
+  std::mutex copy_mu;
 };
 
 State* g_state = new State();  // never destroyed; replaced (the old one forgotten) in a fork child
@@ -121,6 +124,7 @@ void wake() {
 }
 
 void copy_thread(ThreadBuffer& b, bool final) {
+  std::lock_guard<std::mutex> lock(g_state->copy_mu);
   const std::uint32_t k = b.ring_size();
   for (;;) {
     Slot* next = nullptr;
@@ -152,6 +156,7 @@ void copy_thread(ThreadBuffer& b, bool final) {
   }
 }
 
+// The parent's state (its mutexes possibly held by its writer thread) is left as it is.
 void after_fork_child() { g_state = new State(); }
 
 }  // namespace kob::raw::writer
