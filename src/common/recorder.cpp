@@ -199,17 +199,17 @@ bool ThreadBuffer::grow_unregistered() {
   return true;
 }
 
-std::vector<std::pair<const std::atomic<std::uint32_t>*, const Record*>> ThreadBuffer::in_memory() const {
-  std::vector<std::pair<const std::atomic<std::uint32_t>*, const Record*>> out;
+std::vector<ThreadBuffer::InMemory> ThreadBuffer::in_memory() const {
+  std::vector<InMemory> out;
   if (!registered) {
-    for (const Chunk* c : chunks_) out.emplace_back(&c->committed, c->recs);
+    for (std::size_t i = 0; i < chunks_.size(); ++i) out.push_back({&chunks_[i]->committed, chunks_[i]->recs, i + 1});
     return out;
   }
   std::vector<const raw::Slot*> live;
   for (std::uint32_t i = 0; i < ring_size_; ++i)
     if (ring_[i]->state.load(std::memory_order_acquire) != raw::kSlotFree) live.push_back(ring_[i]);
   std::sort(live.begin(), live.end(), [](const raw::Slot* a, const raw::Slot* b) { return a->block.seq < b->block.seq; });
-  for (const raw::Slot* s : live) out.emplace_back(&s->committed, s->recs);
+  for (const raw::Slot* s : live) out.push_back({&s->committed, s->recs, s->block.seq});
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "common/clock.hpp"
 #include "common/intern.hpp"
 #include "common/raw_format.hpp"
+#include "common/raw_trace.hpp"
 #include "common/record.hpp"
 
 #define KOB_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -165,22 +166,27 @@ class ThreadBuffer {
   std::atomic<int> omp_proc{-1};
   std::atomic<int> omp_place{-1};
 
-  // Test-only (and the exit path until it reads the raw trace): calls f(const Record&) for every
-  // committed record still in memory, in order. A registered thread's slots are recycled by the
-  // writer, so only the records not yet copied to the file are seen; a buffer that was never
-  // registered (unit tests' Synth) keeps every record, in chunks charged to the memory cap.
+  // Test-only: calls f(const Record&) for every committed record still in memory, in order. A
+  // registered thread's slots are recycled by the writer, so only the records not yet copied to
+  // the file are seen; a buffer that was never registered (unit tests' Synth) keeps every record,
+  // in chunks charged to the memory cap.
+  template <class F>
+  void for_each_committed(F&& f, std::uint64_t after_seq = 0) const {
+    for (const auto& [committed, recs, seq] : in_memory())
+      if (seq > after_seq)
+        for (std::uint32_t i = 0, n = committed->load(std::memory_order_acquire); i < n; ++i) f(recs[i]);
+  }
+  // Every record of the thread, in order: what its chunks in the raw trace hold (after
+  // raw::finish()), then what its slots hold that the file does not. Interim: the exit path's
+  // source until it reads the raw trace itself (raw_reader); then this goes.
   template <class F>
   void for_each(F&& f) const {
-    for (const auto& [committed, recs] : in_memory())
-      for (std::uint32_t i = 0, n = committed->load(std::memory_order_acquire); i < n; ++i) f(recs[i]);
-  }
-  template <class F>
-  void for_each_committed(F&& f) const {
-    for_each(f);
+    const std::uint64_t last = registered ? raw::for_each_written(index, raw::RecordFn(f)) : 0;
+    for_each_committed(f, last);
   }
   std::vector<Record> in_memory_records() const {
     std::vector<Record> out;
-    for_each([&](const Record& r) { out.push_back(r); });
+    for_each_committed([&](const Record& r) { out.push_back(r); });
     return out;
   }
   std::uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
@@ -209,7 +215,12 @@ class ThreadBuffer {
   bool next_slot();
   bool setup_ring();
   bool grow_unregistered();
-  std::vector<std::pair<const std::atomic<std::uint32_t>*, const Record*>> in_memory() const;
+  struct InMemory {
+    const std::atomic<std::uint32_t>* committed;
+    const Record* recs;
+    std::uint64_t seq;
+  };
+  std::vector<InMemory> in_memory() const;
   // Counts an event that found no slot; the lost span's ticks are read now (it was made now).
   __attribute__((noinline)) void dropped_event();
 
