@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <new>
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
@@ -35,7 +36,7 @@ struct State {
   std::mutex copy_mu;
 };
 
-State* g_state = new State();  // never destroyed; replaced (the old one forgotten) in a fork child
+State* g_state = new State();  // never destroyed; started afresh in a fork child
 
 long futex(std::atomic<std::uint32_t>* addr, int op, std::uint32_t val, const timespec* ts) {
   return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(addr), op, val, ts, nullptr, 0);
@@ -156,7 +157,8 @@ void copy_thread(ThreadBuffer& b, bool final) {
   }
 }
 
-// The parent's state (its mutexes possibly held by its writer thread) is left as it is.
-void after_fork_child() { g_state = new State(); }
+// The parent's state (its mutexes possibly held by its writer thread, which the child does not
+// have) is started afresh in place, without destroying anything.
+void after_fork_child() { new (g_state) State(); }
 
 }  // namespace kob::raw::writer
