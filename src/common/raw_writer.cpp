@@ -21,7 +21,7 @@ namespace kob::raw::writer {
 
 namespace {
 
-constexpr long kTickNs = 5'000'000;         // a pass every 5 ms when nobody wakes the thread
+constexpr long kTickNs = 50'000'000;  // a pass every 50 ms when no producer wakes the thread (idle: 20 wake-ups/s)
 constexpr std::uint64_t kCalibNs = 1'000'000'000;  // a CALIB entry (and pending LOST entries) every second
 
 struct State {

@@ -1,4 +1,4 @@
-// The writer thread of the raw trace: every few milliseconds (or when a producer fills a slot) it
+// The writer thread of the raw trace: when a producer fills a slot (and every 50 ms anyway) it
 // copies each thread's full ring slots to the end of the file as COMPACT blocks and hands them back,
 // writes THREAD entries when a thread's identity changes, and a CALIB entry every second.
 #pragma once
