@@ -80,6 +80,20 @@ void init() {
   if (g_use_tsc) g_start = take_point(g_tick_source, g_ns_source, kTries);
 }
 
+Point start_point() {
+  if (g_use_tsc) return g_start;
+  const std::uint64_t n = raw_ns();
+  return {n, n, 0};
+}
+
+Point point_now() {
+  if (!g_use_tsc) {
+    const std::uint64_t n = raw_ns();
+    return {n, n, 0};
+  }
+  return take_point(g_tick_source, g_ns_source, kTries);
+}
+
 void finish_calibration() {
   if (!g_use_tsc) {
     g_ticks_per_ns = 1.0;

@@ -49,6 +49,11 @@ struct Point {
 // Of `tries` brackets tick(), ns(), tick(), the narrowest, with the tick at its midpoint.
 Point take_point(std::uint64_t (*tick)(), std::uint64_t (*ns)(), int tries);
 
+// The calibration point init() took (with CLOCK_MONOTONIC_RAW ticks: now, width 0), and a fresh
+// one taken now, the way init() takes it: for the raw trace's header and CALIB entries.
+Point start_point();
+Point point_now();
+
 // For tests: force a linear mapping ns = ns0 + (tick - tick0) / rate.
 void set_calibration_for_test(bool tsc, std::uint64_t tick0, std::uint64_t ns0, double ticks_per_ns);
 // For tests: read ticks and ns from these functions instead of rdtsc and clock_gettime (nullptr:

@@ -117,13 +117,22 @@ constexpr OptionSpec kOptions[] = {
        a = "expected one of trace,debug,info,warn,error,off";
        return false;
      }},
-    {"memory-limit", "MIB", "1024", "event buffer memory cap in MiB (1 to 17592186044415); events past it are dropped and counted",
+    {"memory-limit", "MIB", "64", "memory cap in MiB for the ring slots of all threads together (1 to 17592186044415); a thread that finds no room records nothing, its events counted as dropped",
      [](Config& c, std::string_view v, std::string& a) {
        std::uint64_t n = 0;
        auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
        if (ec != std::errc() || p != v.data() + v.size() || n == 0 || n > kMaxMemoryLimitMib)
          return a = "expected a number of MiB from 1 to " + std::to_string(kMaxMemoryLimitMib), false;
        c.memory_limit_mib = n;
+       return true;
+     }},
+    {"max-trace-size", "MIB", "0", "cap in MiB on the raw trace PREFIX.kob (0: none); past it whole chunks of events are dropped, counted, and their time spans named",
+     [](Config& c, std::string_view v, std::string& a) {
+       std::uint64_t n = 0;
+       auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+       if (ec != std::errc() || p != v.data() + v.size() || n > kMaxMemoryLimitMib)
+         return a = "expected a number of MiB from 0 to " + std::to_string(kMaxMemoryLimitMib), false;
+       c.max_trace_size_mib = n;
        return true;
      }},
     {"exact-kernel-end", "", "false",

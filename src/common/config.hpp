@@ -44,7 +44,8 @@ struct Config {
   log::Level log_level = log::Level::Warn;
   bool help = false;
   bool exact_kernel_end = false;
-  std::uint64_t memory_limit_mib = 1024;
+  std::uint64_t memory_limit_mib = 64;
+  std::uint64_t max_trace_size_mib = 0;  // --max-trace-size; 0: no cap
   // --device-trace-region: device tracing (OMPT device tracing interface) is paused except while
   // a Kokkos profile region of this name is open on some thread. Empty: traced all the time.
   std::string device_trace_region;

@@ -1,5 +1,6 @@
 #include "common/intern.hpp"
 
+#include <atomic>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -21,6 +22,8 @@ struct Storage {
     ids.emplace(texts.back(), 0);
   }
 };
+std::atomic<void (*)(std::uint32_t, std::string_view)> g_listener{nullptr};
+
 Storage& storage() {
   static Storage* s = new Storage();  // never destroyed: writers may run during exit
   return *s;
@@ -40,6 +43,7 @@ std::uint32_t InternTable::intern(std::string_view s, const char** stable) {
   auto id = static_cast<std::uint32_t>(st.by_id.size());
   st.by_id.push_back(text.c_str());
   st.ids.emplace(std::string_view(text), id);
+  if (auto fn = g_listener.load(std::memory_order_acquire)) fn(id, text);
   if (stable) *stable = text.c_str();
   return id;
 }
@@ -69,6 +73,8 @@ InternTable& names() {
   static InternTable t;
   return t;
 }
+
+void set_intern_listener(void (*fn)(std::uint32_t, std::string_view)) { g_listener.store(fn, std::memory_order_release); }
 
 void intern_before_fork() { storage().mu.lock(); }
 void intern_after_fork() { storage().mu.unlock(); }

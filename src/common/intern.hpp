@@ -24,6 +24,10 @@ class InternTable {
 
 InternTable& names();
 
+// Called for every new name, under the table's lock, before its id is handed out (the raw trace
+// writes the NAME entry there, so that it reaches the file before any record using the id).
+void set_intern_listener(void (*fn)(std::uint32_t id, std::string_view text));
+
 // fork(): the table's lock is taken before and released after (in parent and child), so that a
 // child never inherits it held by a thread it does not have.
 void intern_before_fork();

@@ -22,7 +22,7 @@ void error(const std::string& msg);
 void plain(const std::string& msg);
 
 // Conditions warned about at most once per process, whatever the number of occurrences.
-enum class Once { NullName, BadKernelId, EventsAfterOutput, KokkosWithoutOmpt, Count };
+enum class Once { NullName, BadKernelId, EventsAfterOutput, KokkosWithoutOmpt, RawRingFull, RawWriteFailed, RawSizeCap, RawNoSlots, Count };
 void warn_once(Once which, const std::string& msg);
 
 // In a fork() child: a fresh logger, since another thread of the parent may have held the old

@@ -52,9 +52,7 @@ struct LastFields {
 template <class F>
 std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, F&& f) {
   const std::uint8_t* end = p + bytes;
-  static thread_local LastFields last;
-  for (auto& row : last.v)
-    for (auto& x : row) x = 0;
+  LastFields last{};  // not thread_local: see encode
   std::uint64_t tick = base_tick;
   std::size_t done = 0;
   while (done < records && p < end) {

@@ -1,11 +1,20 @@
 #include "common/recorder.hpp"
 
+#include <linux/futex.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <mutex>
 #include <new>
+#include <string>
+
+#include "common/log.hpp"
+#include "common/raw_trace.hpp"
 
 namespace kob {
 
@@ -21,7 +30,11 @@ Registry& registry() {
   static Registry* r = new Registry();  // never destroyed: read during exit
   return *r;
 }
-std::atomic<std::uint64_t> g_limit{1024ull << 20};
+std::atomic<std::uint64_t> g_limit{64ull << 20};
+std::atomic<std::uint32_t> g_ring_slots{recorder::kDefaultRing};
+// A producer whose next slot is still full waits at most g_wait_rounds * kWaitNs for the writer.
+constexpr long kWaitNs = 5'000'000;
+std::atomic<int> g_wait_rounds{10};
 std::atomic<std::uint64_t> g_used{0};
 std::atomic<bool> g_closed{false};
 }  // namespace
@@ -29,54 +42,175 @@ std::atomic<bool> g_closed{false};
 ThreadBuffer* register_thread() {
   auto* b = new ThreadBuffer();
   b->os_tid = static_cast<std::uint64_t>(syscall(SYS_gettid));
+  b->registered = true;
   Registry& r = registry();
   {
+    // The ring is set up under the lock: the writer sees a thread only once its slots exist.
     std::lock_guard<std::mutex> lock(r.mu);
     b->index = static_cast<std::uint32_t>(r.threads.size());
+    b->setup_ring();
+    raw::note_thread(*b);
     r.threads.push_back(b);
   }
   t_buffer = b;
   return b;
 }
 
+namespace {
+void unmap_ring(raw::Slot* const* ring, std::uint32_t n) {
+  if (n > 0) munmap(ring[0], std::size_t{n} * raw::kSlotBytes);
+}
+}  // namespace
+
 ThreadBuffer::~ThreadBuffer() {
-  for (Chunk* c = first_; c != nullptr;) {
-    Chunk* next = c->next;
+  unmap_ring(ring_, ring_size_);
+  for (Chunk* c : chunks_) {
     c->~Chunk();
     std::free(c);
-    c = next;
   }
 }
 
-Record* ThreadBuffer::grow() {
-  if (g_closed.load(std::memory_order_relaxed)) return nullptr;
+// Slow path, once per thread: reserves the ring's memory under the cap, maps the slots (in the
+// raw trace when there is one, else anonymous) and faults every page in.
+bool ThreadBuffer::setup_ring() {
+  ring_tried_ = true;
+  if (g_closed.load(std::memory_order_relaxed)) return false;  // nothing more is recorded
+  const std::uint32_t want = g_ring_slots.load(std::memory_order_relaxed);
+  std::uint32_t k = 0;
+  std::uint64_t used = g_used.load(std::memory_order_relaxed);
+  do {
+    const std::uint64_t limit = g_limit.load(std::memory_order_relaxed);
+    const std::uint64_t room = used < limit ? (limit - used) / raw::kSlotBytes : 0;
+    k = room >= want ? want : room >= 2 ? static_cast<std::uint32_t>(room) : 0;
+    if (k == 0) break;
+  } while (!g_used.compare_exchange_weak(used, used + std::uint64_t{k} * raw::kSlotBytes, std::memory_order_relaxed));
+  if (k == 0) {
+    log::warn_once(log::Once::RawNoSlots, "thread " + std::to_string(index) +
+                                              " records nothing: --memory-limit leaves no room for its ring slots (its events are counted as dropped)");
+    return false;
+  }
+  if (raw::map_slots(index, k, ring_)) {
+    file_backed_ = true;
+  } else {
+    const std::size_t bytes = std::size_t{k} * raw::kSlotBytes;
+    void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+      g_used.fetch_sub(std::uint64_t{k} * raw::kSlotBytes, std::memory_order_relaxed);
+      return false;
+    }
+    std::memset(m, 0, bytes);  // faulted in now, not on the hot path
+    for (std::uint32_t i = 0; i < k; ++i) {
+      auto* s = reinterpret_cast<raw::Slot*>(static_cast<char*>(m) + std::size_t{i} * raw::kSlotBytes);
+      s->block.magic = raw::kBlockMagic;
+      s->block.kind = raw::kRing;
+      s->block.thread = index;
+      s->block.payload = static_cast<std::uint32_t>(raw::kSlotBytes - sizeof(raw::BlockHeader));
+      ring_[i] = s;
+    }
+  }
+  ring_size_ = k;
+  return true;
+}
+
+// Slow path: the slot is full (or there is none yet). Hands the full slot to the writer and takes
+// the next slot of the ring if it is free; if not, waits a bounded time for the writer (once per
+// run of drops, and only when a writer thread runs), else the caller drops the event.
+bool ThreadBuffer::next_slot() {
+  if (!registered) return grow_unregistered();
+  if (!ring_tried_) setup_ring();
+  if (ring_size_ == 0 || g_closed.load(std::memory_order_relaxed)) {
+    count_drops_ = ring_size_ == 0 && !g_closed.load(std::memory_order_relaxed);
+    return false;
+  }
+  if (cur_ != nullptr && !cur_full_) {
+    cur_full_ = true;
+    cur_->state.store(raw::kSlotFull, std::memory_order_release);
+    writer_seen_ = raw::slot_full(*this);
+  }
+  const std::uint32_t i = cur_ == nullptr ? 0 : (cur_index_ + 1) % ring_size_;
+  raw::Slot* next = ring_[i];
+  if (next->state.load(std::memory_order_acquire) != raw::kSlotFree && writer_seen_ && !waited_) {
+    // The writer is behind: sleep (no spinning) until it frees the slot, at most a few tens of ms.
+    waited_ = true;
+    for (int round = 0, rounds = g_wait_rounds.load(std::memory_order_relaxed); round < rounds; ++round) {
+      const std::uint32_t st = next->state.load(std::memory_order_acquire);
+      if (st == raw::kSlotFree) break;
+      const timespec ts{0, kWaitNs};
+      syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&next->state), FUTEX_WAIT_PRIVATE, st, &ts, nullptr, 0);
+    }
+  }
+  if (next->state.load(std::memory_order_acquire) != raw::kSlotFree) {
+    count_drops_ = true;
+    return false;
+  }
+  waited_ = false;
+  const std::uint64_t lost = lost_n_.load(std::memory_order_relaxed);
+  if (lost != 0) {
+    raw::note_lost(index, raw::kLostRingFull, lost_first_.load(std::memory_order_relaxed),
+                   lost_last_.load(std::memory_order_relaxed), lost);
+    lost_n_.store(0, std::memory_order_relaxed);
+  }
+  next->block.seq = ++seq_;
+  next->committed.store(0, std::memory_order_relaxed);
+  next->state.store(raw::kSlotFilling, std::memory_order_release);
+  cur_ = next;
+  cur_index_ = i;
+  cur_full_ = false;
+  head_ = next;
+  cap_ = raw::kSlotRecords;
+  return true;
+}
+
+raw::SlotHead ThreadBuffer::g_no_slot{};
+
+void ThreadBuffer::dropped_event() {
+  if (!count_drops_) return;
+  const std::uint64_t tick = clock::now();
+  dropped_.fetch_add(1, std::memory_order_relaxed);
+  if (!registered || ring_size_ == 0) return;
+  if (lost_n_.load(std::memory_order_relaxed) == 0) {
+    lost_first_.store(tick, std::memory_order_relaxed);
+    log::warn_once(log::Once::RawRingFull,
+                   "the raw trace's writer cannot keep up; events are dropped until it catches up (counted)");
+  }
+  lost_last_.store(tick, std::memory_order_relaxed);
+  lost_n_.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Unregistered buffers (unit tests' hand-made tracks): a new chunk per kRecords records, kept.
+bool ThreadBuffer::grow_unregistered() {
+  count_drops_ = !g_closed.load(std::memory_order_relaxed);
+  if (!count_drops_) return false;
   const std::uint64_t size = sizeof(Chunk);
   std::uint64_t used = g_used.load(std::memory_order_relaxed);
   do {
-    if (used + size > g_limit.load(std::memory_order_relaxed)) {
-      dropped_.fetch_add(1, std::memory_order_relaxed);
-      return nullptr;
-    }
+    if (used + size > g_limit.load(std::memory_order_relaxed)) return false;
   } while (!g_used.compare_exchange_weak(used, used + size, std::memory_order_relaxed));
   void* mem = std::aligned_alloc(alignof(Chunk), sizeof(Chunk));
   if (mem == nullptr) {
     g_used.fetch_sub(size, std::memory_order_relaxed);
-    dropped_.fetch_add(1, std::memory_order_relaxed);
-    return nullptr;
+    return false;
   }
-  // Default-initialised, not value-initialised: zeroing 128 KiB that every record overwrites
-  // anyway would cost more than all the events of the chunk.
   auto* c = new (mem) Chunk;
-  // Link before publishing cur_: a reader that sees cur_ in the new chunk also sees the link.
-  if (last_ == nullptr) {
-    first_ = c;
-  } else {
-    last_->next = c;
+  c->committed.store(0, std::memory_order_relaxed);
+  chunks_.push_back(c);
+  head_ = c;
+  cap_ = Chunk::kRecords;
+  return true;
+}
+
+std::vector<ThreadBuffer::InMemory> ThreadBuffer::in_memory() const {
+  std::vector<InMemory> out;
+  if (!registered) {
+    for (std::size_t i = 0; i < chunks_.size(); ++i) out.push_back({&chunks_[i]->committed, chunks_[i]->recs, i + 1});
+    return out;
   }
-  last_ = c;
-  end_ = c->recs + Chunk::kRecords;
-  cur_.store(c->recs, std::memory_order_release);
-  return c->recs;
+  std::vector<const raw::Slot*> live;
+  for (std::uint32_t i = 0; i < ring_size_; ++i)
+    if (ring_[i]->state.load(std::memory_order_acquire) != raw::kSlotFree) live.push_back(ring_[i]);
+  std::sort(live.begin(), live.end(), [](const raw::Slot* a, const raw::Slot* b) { return a->block.seq < b->block.seq; });
+  for (const raw::Slot* s : live) out.push_back({&s->committed, s->recs, s->block.seq});
+  return out;
 }
 
 std::size_t ThreadBuffer::record_count() const {
@@ -87,6 +221,10 @@ std::size_t ThreadBuffer::record_count() const {
 
 namespace recorder {
 void set_memory_limit(std::uint64_t bytes) { g_limit.store(bytes, std::memory_order_relaxed); }
+void set_writer_wait_for_test(int rounds) { g_wait_rounds.store(rounds, std::memory_order_relaxed); }
+void set_ring_slots(std::uint32_t n) {
+  g_ring_slots.store(n < 2 ? 2 : n > ThreadBuffer::kMaxRing ? ThreadBuffer::kMaxRing : n, std::memory_order_relaxed);
+}
 std::uint64_t memory_used() { return g_used.load(std::memory_order_relaxed); }
 void close() { g_closed.store(true, std::memory_order_relaxed); }
 bool closed() { return g_closed.load(std::memory_order_relaxed); }
@@ -110,6 +248,12 @@ void after_fork_parent() { registry().mu.unlock(); }
 void after_fork_child() {
   Registry& r = registry();
   ThreadBuffer* old = t_buffer;
+  // The parent's slots: unmapped, never written here (they are the parent's file or memory). The
+  // buffers themselves are forgotten, not freed (their memory may be in an odd state).
+  for (ThreadBuffer* b : r.threads) {
+    unmap_ring(b->ring_, b->ring_size_);
+    b->ring_size_ = 0;
+  }
   r.threads.clear();
   g_used.store(0, std::memory_order_relaxed);
   r.mu.unlock();
@@ -128,6 +272,8 @@ void reset_for_test() {
   r.threads.clear();
   g_used.store(0);
   g_closed.store(false);
+  g_ring_slots.store(kDefaultRing);
+  g_wait_rounds.store(10);
   g_ids.kernel = 0;
   g_ids.fence = 0;
   g_ids.deep_copy = 0;

@@ -1,13 +1,18 @@
-// Per-thread chunked record buffers. The owning thread appends without locks; a lock is taken
-// only when a thread registers. Chunks are read once, at the end of the run.
+// Per-thread record buffers: each registered thread records into a small fixed ring of slots that
+// are shared mappings of the raw trace (raw_trace.hpp); the writer thread (raw_writer.hpp) copies
+// full slots to the file and hands them back. The owning thread appends without locks or system
+// calls; registration and moving to the next slot are the slow paths.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "common/clock.hpp"
 #include "common/intern.hpp"
+#include "common/raw_format.hpp"
+#include "common/raw_trace.hpp"
 #include "common/record.hpp"
 
 #define KOB_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -16,11 +21,18 @@
 
 namespace kob {
 
-struct Chunk {
-  static constexpr std::size_t kRecords = 2048;  // 128 KiB
+// Test-only: what a buffer that was never registered (unit tests' Synth) records into, one chunk
+// after another, never recycled, each charged to the memory cap. Registered threads use ring
+// slots (raw::Slot).
+struct Chunk : raw::SlotHead {
+  static constexpr std::size_t kRecords = 2048;
   Record recs[kRecords];
-  Chunk* next = nullptr;
 };
+
+class ThreadBuffer;
+namespace recorder {
+void after_fork_child();
+}
 
 // What a thread is doing in Kokkos right now, so that OpenMP events it causes can name it.
 struct KokkosContext {
@@ -100,23 +112,35 @@ struct OmpTargetContext {
 
 class ThreadBuffer {
  public:
+  // Ring slots of a registered thread: at most this many; recorder::set_ring_slots picks how many.
+  static constexpr std::uint32_t kMaxRing = 16;
+
   ThreadBuffer() = default;
   ThreadBuffer(const ThreadBuffer&) = delete;
   ThreadBuffer& operator=(const ThreadBuffer&) = delete;
-  // The tool never destroys a registered buffer (they are read at exit); tests do.
+  // The tool never destroys a registered buffer (the writer and the exit read them); tests do.
   ~ThreadBuffer();
 
   // Appends one record; fill writes its fields (the tick first, so it is taken as late as
-  // possible for begin events). Drops and counts the event when the memory cap is reached.
+  // possible for begin events). Steady state: a store of the record and of the slot's committed
+  // count, nothing else. When the slot is full the slow path moves to the next free slot of the
+  // ring, or drops and counts the event when none is free (the writer is behind).
   template <class Fill>
   void emit(Fill&& fill) {
-    Record* r = cur_.load(std::memory_order_relaxed);
-    if (KOB_UNLIKELY(r == end_)) {
-      r = grow();
-      if (r == nullptr) return;
+    raw::SlotHead* h = head_;
+    // The head is one record long, so record i of the slot is record i + 1 counted from the head,
+    // and that is also the committed count once it is written. Only this thread stores the count.
+    std::size_t n = h->committed.load(std::memory_order_relaxed) + 1;
+    if (KOB_UNLIKELY(n > cap_)) {
+      if (!next_slot()) {
+        dropped_event();
+        return;
+      }
+      h = head_;
+      n = 1;
     }
-    fill(*r);
-    cur_.store(r + 1, std::memory_order_release);
+    fill(reinterpret_cast<Record*>(h)[n]);
+    h->committed.store(static_cast<std::uint32_t>(n), std::memory_order_release);
   }
 
   InternCache names;
@@ -138,32 +162,88 @@ class ThreadBuffer {
   std::atomic<int> omp_thread_type{0};
   // The processor the thread ran on at OMPT thread_begin (sched_getcpu), and the OpenMP place
   // holding that processor (filled in before the write); -1 unknown. Atomic: written by the
-  // thread, read by the writer at the end.
+  // thread, read by the writer.
   std::atomic<int> omp_proc{-1};
   std::atomic<int> omp_place{-1};
 
-  // Reader side (end of run): calls f(const Record&) for every committed record, in order.
+  // Test-only: calls f(const Record&) for every committed record still in memory, in order. A
+  // registered thread's slots are recycled by the writer, so only the records not yet copied to
+  // the file are seen; a buffer that was never registered (unit tests' Synth) keeps every record,
+  // in chunks charged to the memory cap.
+  template <class F>
+  void for_each_committed(F&& f, std::uint64_t after_seq = 0) const {
+    for (const auto& [committed, recs, seq] : in_memory())
+      if (seq > after_seq)
+        for (std::uint32_t i = 0, n = committed->load(std::memory_order_acquire); i < n; ++i) f(recs[i]);
+  }
+  // Every record of the thread, in order: what its chunks in the raw trace hold (after
+  // raw::finish()), then what its slots hold that the file does not. Interim: the exit path's
+  // source until it reads the raw trace itself (raw_reader); then this goes.
   template <class F>
   void for_each(F&& f) const {
-    const Record* stop = cur_.load(std::memory_order_acquire);
-    if (stop == nullptr) return;  // first chunk not published yet
-    for (const Chunk* c = first_; c != nullptr; c = c->next) {
-      const bool last = stop >= c->recs && stop <= c->recs + Chunk::kRecords;
-      const Record* e = last ? stop : c->recs + Chunk::kRecords;
-      for (const Record* r = c->recs; r != e; ++r) f(*r);
-      if (last) break;
-    }
+    const std::uint64_t last = registered ? raw::for_each_written(index, raw::RecordFn(f)) : 0;
+    for_each_committed(f, last);
+  }
+  std::vector<Record> in_memory_records() const {
+    std::vector<Record> out;
+    for_each_committed([&](const Record& r) { out.push_back(r); });
+    return out;
   }
   std::uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
   std::size_t record_count() const;
 
- private:
-  Record* grow();
+  // ---- the writer's side (raw_writer.cpp) ----
+  std::uint32_t ring_size() const { return ring_size_; }
+  raw::Slot* ring_slot(std::uint32_t i) const { return ring_[i]; }
+  bool file_backed() const { return file_backed_; }
+  // Records the writer copied or dropped: it counts those it could not write here.
+  void add_dropped(std::uint64_t n) { dropped_.fetch_add(n, std::memory_order_relaxed); }
+  std::uint64_t next_write_seq = 1;  // the writer's: the chunk it copies next
+  int written_type = 0, written_proc = -1, written_place = -1;  // the writer's: in the last THREAD entry
+  bool registered = false;
+  // The run of events being dropped now because no slot is free (finish writes it as LOST).
+  bool open_lost(std::uint64_t& first, std::uint64_t& last, std::uint64_t& n) const {
+    n = lost_n_.load(std::memory_order_relaxed);
+    first = lost_first_.load(std::memory_order_relaxed);
+    last = lost_last_.load(std::memory_order_relaxed);
+    return n != 0;
+  }
 
-  std::atomic<Record*> cur_{nullptr};
-  Record* end_ = nullptr;
-  Chunk* first_ = nullptr;
-  Chunk* last_ = nullptr;
+ private:
+  friend ThreadBuffer* register_thread();
+  friend void recorder::after_fork_child();
+  bool next_slot();
+  bool setup_ring();
+  bool grow_unregistered();
+  struct InMemory {
+    const std::atomic<std::uint32_t>* committed;
+    const Record* recs;
+    std::uint64_t seq;
+  };
+  std::vector<InMemory> in_memory() const;
+  // Counts an event that found no slot; the lost span's ticks are read now (it was made now).
+  __attribute__((noinline)) void dropped_event();
+
+  // The slot (or test chunk) being filled and its capacity. Before the first, a shared empty head
+  // with capacity 0, so that the first event takes the slow path.
+  raw::SlotHead* head_ = &g_no_slot;
+  std::size_t cap_ = 0;
+  static raw::SlotHead g_no_slot;
+  raw::Slot* cur_ = nullptr;
+  std::uint32_t cur_index_ = 0;
+  std::uint64_t seq_ = 0;  // of the chunk in cur_
+  raw::Slot* ring_[kMaxRing] = {};
+  std::uint32_t ring_size_ = 0;
+  bool ring_tried_ = false;
+  bool file_backed_ = false;
+  bool count_drops_ = true;  // false once the recorder is closed: late events are not counted
+  bool waited_ = false;      // this drop episode already waited for the writer
+  // The current run of events dropped because no slot was free (a LOST entry when it ends).
+  // Atomic only because finish() may read them while the thread still runs.
+  std::atomic<std::uint64_t> lost_first_{0}, lost_last_{0}, lost_n_{0};
+  bool writer_seen_ = false;  // the last slot_full found a writer thread (worth waiting for)
+  bool cur_full_ = false;     // cur_ was marked full and handed over
+  std::vector<Chunk*> chunks_;  // unregistered buffers (tests): every chunk, never recycled
   std::atomic<std::uint64_t> dropped_{0};
 };
 
@@ -193,10 +273,19 @@ struct IdCounters {
 extern IdCounters g_ids;
 
 namespace recorder {
-// Memory cap for all chunks together; set from the configuration before recording starts.
+// Memory cap for the slots of all threads together; set from the configuration before recording
+// starts. A thread gets kDefaultRing slots, fewer (at least 2) when the cap leaves less, or none
+// (it records nothing, its events counted as dropped).
 void set_memory_limit(std::uint64_t bytes);
 std::uint64_t memory_used();
-// After close(), no chunk is allocated any more: events are discarded without being counted.
+inline constexpr std::uint32_t kDefaultRing = 4;
+// Slots per thread for threads that register from now on (tests; 2 to ThreadBuffer::kMaxRing).
+void set_ring_slots(std::uint32_t n);
+// Tests: how many 5 ms waits a producer makes for the writer before it drops (default 10), so that a
+// test of "nothing dropped while the writer keeps up" does not depend on the machine's load.
+void set_writer_wait_for_test(int rounds);
+// After close(), no slot is taken any more: events past the current slot are discarded without
+// being counted.
 void close();
 bool closed();
 // The registered threads, in registration order.
@@ -207,8 +296,9 @@ void reset_for_test();
 
 // fork(): before_fork takes the registry lock so that no other thread holds it at the fork;
 // after_fork_parent releases it. after_fork_child releases it too and forgets every buffer
-// copied from the parent (the child records its own events only, into a fresh buffer for its one
-// thread, which keeps what that thread was doing in Kokkos) and the memory they count.
+// copied from the parent, unmapping their slots (the child records its own events only, into a
+// fresh buffer with fresh anonymous slots for its one thread, which keeps what that thread was
+// doing in Kokkos) and the memory they count.
 void before_fork();
 void after_fork_parent();
 void after_fork_child();

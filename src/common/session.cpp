@@ -23,6 +23,7 @@
 #include "common/log.hpp"
 #include "common/output_name.hpp"
 #include "common/perfetto_writer.hpp"
+#include "common/raw_trace.hpp"
 #include "common/recorder.hpp"
 #include "common/signals.hpp"
 #include "common/summary.hpp"
@@ -57,6 +58,9 @@ struct State {
   bool done = false;
   std::atomic<long> writer_tid{0};
   std::atomic<bool> help_run{false};
+  std::vector<std::string> env_args;  // the options of KOB_ARGS then KOKKOS_TOOLS_ARGS, as given
+  std::vector<std::string> cmd_args;  // and those of the command line
+  std::string dir_warned;  // an output directory that could not be made, already reported
 };
 
 State& state() {
@@ -120,6 +124,36 @@ void apply_config(State& s, const Config& c) {
   g_events.store(c.events, std::memory_order_relaxed);
   g_device_trace_region_set.store(!c.device_trace_region.empty(), std::memory_order_relaxed);
   recorder::set_memory_limit(c.memory_limit_mib << 20);
+  raw::set_max_size(c.max_trace_size_mib << 20);
+}
+
+output_name::Context name_context();
+
+// Opens the raw trace under the prefix the options give now, or moves it there. A DIR/ prefix's
+// directory is made now (one line if it cannot be; the end of the run does not repeat it).
+void place_raw_trace(State& s) {
+  const output_name::Resolved name = output_name::resolve(s.config.output, name_context());
+  std::string error;
+  if (!name.directory.empty() && !atomic_file::make_directories(name.directory, error)) {
+    if (s.dir_warned != name.directory) log::warn(error);
+    s.dir_warned = name.directory;
+    return;
+  }
+  const std::string path = name.prefix + ".kob";
+  if (raw::path().empty()) {
+    raw::open(path);
+  } else {
+    raw::rename_to(path);
+  }
+}
+
+// The converter's facts about the options: the arguments in the order they apply, and the prefix.
+void record_options(const State& s) {
+  std::string args;
+  for (const auto* list : {&s.env_args, &s.cmd_args})
+    for (const std::string& a : *list) args += (args.empty() ? "" : "\n") + a;
+  raw::add_kv("kob", "args", args);
+  raw::add_kv("kob", "prefix", output_prefix());
 }
 
 void at_exit() { write_outputs(); }
@@ -148,9 +182,11 @@ void before_fork() {
   state().done_mu.lock();
   recorder::before_fork();
   intern_before_fork();
+  raw::before_fork();
 }
 
 void after_fork_parent() {
+  raw::after_fork_parent();
   intern_after_fork();
   recorder::after_fork_parent();
   state().done_mu.unlock();
@@ -164,6 +200,7 @@ void after_fork_child() {
   const long pid = static_cast<long>(getpid());
   if (g_owner_pid.exchange(pid) == pid) return;  // done already, from after_fork_check
   intern_after_fork();
+  raw::after_fork_child(output_prefix() + ".kob");
   recorder::after_fork_child();
   State& s = state();
   s.start_wall = std::chrono::system_clock::now();
@@ -188,7 +225,9 @@ void start() {
   for (const char* var : {"KOB_ARGS", "KOKKOS_TOOLS_ARGS"}) {
     if (const char* v = std::getenv(var)) {
       std::vector<std::string> errs;
-      c.apply(split_args(v), errs);
+      const std::vector<std::string> args = split_args(v);
+      s.env_args.insert(s.env_args.end(), args.begin(), args.end());
+      c.apply(args, errs);
       for (auto& e : errs) errors.push_back(std::string(var) + ": " + e);
     }
   }
@@ -196,6 +235,14 @@ void start() {
   apply_config(s, c);
   report(errors);
   if (c.help) log::plain(help_text());
+  // The raw trace: from now on every event reaches the disk while the program runs.
+  place_raw_trace(s);
+  raw::add_kv("kob", "tool_version", KOB_VERSION);
+  raw::add_kv("kob", "exe", exe_name());
+  raw::add_kv("kob", "host", hostname());
+  raw::add_kv("kob", "start_time", start_time_iso());
+  raw::add_kv("kob", "clock", clock::name());
+  record_options(s);
   // Keep this library mapped until exit even if Kokkos dlcloses it: the exit handler lives here.
   Dl_info info;
   if (dladdr(reinterpret_cast<void*>(&at_exit), &info) && info.dli_fname) {
@@ -294,6 +341,9 @@ void apply_command_line(const std::vector<std::string>& args) {
   c.apply(args, errors);
   const bool help_now = c.help && !s.config.help;
   apply_config(s, c);
+  s.cmd_args = args;
+  place_raw_trace(s);
+  record_options(s);
   report(errors);
   refresh_crash_line();
   if (help_now) log::plain(help_text());
@@ -309,6 +359,11 @@ void kokkos_initialised(int load_sequence, std::uint64_t interface_version, std:
     s.kokkos.interface_version = interface_version;
     s.kokkos.device_ids = std::move(device_ids);
   }
+  raw::add_kv("kob", "kokkos_load_sequence", std::to_string(load_sequence));
+  raw::add_kv("kob", "kokkos_interface_version", std::to_string(interface_version));
+  std::string devs;
+  for (std::uint64_t d : s.kokkos.device_ids) devs += (devs.empty() ? "" : ",") + std::to_string(d);
+  raw::add_kv("kob", "kokkos_devices", devs);
   // Loaded by Kokkos alone into a process with an OpenMP runtime that never asked for us: the
   // OpenMP half of the picture is missing, and only the user can fix that.
   if (!s.ompt_seen && dlsym(RTLD_DEFAULT, "omp_get_max_threads") != nullptr) {
@@ -342,6 +397,7 @@ void ompt_started(const std::string& runtime_version) {
   s.ompt_active = true;
   s.ompt_seen = true;
   s.omp_runtime = runtime_version;
+  raw::add_kv("kob", "openmp_runtime", runtime_version);
 }
 
 void ompt_finalised() {
@@ -365,12 +421,14 @@ void add_metadata(const std::string& key, const std::string& value) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   s.metadata.emplace_back(key, value);
+  raw::add_kv("meta", key, value);
 }
 
 void add_other_data(const std::string& section, const std::string& key, const std::string& value) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   s.other[section].emplace_back(key, value);
+  raw::add_kv("other:" + section, key, value);
 }
 
 std::vector<std::pair<std::string, std::string>> metadata() {
@@ -388,12 +446,18 @@ std::vector<std::pair<std::string, std::string>> other_data(const std::string& s
 
 void set_before_write(void (*fn)()) { g_before_write.store(fn); }
 
-void set_omp_initial_device(int device_num) { g_omp_initial_device.store(device_num); }
+void set_omp_initial_device(int device_num) {
+  g_omp_initial_device.store(device_num);
+  raw::add_kv("kob", "omp_initial_device", std::to_string(device_num));
+}
 int omp_initial_device() { return g_omp_initial_device.load(); }
 
 bool outputs_written() { return state().written.load(); }
 
-void help_run() { state().help_run.store(true); }
+void help_run() {
+  state().help_run.store(true);
+  raw::discard();
+}
 
 namespace {
 
@@ -427,6 +491,7 @@ void write_outputs() {
   if (s.help_run.load()) return;
   try {
     if (auto fn = g_before_write.load()) fn();
+    raw::finish();
     recorder::close();
     clock::finish_calibration();
     const Config& c = s.config;
@@ -439,7 +504,7 @@ void write_outputs() {
     if (!name.note.empty()) log::warn(name.note);
     std::string error;
     const bool can_write = name.directory.empty() || atomic_file::make_directories(name.directory, error);
-    if (!can_write) log::warn(error);
+    if (!can_write && s.dir_warned != name.directory) log::warn(error);
     std::vector<std::string> written;
     // Each file whole or not at all; a failure is one line and the other files are still tried.
     auto emit = [&](std::uint32_t format, const std::string& path, const std::function<bool(std::FILE*)>& write) {

@@ -82,6 +82,11 @@ for mode, child_regions in MODES.items():
         kc.check(all(l.startswith("kokkos-ompt-bridge: ") for l in lines), f"{what}: only one-line tool messages: {lines}")
         found = sets(wd)
         parent_prefix = OUTPUTS[output][0](pid)
+        # Raw traces: the parent's, and the child's only when it ends with exit (one that _exits or
+        # execs before filling a slot leaves none).
+        raws = sorted(os.path.relpath(p, wd)[: -len(".kob")] for p in glob.glob(os.path.join(wd, "**", "*.kob"), recursive=True))
+        kc.expect_eq(raws, sorted([parent_prefix] + [p for p in found if p != parent_prefix]),
+                     f"{what}: one raw trace per process that writes its files")
         kc.check(parent_prefix in found, f"{what}: the parent's files keep their name {parent_prefix}: {sorted(found)}")
         if parent_prefix in found:
             doc = found.pop(parent_prefix)

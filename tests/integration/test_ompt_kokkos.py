@@ -29,7 +29,7 @@ rc, out, err = kc.run([prog] + extra, env, cwd=wd, unset=("OMP_TOOL_LIBRARIES", 
 kc.expect_eq(rc, base_rc, "exit code with the tool")
 kc.expect_eq(out, base_out, "stdout with the tool")
 kc.expect_eq(sum(l.startswith("kokkos-ompt-bridge: wrote") for l in err.splitlines()), 1, "files written exactly once")
-kc.expect_eq(sorted(os.listdir(wd)), ["out.summary.json", "out.summary.txt", "out.trace.json"], "one set of files")
+kc.expect_eq(sorted(os.listdir(wd)), ["out.kob", "out.summary.json", "out.summary.txt", "out.trace.json"], "one set of files and the raw trace")
 hint = [l for l in err.splitlines() if "OMP_TOOL_LIBRARIES=" in l]
 
 trace, summary = kc.load_outputs(prefix)

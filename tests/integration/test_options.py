@@ -48,7 +48,7 @@ kc.expect_eq(len([l for l in tool_lines(err) if "cannot write /nonexistent-dir/x
 # --format picks the files.
 wd = kc.workdir()
 tool_run(f"--output={wd}/f --format=summary --quiet")
-kc.expect_eq(sorted(os.listdir(wd)), ["f.summary.txt"], "--format=summary writes only the text summary")
+kc.expect_eq(sorted(os.listdir(wd)), ["f.kob", "f.summary.txt"], "--format=summary writes only the text summary (and the raw trace)")
 
 # Without --quiet the summary goes to stderr too, and the last line names the files.
 wd = kc.workdir()
@@ -80,10 +80,10 @@ kc.expect_eq([e for e in doc["traceEvents"] if e.get("ph") != "M"], [], "--event
 # Environment: KOB_ARGS and KOKKOS_TOOLS_ARGS are read; the command line wins.
 wd = kc.workdir()
 tool_run(f"--output={wd}/cmd", env={"KOB_ARGS": f"--output={wd}/env --quiet --format=json"})
-kc.expect_eq(sorted(os.listdir(wd)), ["cmd.summary.json"], "command-line --output wins, KOB_ARGS --format applies")
+kc.expect_eq(sorted(os.listdir(wd)), ["cmd.kob", "cmd.summary.json"], "command-line --output wins (the raw trace moves there), KOB_ARGS --format applies")
 wd = kc.workdir()
 tool_run(None, env={"KOKKOS_TOOLS_ARGS": f"--output={wd}/kta --quiet --format=chrome"})
-kc.expect_eq(sorted(os.listdir(wd)), ["kta.trace.json"], "KOKKOS_TOOLS_ARGS is read")
+kc.expect_eq(sorted(os.listdir(wd)), ["kta.kob", "kta.trace.json"], "KOKKOS_TOOLS_ARGS is read")
 
 # Default prefix: kob-<executable>-<pid> in the working directory.
 wd = kc.workdir()

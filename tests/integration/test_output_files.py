@@ -81,14 +81,14 @@ pid, rc, out, err = run("--quiet --output=out-%h-%p-%r-%q{KOB_TEST_TAG}-%%", wd,
 check_run("placeholders", rc, out, err)
 check_set("placeholders", wd, f"out-{host}-{pid}-0-t1-%", pid)
 kc.expect_eq(tool_lines(err), [], "placeholders: no tool message")
-kc.expect_eq(len(files(wd)), 3, "placeholders: three files, no temporary left")
+kc.expect_eq(len(files(wd)), 4, "placeholders: three files and the raw trace, no temporary left")
 
 # DIR/: the default names inside DIR, created with its parents.
 wd = kc.workdir()
 pid, rc, out, err = run("--quiet --output=results/%h/", wd)
 check_run("DIR/", rc, out, err)
 check_set("DIR/", wd, f"results/{host}/kob-fork_omp-{pid}", pid)
-kc.expect_eq(len(files(wd)), 3, "DIR/: three files")
+kc.expect_eq(len(files(wd)), 4, "DIR/: three files and the raw trace")
 
 # A directory that cannot be made: one line, no file, the run goes on.
 wd = kc.workdir()
@@ -105,7 +105,7 @@ pid, rc, out, err = run("--quiet --output=missing/run", wd)
 check_run("missing directory", rc, out, err)
 kc.expect_eq(files(wd), [], "missing directory: no file")
 lines = tool_lines(err)
-kc.expect_eq(len(lines), 3, f"missing directory: one line per file: {lines}")
+kc.expect_eq(len(lines), 4, f"missing directory: one line per file (the raw trace too): {lines}")
 kc.check(all("No such file or directory" in l for l in lines), "missing directory: the lines give the cause")
 
 # A bad placeholder: one line naming it and what is accepted; the default names are used.
@@ -145,11 +145,12 @@ os.remove(os.path.join(wd, "full.summary.txt"))
 pid, rc, out, err = run("--quiet --output=full", wd, fsize=limit)
 check_run("file size limit", rc, out, err)
 lines = tool_lines(err)
-kc.expect_eq(len(lines), 2, f"file size limit: one line per failed file: {lines}")
+kc.expect_eq(len(lines), 3, f"file size limit: one line per failed file (the raw trace too): {lines}")
 kc.check(all("File too large" in l for l in lines), f"file size limit: the lines give the cause: {lines}")
 kc.check(any("full.trace.json" in l for l in lines) and any("full.summary.json" in l for l in lines),
          f"file size limit: the lines name the files: {lines}")
-kc.expect_eq(files(wd), ["full" + e for e in sorted(EXTS)], "file size limit: no temporary left")
+# full.kob: the first run's raw trace, left as it was (this run's cannot even take its header).
+kc.expect_eq(files(wd), ["full" + e for e in sorted(EXTS + (".kob",))], "file size limit: no temporary left")
 for ext in (".trace.json", ".summary.json"):
     with open(os.path.join(wd, "full" + ext)) as f:
         kc.expect_eq(f.read(), "older", f"file size limit: full{ext} left as it was")
@@ -163,7 +164,7 @@ procs = [start("--quiet --output=same", wd) for _ in range(4)]
 for p in procs:
     out, err = p.communicate(timeout=120)
     check_run("concurrent writers", p.returncode, out, err)
-kc.expect_eq(files(wd), ["same" + e for e in sorted(EXTS)], "concurrent writers: one set, no temporary left")
+kc.expect_eq(files(wd), ["same" + e for e in sorted(EXTS + (".kob",))], "concurrent writers: one set, no temporary left")
 for ext in (".trace.json", ".summary.json"):
     with open(os.path.join(wd, "same" + ext)) as f:
         try:

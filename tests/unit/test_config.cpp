@@ -60,13 +60,14 @@ TEST_CASE("config: defaults") {
   CHECK(c.log_level == kob::log::Level::Warn);
   CHECK_FALSE(c.help);
   CHECK_FALSE(c.exact_kernel_end);
-  CHECK(c.memory_limit_mib == 1024);
+  CHECK(c.memory_limit_mib == 64);
+  CHECK(c.max_trace_size_mib == 0);
   CHECK(c.device_trace_region.empty());
 }
 
 TEST_CASE("config: every option of the table applies") {
   const Applied r = apply({"--output=run1", "--format=chrome", "--events=kokkos,omp-task", "--include=^foo",
-                           "--exclude=bar$", "--quiet", "--log-level=debug", "--memory-limit=64", "--exact-kernel-end",
+                           "--exclude=bar$", "--quiet", "--log-level=debug", "--memory-limit=48", "--max-trace-size=7", "--exact-kernel-end",
                            "--device-trace-region=solve", "--help"});
   CHECK(r.errors.empty());
   CHECK(r.c.output == "run1");
@@ -76,7 +77,8 @@ TEST_CASE("config: every option of the table applies") {
   CHECK(r.c.exclude == "bar$");
   CHECK(r.c.quiet);
   CHECK(r.c.log_level == kob::log::Level::Debug);
-  CHECK(r.c.memory_limit_mib == 64);
+  CHECK(r.c.memory_limit_mib == 48);
+  CHECK(r.c.max_trace_size_mib == 7);
   CHECK(r.c.exact_kernel_end);
   CHECK(r.c.device_trace_region == "solve");
   CHECK(r.c.help);
@@ -128,6 +130,8 @@ TEST_CASE("config: each bad argument gives one error line and changes nothing") 
   check_rejected("--memory-limit=-5", "--memory-limit=-5");
   check_rejected("--memory-limit=99999999999999999999999", "--memory-limit");
   check_rejected("--memory-limit", "needs a value");
+  check_rejected("--max-trace-size=-1", "--max-trace-size=-1");
+  check_rejected("--max-trace-size=1M", "--max-trace-size=1M");
   check_rejected("--output", "needs a value");
   check_rejected("--output=", "--output");
   check_rejected("--events", "needs a value");
@@ -212,7 +216,8 @@ TEST_CASE("config: help lists every option with its default") {
       {"--exclude=REGEX", "(none)"},
       {"--quiet", "false"},
       {"--log-level=LEVEL", "warn"},
-      {"--memory-limit=MIB", "1024"},
+      {"--memory-limit=MIB", "64"},
+      {"--max-trace-size=MIB", "0"},
       {"--exact-kernel-end", "false"},
       {"--device-trace-region=NAME", "(none)"},
       {"--help", "false"},

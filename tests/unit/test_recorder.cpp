@@ -1,4 +1,5 @@
-// Per-thread chunked buffers: concurrent filling, chunk growth, the memory cap.
+// Per-thread ring buffers: concurrent filling through the raw trace, the memory cap over the
+// rings, a process without a writer thread, unregistered (test) buffers.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -6,47 +7,62 @@
 #include <set>
 #include <thread>
 
+#include "common/raw_trace.hpp"
+#include "common/raw_writer.hpp"
 #include "helpers.hpp"
+#include "raw_read_for_test.hpp"
 
 using kob::Chunk;
 using kob::Record;
 using kob::ThreadBuffer;
 using kob_test::RecorderReset;
+using kob::raw::kSlotBytes;
+using kob::raw::kSlotRecords;
 
 namespace {
 
-// Emits n records on the calling thread: u[0] = tag, u[1] = sequence number.
+// Stops the writer and forgets every thread, file and counter on entry and exit.
+struct RawReset {
+  RawReset() { reset(); }
+  ~RawReset() { reset(); }
+  static void reset() {
+    kob::raw::reset_for_test();
+    RecorderReset::reset();
+  }
+};
+
+// Emits n records on the calling thread: tick = 1000 + i, u[0] = tag, u[1] = i.
 void emit_seq(std::uint64_t tag, std::uint64_t n) {
   ThreadBuffer& b = kob::this_thread();
   for (std::uint64_t i = 0; i < n; ++i) {
     b.emit([&](Record& r) {
-      r.tick = i;
+      r.tick = 1000 + i;
       r.type = kob::Ev::ProfileEvent;
-      r.a = 0;
+      r.sub = 0;
+      r.a = 7;
       r.u[0] = tag;
       r.u[1] = i;
+      for (int k = 2; k < 6; ++k) r.u[k] = 0;
     });
   }
 }
 
-// Checks that b holds exactly n records tagged tag, numbered 0..n-1 in order.
-void check_seq(const ThreadBuffer& b, std::uint64_t tag, std::uint64_t n) {
-  std::uint64_t next = 0, wrong_tag = 0, out_of_order = 0;
-  b.for_each([&](const Record& r) {
-    if (r.u[0] != tag) ++wrong_tag;
-    if (r.u[1] != next) ++out_of_order;
-    ++next;
-  });
-  CHECK(next == n);
-  CHECK(wrong_tag == 0);
-  CHECK(out_of_order == 0);
-  CHECK(b.record_count() == n);
+// The records are exactly tag's sequence 0..n-1, in order.
+void check_seq(const std::vector<Record>& recs, std::uint64_t tag, std::uint64_t n) {
+  CHECK(recs.size() == n);
+  std::uint64_t wrong = 0;
+  for (std::size_t i = 0; i < recs.size(); ++i)
+    if (recs[i].u[0] != tag || recs[i].u[1] != i || recs[i].tick != 1000 + i) ++wrong;
+  CHECK(wrong == 0);
 }
 
 }  // namespace
 
-TEST_CASE("recorder: 8 threads x 10000 records, each read back once and in order") {
-  RecorderReset reset;
+TEST_CASE("recorder: 8 threads x 10000 records through the raw trace, each read back once and in order") {
+  RawReset reset;
+  kob::recorder::set_writer_wait_for_test(2000);
+  const std::string path = kob_test::temp_file("recorder-8.kob");
+  REQUIRE(kob::raw::open(path));
   constexpr int kThreads = 8;
   constexpr std::uint64_t kPerThread = 10'000;
   std::vector<ThreadBuffer*> own(kThreads, nullptr);
@@ -73,76 +89,91 @@ TEST_CASE("recorder: 8 threads x 10000 records, each read back once and in order
     CHECK(regd[i]->index == i);  // registration order
     indices.insert(regd[i]->index);
     tids.insert(regd[i]->os_tid);
+    CHECK(regd[i]->ring_size() == kob::recorder::kDefaultRing);
   }
   CHECK(indices.size() == kThreads);
   CHECK(tids.size() == kThreads);
+  CHECK(kob::recorder::dropped_total() == 0);
+  // The rings only, however many records went through them.
+  CHECK(kob::recorder::memory_used() == kThreads * kob::recorder::kDefaultRing * kSlotBytes);
+  REQUIRE(kob::raw::finish());
+  const kob_test::RawRead r = kob_test::read_raw(path);
+  REQUIRE(r.ok);
   std::uint64_t total = 0;
   for (int t = 0; t < kThreads; ++t) {
     REQUIRE(std::find(regd.begin(), regd.end(), own[t]) != regd.end());
-    check_seq(*own[t], static_cast<std::uint64_t>(t), kPerThread);
-    total += own[t]->record_count();
+    const std::vector<Record> recs = r.records(own[t]->index);
+    check_seq(recs, static_cast<std::uint64_t>(t), kPerThread);
+    total += recs.size();
   }
   CHECK(total == kThreads * kPerThread);
-  CHECK(kob::recorder::dropped_total() == 0);
-  // 10000 records need 5 chunks per thread.
-  CHECK(kob::recorder::memory_used() == kThreads * 5 * sizeof(Chunk));
 }
 
-TEST_CASE("recorder: chunk growth on one thread") {
-  RecorderReset reset;
-  std::thread([] {
-    ThreadBuffer& b = kob::this_thread();
-    CHECK(b.record_count() == 0);
-    CHECK(kob::recorder::memory_used() == 0);  // no chunk before the first record
-
-    emit_seq(7, Chunk::kRecords);  // exactly one full chunk
-    CHECK(kob::recorder::memory_used() == sizeof(Chunk));
-    check_seq(b, 7, Chunk::kRecords);
-
-    kob::recorder::reset_for_test();  // forget the above; t_buffer of this thread is cleared too
-    emit_seq(9, 3 * Chunk::kRecords + 5);
-    CHECK(kob::recorder::memory_used() == 4 * sizeof(Chunk));
-    check_seq(kob::this_thread(), 9, 3 * Chunk::kRecords + 5);
-    CHECK(kob::this_thread().dropped() == 0);
-  }).join();
-}
-
-TEST_CASE("recorder: records past the memory cap are dropped and counted") {
-  RecorderReset reset;
-  // A cap of 3 chunks and a bit: a 4th chunk does not fit.
-  kob::recorder::set_memory_limit(3 * sizeof(Chunk) + sizeof(Chunk) - 1);
-  ThreadBuffer* first = nullptr;
-  std::thread([&] {
-    first = &kob::this_thread();
-    emit_seq(1, 3 * Chunk::kRecords + 100);
-  }).join();
-  CHECK(first->dropped() == 100);
-  check_seq(*first, 1, 3 * Chunk::kRecords);  // everything up to the cap is intact
-  CHECK(kob::recorder::memory_used() == 3 * sizeof(Chunk));
+TEST_CASE("recorder: the memory cap gives later threads fewer slots (at least 2), then none (all dropped, counted)") {
+  RawReset reset;
+  kob::recorder::set_memory_limit(7 * kSlotBytes + kSlotBytes - 1);  // room for 4 + 3 slots
+  std::vector<ThreadBuffer*> b(3, nullptr);
+  for (int t = 0; t < 3; ++t) {
+    std::thread([&, t] {
+      b[t] = &kob::this_thread();
+      emit_seq(static_cast<std::uint64_t>(t), 100);
+    }).join();
+  }
+  CHECK(b[0]->ring_size() == 4);
+  CHECK(b[1]->ring_size() == 3);
+  CHECK(b[2]->ring_size() == 0);
+  CHECK(kob::recorder::memory_used() == 7 * kSlotBytes);
+  CHECK(b[0]->dropped() == 0);
+  CHECK(b[1]->dropped() == 0);
+  check_seq(b[1]->in_memory_records(), 1, 100);
+  CHECK(b[2]->dropped() == 100);
+  CHECK(b[2]->record_count() == 0);
   CHECK(kob::recorder::dropped_total() == 100);
 
-  // The cap is shared: a second thread gets no chunk at all.
-  ThreadBuffer* second = nullptr;
-  std::thread([&] {
-    second = &kob::this_thread();
-    emit_seq(2, 10);
-  }).join();
-  CHECK(second->record_count() == 0);
-  CHECK(second->dropped() == 10);
-  CHECK(kob::recorder::dropped_total() == 110);
-
-  // Raising the cap lets a thread grow again.
-  kob::recorder::set_memory_limit(5 * sizeof(Chunk));
-  std::thread([&] { emit_seq(3, Chunk::kRecords + 1); }).join();
-  const auto regd = kob::recorder::threads();
-  REQUIRE(regd.size() == 3);
-  CHECK(regd[2]->dropped() == 0);
-  check_seq(*regd[2], 3, Chunk::kRecords + 1);
-  CHECK(kob::recorder::memory_used() == 5 * sizeof(Chunk));
+  // A cap that leaves room for one slot only: none (a ring needs 2).
+  kob::recorder::set_memory_limit(8 * kSlotBytes);
+  std::thread([] { emit_seq(5, 3); }).join();
+  CHECK(kob::recorder::threads()[3]->ring_size() == 0);
+  CHECK(kob::recorder::dropped_total() == 103);
 }
 
-TEST_CASE("recorder: after close no chunk is allocated and nothing is counted") {
-  RecorderReset reset;
+TEST_CASE("recorder: ring size, and without a writer a thread copies its own full slots") {
+  RawReset reset;
+  const std::string path = kob_test::temp_file("recorder-nowriter.kob");
+  kob::recorder::set_ring_slots(2);
+  REQUIRE(kob::raw::open(path));
+  kob::raw::writer::stop();  // as in a fork child: no writer thread
+  ThreadBuffer* b = nullptr;
+  std::thread([&] {
+    b = &kob::this_thread();
+    emit_seq(4, 7 * kSlotRecords + 3);
+  }).join();
+  CHECK(b->ring_size() == 2);
+  CHECK(b->dropped() == 0);  // never waited, never dropped: each full slot copied at once
+  CHECK(kob::raw::stats().chunks_written == 7);
+  REQUIRE(kob::raw::finish());
+  check_seq(kob_test::read_raw(path).records(b->index), 4, 7 * kSlotRecords + 3);
+}
+
+TEST_CASE("recorder: a buffer never registered (tests' hand-made tracks) keeps every record, under the cap") {
+  RawReset reset;
+  kob::recorder::set_memory_limit(3 * sizeof(Chunk) + sizeof(Chunk) - 1);
+  ThreadBuffer b;
+  for (std::uint64_t i = 0; i < 3 * Chunk::kRecords + 100; ++i)
+    b.emit([&](Record& r) {
+      r.tick = 1000 + i;
+      r.type = kob::Ev::ProfileEvent;
+      r.a = 7;
+      r.u[0] = 9;
+      r.u[1] = i;
+    });
+  CHECK(b.dropped() == 100);
+  check_seq(b.in_memory_records(), 9, 3 * Chunk::kRecords);  // everything up to the cap is intact
+  CHECK(kob::recorder::memory_used() == 3 * sizeof(Chunk));
+}
+
+TEST_CASE("recorder: after close no slot is taken and nothing is counted") {
+  RawReset reset;
   kob::recorder::close();
   CHECK(kob::recorder::closed());
   ThreadBuffer* b = nullptr;
@@ -156,7 +187,7 @@ TEST_CASE("recorder: after close no chunk is allocated and nothing is counted") 
 }
 
 TEST_CASE("recorder: reset_for_test forgets threads, counters and ids") {
-  RecorderReset reset;
+  RawReset reset;
   std::thread([] { emit_seq(5, 3); }).join();
   kob::g_ids.kernel = 41;
   kob::g_ids.section = 3;

@@ -1,0 +1,164 @@
+#include "common/raw_writer.hpp"
+
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+#include <new>
+
+#include "common/clock.hpp"
+#include "common/log.hpp"
+#include "common/raw_trace.hpp"
+#include "common/recorder.hpp"
+
+namespace kob::raw::writer {
+
+namespace {
+
+constexpr long kTickNs = 50'000'000;  // a pass every 50 ms when no producer wakes the thread (idle: 20 wake-ups/s)
+constexpr std::uint64_t kCalibNs = 1'000'000'000;  // a CALIB entry (and pending LOST entries) every second
+
+struct State {
+  std::mutex mu;  // start/stop
+  pthread_t thread{};
+  bool started = false;
+  std::atomic<bool> running{false};
+  std::atomic<bool> stopping{false};
+  std::atomic<std::uint32_t> wake_word{0};
+  // One copier at a time (the thread, finish(), or a producer without a thread): a thread's
+  // next sequence number and its slots' hand-back are theirs alone.
+  std::mutex copy_mu;
+};
+
+State* g_state = new State();  // never destroyed; started afresh in a fork child
+
+long futex(std::atomic<std::uint32_t>* addr, int op, std::uint32_t val, const timespec* ts) {
+  return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(addr), op, val, ts, nullptr, 0);
+}
+
+// Writes a THREAD entry when the thread's OpenMP identity changed since the last one written.
+void check_identity(ThreadBuffer& b) {
+  const int type = b.omp_thread_type.load(std::memory_order_relaxed);
+  const int proc = b.omp_proc.load(std::memory_order_relaxed);
+  const int place = b.omp_place.load(std::memory_order_relaxed);
+  if (type == b.written_type && proc == b.written_proc && place == b.written_place) return;
+  b.written_type = type;
+  b.written_proc = proc;
+  b.written_place = place;
+  note_thread(b);
+}
+
+void pass() {
+  for (ThreadBuffer* b : recorder::threads()) {
+    copy_thread(*b, false);
+    check_identity(*b);
+  }
+}
+
+void* loop(void*) {
+  State& s = *g_state;
+  std::uint64_t last_calib = clock::raw_ns();
+  while (!s.stopping.load(std::memory_order_acquire)) {
+    if (s.wake_word.exchange(0, std::memory_order_acq_rel) == 0) {
+      const timespec ts{0, kTickNs};
+      futex(&s.wake_word, FUTEX_WAIT_PRIVATE, 0, &ts);
+    }
+    pass();
+    const std::uint64_t now = clock::raw_ns();
+    if (now - last_calib >= kCalibNs) {
+      last_calib = now;
+      write_calib();
+      flush_lost();
+    }
+  }
+  pass();
+  return nullptr;
+}
+
+}  // namespace
+
+bool start() {
+  State& s = *g_state;
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.started) return true;
+  // Every signal blocked on the new thread: the program's handlers run on its own threads only.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  s.stopping.store(false);
+  s.running.store(true);
+  const int rc = pthread_create(&s.thread, nullptr, loop, nullptr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (rc != 0) {
+    s.running.store(false);
+    log::warn(std::string("cannot start the raw trace's writer thread (") + std::strerror(rc) +
+              "); threads copy their own events to the file");
+    return false;
+  }
+  pthread_setname_np(s.thread, "kob-writer");
+  s.started = true;
+  return true;
+}
+
+void stop() {
+  State& s = *g_state;
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (!s.started) return;
+  s.stopping.store(true, std::memory_order_release);
+  wake();
+  pthread_join(s.thread, nullptr);
+  s.started = false;
+  s.running.store(false);
+}
+
+bool running() { return g_state->running.load(std::memory_order_acquire); }
+
+void wake() {
+  State& s = *g_state;
+  if (s.wake_word.exchange(1, std::memory_order_acq_rel) == 0) futex(&s.wake_word, FUTEX_WAKE_PRIVATE, 1, nullptr);
+}
+
+void copy_thread(ThreadBuffer& b, bool final) {
+  std::lock_guard<std::mutex> lock(g_state->copy_mu);
+  const std::uint32_t k = b.ring_size();
+  for (;;) {
+    Slot* next = nullptr;
+    std::uint32_t state = kSlotFree;
+    for (std::uint32_t i = 0; i < k; ++i) {
+      Slot* s = b.ring_slot(i);
+      const std::uint32_t st = s->state.load(std::memory_order_acquire);
+      if (st != kSlotFree && s->block.seq == b.next_write_seq) {
+        next = s;
+        state = st;
+        break;
+      }
+    }
+    if (next == nullptr) return;
+    const std::uint32_t n = next->committed.load(std::memory_order_acquire);
+    if (state == kSlotFilling) {
+      // The slot being filled (finish): its records so far, the slot left to its thread.
+      if (final && n > 0 && !write_chunk(b.index, next->block.seq, next->recs, n)) b.add_dropped(n);
+      return;
+    }
+    if (!write_chunk(b.index, next->block.seq, next->recs, n)) b.add_dropped(n);
+    // Zeroed so that the file never shows records of an older chunk in a slot. `committed` stays:
+    // the producer may still look at this slot (its last) and must keep seeing it full; it sets
+    // the count to 0 itself when it takes the slot again.
+    std::memset(static_cast<void*>(next->recs), 0, std::size_t{n} * sizeof(Record));
+    next->state.store(kSlotFree, std::memory_order_release);
+    futex(&next->state, FUTEX_WAKE_PRIVATE, 1, nullptr);
+    ++b.next_write_seq;
+  }
+}
+
+// The parent's state (its mutexes possibly held by its writer thread, which the child does not
+// have) is started afresh in place, without destroying anything.
+void after_fork_child() { new (g_state) State(); }
+
+}  // namespace kob::raw::writer

@@ -1,0 +1,394 @@
+// The raw trace on the recording side: ring slots recycled by the writer thread, every committed
+// record in the file after a clean end, _exit or SIGKILL, bounded memory, --max-trace-size and a
+// file size limit (LOST entries, counted drops), a fork child's own file made on demand.
+#include <doctest/doctest.h>
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "common/intern.hpp"
+#include "common/raw_trace.hpp"
+#include "common/recorder.hpp"
+#include "helpers.hpp"
+#include "raw_read_for_test.hpp"
+
+namespace fs = std::filesystem;
+using kob::Record;
+using kob::ThreadBuffer;
+using kob::raw::kSlotBytes;
+using kob::raw::kSlotRecords;
+using kob_test::RawRead;
+using kob_test::read_raw;
+
+namespace {
+
+// Stops the writer and forgets every thread, file and counter on entry and exit.
+struct RawReset {
+  RawReset() { reset(); }
+  ~RawReset() { reset(); }
+  static void reset() {
+    kob::raw::reset_for_test();
+    kob_test::RecorderReset::reset();
+  }
+};
+
+std::string tmp_path(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("kob-raw-test-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const fs::path p = dir / name;
+  fs::remove(p);
+  return p.string();
+}
+
+// Emits records first..first+n-1 of tag's sequence on the calling thread: record i has
+// tick = 1000 + i, u[0] = tag, u[1] = i.
+void emit_seq(std::uint64_t tag, std::uint64_t n, std::uint64_t first = 0) {
+  ThreadBuffer& b = kob::this_thread();
+  for (std::uint64_t i = first; i < first + n; ++i) {
+    b.emit([&](Record& r) {
+      r.tick = 1000 + i;
+      r.type = kob::Ev::ProfileEvent;
+      r.sub = 0;
+      r.a = 7;
+      r.u[0] = tag;
+      r.u[1] = i;
+      for (int k = 2; k < 6; ++k) r.u[k] = 0;
+    });
+  }
+}
+
+// The records are exactly tag's sequence 0..n-1 (tick0 + i), in order.
+void check_seq(const std::vector<Record>& recs, std::uint64_t tag, std::uint64_t n) {
+  constexpr std::uint64_t tick0 = 1000;
+  CHECK(recs.size() == n);
+  std::uint64_t wrong = 0;
+  for (std::size_t i = 0; i < recs.size(); ++i) {
+    const Record& r = recs[i];
+    if (r.u[1] != i || r.u[0] != tag || r.tick != tick0 + i || r.type != kob::Ev::ProfileEvent || r.a != 7) ++wrong;
+  }
+  CHECK(wrong == 0);
+}
+
+// LOST entries of `reason`: one exact, gapless run of ticks [first, last] (entries may split it).
+void check_lost_run(const RawRead& r, std::uint32_t reason, std::uint64_t first, std::uint64_t last) {
+  std::vector<RawRead::Lost> l;
+  for (const auto& x : r.lost)
+    if (x.reason == reason) l.push_back(x);
+  REQUIRE_FALSE(l.empty());
+  std::sort(l.begin(), l.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  CHECK(l.front().first == first);
+  CHECK(l.back().last == last);
+  std::uint64_t gaps = 0;
+  for (std::size_t i = 1; i < l.size(); ++i) gaps += l[i].first != l[i - 1].last + 1;
+  CHECK(gaps == 0);
+  std::uint64_t events = 0;
+  for (const auto& x : l) events += x.events;
+  CHECK(events == last - first + 1);
+}
+
+long vm_rss_kib() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
+int wait_child(pid_t pid) {
+  int status = 0;
+  for (int i = 0; i < 600; ++i) {  // at most 60 s, then the child is killed: a hang fails the test
+    if (waitpid(pid, &status, WNOHANG) == pid) return status;
+    usleep(100'000);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return -1;
+}
+
+// Descriptors of this process that point at `path`.
+int fds_on(const std::string& path) {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/fd")) {
+    while (dirent* e = readdir(d)) {
+      char target[4096];
+      const std::string link = std::string("/proc/self/fd/") + e->d_name;
+      const ssize_t k = readlink(link.c_str(), target, sizeof target - 1);
+      if (k > 0 && std::string(target, static_cast<std::size_t>(k)) == path) ++n;
+    }
+    closedir(d);
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("raw trace: the writer recycles a thread's 4 slots; every record reaches the file once, in order") {
+  RawReset reset;
+  kob::recorder::set_writer_wait_for_test(2000);  // a loaded machine must not turn into drops here
+  const std::string path = tmp_path("ring.kob");
+  REQUIRE(kob::raw::open(path));
+  CHECK(kob::raw::path() == path);
+  constexpr std::uint64_t kN = 50 * kSlotRecords + 17;
+  ThreadBuffer* b = nullptr;
+  std::thread([&] {
+    b = &kob::this_thread();
+    emit_seq(1, kN);
+    b->omp_thread_type.store(2);
+    b->omp_proc.store(3);
+    b->omp_place.store(1);
+  }).join();
+  CHECK(b->ring_size() == kob::recorder::kDefaultRing);
+  CHECK(b->file_backed());
+  CHECK(kob::recorder::memory_used() == kob::recorder::kDefaultRing * kSlotBytes);
+  CHECK(kob::raw::finish());
+  CHECK(kob::raw::finish());  // idempotent
+  CHECK(b->dropped() == 0);
+  const auto st = kob::raw::stats();
+  CHECK(st.chunks_written == 51);  // 50 full slots and the partial one at the end
+  CHECK(st.records_written == kN);
+  CHECK(st.records_dropped == 0);
+
+  const RawRead r = read_raw(path);
+  REQUIRE(r.ok);
+  CHECK(r.end);
+  CHECK_FALSE(r.bad_block);
+  CHECK(r.size == st.bytes);
+  CHECK(r.pid == static_cast<std::uint64_t>(getpid()));
+  CHECK(r.ppid == static_cast<std::uint64_t>(getppid()));
+  CHECK(r.compact_blocks == 51);
+  CHECK(r.ring_slots == kob::recorder::kDefaultRing);
+  CHECK(r.pads == 1);  // before the page-aligned slot group
+  CHECK(r.lost.empty());
+  CHECK(r.calibs >= 1);
+  check_seq(r.records(b->index), 1, kN);
+  REQUIRE(r.threads.count(b->index) == 1);
+  const RawRead::Thread& t = r.threads.at(b->index);
+  CHECK(t.os_tid == b->os_tid);
+  CHECK(t.type == 2);  // the identity at the end
+  CHECK(t.proc == 3);
+  CHECK(t.place == 1);
+}
+
+TEST_CASE("raw trace: names, KV entries, rename and discard") {
+  RawReset reset;
+  const std::uint32_t before = kob::names().intern("raw_name_before_open");
+  kob::raw::add_kv("meta", "early", "1");  // before the file exists: written when it is made
+  const std::string path = tmp_path("names.kob"), moved = tmp_path("moved.kob");
+  REQUIRE(kob::raw::open(path));
+  const std::uint32_t after = kob::names().intern("raw_name_after_open");
+  kob::raw::add_kv("other:sec", "k", "v w");
+  std::thread([] { emit_seq(3, kSlotRecords + 5); }).join();
+  REQUIRE(kob::raw::rename_to(moved));
+  CHECK(kob::raw::path() == moved);
+  CHECK_FALSE(fs::exists(path));
+  std::thread([] { emit_seq(4, 10); }).join();  // a new thread after the move: its slots still map the file
+  CHECK(kob::raw::finish());
+  const RawRead r = read_raw(moved);
+  REQUIRE(r.ok);
+  CHECK(r.end);
+  CHECK(r.names.at(before) == "raw_name_before_open");
+  CHECK(r.names.at(after) == "raw_name_after_open");
+  CHECK(r.names.at(0) == "<null>");
+  CHECK(r.kv.at("meta/early") == "1");
+  CHECK(r.kv.at("other:sec/k") == "v w");
+  check_seq(r.records(0), 3, kSlotRecords + 5);
+  check_seq(r.records(1), 4, 10);
+
+  RawReset::reset();
+  const std::string gone = tmp_path("discard.kob");
+  REQUIRE(kob::raw::open(gone));
+  CHECK(fs::exists(gone));
+  kob::raw::discard();
+  CHECK_FALSE(fs::exists(gone));
+  CHECK(fds_on(gone) == 0);
+}
+
+TEST_CASE("raw trace: after _exit or SIGKILL every committed record is in the file") {
+  for (const int mode : {0, 1}) {
+    CAPTURE(mode);
+    RawReset reset;
+    const std::string path = tmp_path(mode == 0 ? "exit.kob" : "kill.kob");
+    constexpr std::uint64_t kN = 3 * kSlotRecords + 100;  // 3 full slots (copied or not) and a partial one
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      if (!kob::raw::open(path)) _exit(3);
+      kob::names().intern("name_before_the_kill");
+      emit_seq(9, kN);
+      if (mode == 0) _exit(0);
+      raise(SIGKILL);
+      _exit(4);
+    }
+    const int status = wait_child(child);
+    if (mode == 0) {
+      CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+    } else {
+      CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
+    }
+    const RawRead r = read_raw(path);
+    REQUIRE(r.ok);
+    CHECK_FALSE(r.end);  // cut short
+    CHECK_FALSE(r.bad_block);
+    CHECK(r.pid == static_cast<std::uint64_t>(child));
+    CHECK(r.ppid == static_cast<std::uint64_t>(getpid()));
+    check_seq(r.records(0), 9, kN);
+    bool named = false;
+    for (const auto& [id, text] : r.names) named |= text == "name_before_the_kill";
+    CHECK(named);
+    CHECK(r.lost.empty());
+  }
+}
+
+TEST_CASE("raw trace: memory stays the ring whatever the run length; nothing dropped while the writer keeps up") {
+  RawReset reset;
+  kob::recorder::set_writer_wait_for_test(2000);
+  const std::string path = tmp_path("bounded.kob");
+  REQUIRE(kob::raw::open(path));
+  constexpr std::uint64_t kN = 100 * kSlotRecords;  // 25 times the ring, 12.5 MiB as 64-byte records
+  ThreadBuffer* b = nullptr;
+  long before = 0, after = 0;
+  std::thread([&] {
+    b = &kob::this_thread();  // registers: the ring is mapped and faulted in here
+    emit_seq(5, kSlotRecords);  // warm: the writer's buffers exist too
+    before = vm_rss_kib();
+    emit_seq(5, kN - kSlotRecords, kSlotRecords);
+    after = vm_rss_kib();
+  }).join();
+  CHECK(b->ring_size() == kob::recorder::kDefaultRing);
+  CHECK(kob::recorder::memory_used() == kob::recorder::kDefaultRing * kSlotBytes);
+  CHECK(b->dropped() == 0);
+  REQUIRE(before > 0);
+  CAPTURE(before);
+  CAPTURE(after);
+  CHECK(after - before < 4 * 1024);  // KiB: far below the 12.5 MiB the records would take in memory
+  REQUIRE(kob::raw::finish());
+  const RawRead r = read_raw(path);
+  check_seq(r.records(0), 5, kN);
+  CHECK(r.lost.empty());
+  // Compact: these records take a few bytes each on disk.
+  CHECK(r.compact_bytes < kN * 8);
+}
+
+TEST_CASE("raw trace: --max-trace-size drops whole chunks, counted, with exact LOST spans; the run goes on") {
+  RawReset reset;
+  kob::recorder::set_writer_wait_for_test(2000);
+  const std::string path = tmp_path("capped.kob");
+  REQUIRE(kob::raw::open(path));
+  // 256 KiB past what the header and the names interned by earlier tests take.
+  const std::uint64_t kCap = kob::raw::stats().bytes + 256 * 1024;
+  kob::raw::set_max_size(kCap);
+  constexpr std::uint64_t kN = 60 * kSlotRecords + 33;
+  ThreadBuffer* b = nullptr;
+  std::thread([&] {
+    b = &kob::this_thread();
+    emit_seq(6, kN);
+  }).join();
+  CHECK_FALSE(b->file_backed());  // the ring does not fit under the cap: anonymous slots
+  CHECK(kob::raw::finish());
+  const auto st = kob::raw::stats();
+  const RawRead r = read_raw(path);
+  REQUIRE(r.ok);
+  CHECK(r.end);
+  CHECK(r.size <= kCap + 2048);  // the few META entries after the cap (thread, LOST, CALIB, END)
+  const std::vector<Record> kept = r.records(0);
+  const std::uint64_t k = kept.size();
+  CHECK(k > 0);
+  CHECK(k % kSlotRecords == 0);  // whole chunks
+  check_seq(kept, 6, k);
+  CHECK(b->dropped() == kN - k);
+  CHECK(st.records_dropped == kN - k);
+  CHECK(st.chunks_dropped == (kN - k + kSlotRecords - 1) / kSlotRecords);
+  CHECK(r.lost_events(kob::raw::kLostSizeCap) == kN - k);
+  check_lost_run(r, kob::raw::kLostSizeCap, 1000 + k, 1000 + kN - 1);
+  for (const auto& l : r.lost) CHECK(l.thread == 0);
+}
+
+TEST_CASE("raw trace: a file size limit (EFBIG) drops chunks with LOST entries; the program goes on") {
+  RawReset reset;
+  const std::string path = tmp_path("fsize.kob");
+  constexpr std::uint64_t kN = 10 * kSlotRecords;  // the last slot is copied (and fails) at finish
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);  // as a program that expects such failures does
+    kob::recorder::set_writer_wait_for_test(2000);
+    if (!kob::raw::open(path)) _exit(3);
+    // Room for the first chunk (about 4 bytes a record) and a few META entries, not a second chunk.
+    const rlim_t limit = kob::raw::stats().bytes + 10000;
+    const rlimit rl{limit, limit};
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(4);
+    emit_seq(8, kN);
+    const bool finished = kob::raw::finish();
+    const auto st = kob::raw::stats();
+    const bool counted = kob::this_thread().dropped() == kN - kSlotRecords && st.records_dropped == kN - kSlotRecords &&
+                         st.records_written == kSlotRecords && st.chunks_dropped == 9;
+    _exit(finished && counted ? 0 : 5);
+  }
+  const int status = wait_child(child);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  const RawRead r = read_raw(path);
+  REQUIRE(r.ok);
+  CHECK(r.end);
+  CHECK_FALSE(r.bad_block);  // the cut-short writes were cut off again
+  check_seq(r.records(0), 8, kSlotRecords);
+  CHECK(r.lost_events(kob::raw::kLostWriteFailed) == kN - kSlotRecords);
+  check_lost_run(r, kob::raw::kLostWriteFailed, 1000 + kSlotRecords, 1000 + kN - 1);
+}
+
+TEST_CASE("raw trace: a fork child never writes its parent's file; it makes its own only when it has events to keep") {
+  RawReset reset;
+  const std::string parent_path = tmp_path("parent.kob");
+  REQUIRE(kob::raw::open(parent_path));
+  emit_seq(1, 10);  // the parent's main thread
+  for (const int mode : {0, 1}) {
+    CAPTURE(mode);
+    const std::string child_path = tmp_path(mode == 0 ? "child-early.kob" : "child-full.kob");
+    kob::recorder::before_fork();
+    kob::raw::before_fork();
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      kob::raw::after_fork_child(child_path);
+      kob::recorder::after_fork_child();
+      if (fds_on(parent_path) != 0) _exit(2);  // the parent's descriptor is closed
+      if (mode == 0) {
+        emit_seq(2, 100);
+        _exit(fs::exists(child_path) ? 3 : 0);  // nothing yet: no file
+      }
+      emit_seq(2, 3 * kSlotRecords + 5);  // full slots: copied by the child itself (no writer thread)
+      const bool made = fs::exists(child_path);
+      kob::raw::finish();
+      _exit(made ? 0 : 4);
+    }
+    kob::raw::after_fork_parent();
+    kob::recorder::after_fork_parent();
+    const int status = wait_child(child);
+    CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+    if (mode == 0) {
+      CHECK_FALSE(fs::exists(child_path));
+      continue;
+    }
+    const RawRead c = read_raw(child_path);
+    REQUIRE(c.ok);
+    CHECK(c.end);
+    CHECK(c.pid == static_cast<std::uint64_t>(child));
+    CHECK(c.ppid == static_cast<std::uint64_t>(getpid()));
+    CHECK(c.chunks.size() == 1);  // the child's one thread
+    check_seq(c.records(0), 2, 3 * kSlotRecords + 5);
+  }
+  CHECK(kob::raw::finish());
+  const RawRead p = read_raw(parent_path);
+  REQUIRE(p.ok);
+  check_seq(p.records(0), 1, 10);  // the parent's own records only
+  CHECK(p.chunks.size() == 1);
+}
