@@ -19,10 +19,10 @@
 #include "common/json.hpp"
 #include "common/log.hpp"
 #include "common/output_name.hpp"
+#include "common/raw_reader.hpp"
+#include "common/raw_trace.hpp"
 #include "common/recorder.hpp"
-#include "common/summary.hpp"
-#include "common/timeline.hpp"
-#include "common/trace_writer.hpp"
+#include "common/run_outputs.hpp"
 #include "version.hpp"
 
 namespace kob {
@@ -44,6 +44,7 @@ struct State {
   std::string omp_runtime;
   std::vector<std::pair<std::string, std::string>> metadata;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> other;
+  Facts facts;  // everything also sent to the raw trace's KV entries (run_outputs.hpp)
   std::chrono::system_clock::time_point start_wall;
   std::atomic<bool> written{false};
   std::atomic<bool> help_run{false};
@@ -60,6 +61,27 @@ std::atomic<long> g_owner_pid{0};  // the process whose events the buffers hold
 std::atomic<bool> g_fork_pending{false};  // between before_fork and the parent or child handler
 std::atomic<void (*)()> g_before_write{nullptr};
 std::atomic<int> g_omp_initial_device{-1};
+
+// A fact for the outputs: kept here and written into the raw trace, where kob convert finds it.
+void set_fact_locked(State& s, std::string_view section, std::string_view key, const std::string& value) {
+  s.facts.push_back({std::string(section), std::string(key), value});
+  raw::add_kv(section, key, value);
+}
+
+void set_fact(std::string_view key, const std::string& value) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  set_fact_locked(s, fact::kSection, key, value);
+}
+
+void set_config_facts(State& s, const Config& c) {
+  Facts f;
+  add_config_facts(c, f);
+  std::lock_guard<std::mutex> lock(s.mu);
+  for (const raw::Kv& kv : f) set_fact_locked(s, kv.section, kv.key, kv.value);
+}
+
+void record_start_facts(State& s);
 
 void report(const std::vector<std::string>& errors) {
   for (const auto& e : errors) log::warn(e);
@@ -119,6 +141,28 @@ void after_fork_child() {
   s.mu.unlock();
   log::after_fork_child();
   g_fork_pending.store(false);
+  record_start_facts(s);
+}
+
+std::string start_time_text(std::chrono::system_clock::time_point t) {
+  const std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// What kob convert needs to name the process as the library does (a fork child records its own).
+void record_start_facts(State& s) {
+  set_fact(fact::kToolVersion, KOB_VERSION);
+  set_fact(fact::kPid, std::to_string(getpid()));
+  set_fact(fact::kRank, std::to_string(mpi_rank()));
+  set_fact(fact::kHost, hostname());
+  set_fact(fact::kExe, exe_name());
+  set_fact(fact::kStartTime, start_time_text(s.start_wall));
+  set_fact(fact::kClock, clock::name());
+  set_config_facts(s, s.config);
 }
 
 void start() {
@@ -140,6 +184,7 @@ void start() {
   apply_config(s, c);
   report(errors);
   if (c.help) log::plain(help_text());
+  record_start_facts(s);
   // Keep this library mapped until exit even if Kokkos dlcloses it: the exit handler lives here.
   Dl_info info;
   if (dladdr(reinterpret_cast<void*>(&at_exit), &info) && info.dli_fname) {
@@ -148,60 +193,6 @@ void start() {
   std::atexit(at_exit);
   if (pthread_atfork(before_fork, after_fork_parent, after_fork_child) != 0)
     log::warn("cannot register the fork handlers; a forked child may hang or write its parent's events");
-}
-
-std::string other_data_json(const Summary* sum) {
-  State& s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
-  std::string o = "{\"tool\":\"kokkos-ompt-bridge\",\"tool_version\":\"" KOB_VERSION "\"";
-  o += ",\"kokkos_interface_version\":" + std::to_string(s.kokkos.interface_version);
-  o += ",\"kokkos_load_sequence\":" + std::to_string(s.kokkos.load_sequence);
-  o += ",\"kokkos_devices\":[";
-  for (std::size_t i = 0; i < s.kokkos.device_ids.size(); ++i) o += (i ? "," : "") + std::to_string(s.kokkos.device_ids[i]);
-  o += "],\"openmp_runtime\":";
-  json::append_string(o, s.omp_runtime);
-  o += ",\"host\":";
-  json::append_string(o, hostname());
-  o += ",\"pid\":" + std::to_string(getpid());
-  const int rank = mpi_rank();
-  if (rank >= 0) o += ",\"rank\":" + std::to_string(rank);
-  o += ",\"start_time\":";
-  json::append_string(o, start_time_iso());
-  o += ",\"clock\":";
-  json::append_string(o, clock::name());
-  o += ",\"events\":";
-  json::append_string(o, group_names(s.config.events));
-  o += ",\"dropped_events\":" + std::to_string(sum ? sum->dropped : recorder::dropped_total());
-  o += ",\"metadata\":{";
-  for (std::size_t i = 0; i < s.metadata.size(); ++i) {
-    o += i ? "," : "";
-    json::append_string(o, s.metadata[i].first);
-    o += ":";
-    json::append_string(o, s.metadata[i].second);
-  }
-  o += "}";
-  for (const auto& [section, kvs] : s.other) {
-    o += ",";
-    json::append_string(o, section);
-    o += ":{";
-    for (std::size_t i = 0; i < kvs.size(); ++i) {
-      o += i ? "," : "";
-      json::append_string(o, kvs[i].first);
-      o += ":";
-      json::append_string(o, kvs[i].second);
-    }
-    o += "}";
-  }
-  if (sum) {
-    o += ",\"problems\":[";
-    for (std::size_t i = 0; i < sum->problems.size(); ++i) {
-      o += i ? "," : "";
-      json::append_string(o, sum->problems[i]);
-    }
-    o += "]";
-  }
-  o += "}";
-  return o;
 }
 
 output_name::Context name_context() {
@@ -232,6 +223,7 @@ void apply_command_line(const std::vector<std::string>& args) {
   c.apply(args, errors);
   const bool help_now = c.help && !s.config.help;
   apply_config(s, c);
+  set_config_facts(s, c);
   report(errors);
   if (help_now) log::plain(help_text());
 }
@@ -245,6 +237,11 @@ void kokkos_initialised(int load_sequence, std::uint64_t interface_version, std:
     s.kokkos.load_sequence = load_sequence;
     s.kokkos.interface_version = interface_version;
     s.kokkos.device_ids = std::move(device_ids);
+    std::string devices;
+    for (std::size_t i = 0; i < s.kokkos.device_ids.size(); ++i) devices += (i ? "," : "") + std::to_string(s.kokkos.device_ids[i]);
+    set_fact_locked(s, fact::kSection, fact::kKokkosLoadSequence, std::to_string(load_sequence));
+    set_fact_locked(s, fact::kSection, fact::kKokkosInterface, std::to_string(interface_version));
+    set_fact_locked(s, fact::kSection, fact::kKokkosDevices, devices);
   }
   // Loaded by Kokkos alone into a process with an OpenMP runtime that never asked for us: the
   // OpenMP half of the picture is missing, and only the user can fix that.
@@ -279,6 +276,7 @@ void ompt_started(const std::string& runtime_version) {
   s.ompt_active = true;
   s.ompt_seen = true;
   s.omp_runtime = runtime_version;
+  set_fact_locked(s, fact::kSection, fact::kOmpRuntime, runtime_version);
 }
 
 void ompt_finalised() {
@@ -302,12 +300,14 @@ void add_metadata(const std::string& key, const std::string& value) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   s.metadata.emplace_back(key, value);
+  set_fact_locked(s, "meta", key, value);
 }
 
 void add_other_data(const std::string& section, const std::string& key, const std::string& value) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   s.other[section].emplace_back(key, value);
+  set_fact_locked(s, "other:" + section, key, value);
 }
 
 std::vector<std::pair<std::string, std::string>> metadata() {
@@ -325,74 +325,82 @@ std::vector<std::pair<std::string, std::string>> other_data(const std::string& s
 
 void set_before_write(void (*fn)()) { g_before_write.store(fn); }
 
-void set_omp_initial_device(int device_num) { g_omp_initial_device.store(device_num); }
+void set_omp_initial_device(int device_num) {
+  g_omp_initial_device.store(device_num);
+  set_fact(fact::kOmpInitialDevice, std::to_string(device_num));
+}
 int omp_initial_device() { return g_omp_initial_device.load(); }
 
 bool outputs_written() { return state().written.load(); }
 
-void help_run() { state().help_run.store(true); }
+void help_run() {
+  state().help_run.store(true);
+  set_fact(fact::kHelpRun, "1");
+}
+
+namespace {
+
+// Before raw-rec: the records still in the in-memory buffers, read in place.
+class BufferThread : public ThreadSource {
+ public:
+  explicit BufferThread(const ThreadBuffer* b) : b_(b) {
+    index = b->index;
+    os_tid = b->os_tid;
+    omp_thread_type = b->omp_thread_type.load(std::memory_order_relaxed);
+    omp_proc = b->omp_proc.load(std::memory_order_relaxed);
+    omp_place = b->omp_place.load(std::memory_order_relaxed);
+    dropped = b->dropped();
+  }
+  void for_each_chunk(const ChunkFn& f) const override {
+    b_->for_each([&](const Record& r) { f(&r, 1); });
+  }
+
+ private:
+  const ThreadBuffer* b_;
+};
+
+}  // namespace
 
 void write_outputs() {
   State& s = state();
   if (s.written.exchange(true) || s.help_run.load()) return;
   try {
     if (auto fn = g_before_write.load()) fn();
+    // The raw trace gets its last records, the threads, a calibration point and END; the files
+    // are then made from it, as kob convert makes them.
+    const bool complete = raw::finish();
     recorder::close();
     clock::finish_calibration();
     const Config& c = s.config;
-    Timeline t = build_timeline(recorder::threads(), omp_initial_device());
-    t.run_end = clock::to_ns(clock::now());
-    filter_timeline(t, c.include, c.exclude);
-    Summary sum = summarize(t);
-    const output_name::Resolved name = output_name::resolve(c.output, name_context());
-    const std::string& prefix = name.prefix;
-    if (!name.note.empty()) log::warn(name.note);
+    RunData run;
+    run.initial_device_num = omp_initial_device();
+    raw::Reader reader;
+    std::vector<std::unique_ptr<BufferThread>> buffers;
     std::string error;
-    const bool can_write = name.directory.empty() || atomic_file::make_directories(name.directory, error);
-    if (!can_write) log::warn(error);
-    std::vector<std::string> written;
-    // Each file whole or not at all; a failure is one line and the other files are still tried.
-    auto emit = [&](std::uint32_t format, const std::string& path, const std::function<bool(std::FILE*)>& write) {
-      if (!can_write || (c.formats & format) == 0) return;
-      if (atomic_file::write(path, write, error)) {
-        written.push_back(path);
-      } else {
-        log::warn(error);
-      }
-    };
-
-    emit(kFormatChrome, prefix + ".trace.json", [&](std::FILE* f) {
-      TraceInfo info;
-      info.pid = static_cast<std::uint64_t>(getpid());
-      info.process_name = exe_name();
-      if (mpi_rank() >= 0) info.process_name += " rank " + std::to_string(mpi_rank());
-      info.other_data_json = other_data_json(&sum);
-      std::uint64_t clipped = 0;
-      const bool ok = write_chrome_trace(f, t, info, &clipped);
-      if (clipped) log::warn(std::to_string(clipped) + " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
-      return ok;
-    });
-    const std::string text = summary_text(sum, exe_name() + " (pid " + std::to_string(getpid()) + ")");
-    emit(kFormatSummary, prefix + ".summary.txt",
-         [&](std::FILE* f) { return std::fwrite(text.data(), 1, text.size(), f) == text.size(); });
-    if (c.formats & kFormatJson) {
-      const std::string js = summary_json(sum, other_data_json(&sum));
-      emit(kFormatJson, prefix + ".summary.json",
-           [&](std::FILE* f) { return std::fwrite(js.data(), 1, js.size(), f) == js.size(); });
+    const std::string raw_path = raw::path();
+    if (complete && reader.open(raw_path, error)) {
+      reader.apply_clock();
+      run.threads = reader.threads();
+      run.run_end = clock::to_ns(reader.end_tick());
+    } else {
+      if (!raw_path.empty()) log::warn(error.empty() ? "the raw trace " + raw_path + " is incomplete" : error);
+      for (const ThreadBuffer* b : recorder::threads()) buffers.push_back(std::make_unique<BufferThread>(b));
+      for (const auto& b : buffers) run.threads.push_back(b.get());
+      run.run_end = clock::to_ns(clock::now());
     }
-    // Odd hook orders and the like: one line each on stderr, in the printed summary's notes or
-    // as warnings when no summary is printed.
-    const bool summary_shown = !c.quiet && (c.formats & kFormatSummary);
-    if (!summary_shown) {
-      for (const auto& p : sum.problems) log::warn(p);
+    const output_name::Resolved name = output_name::resolve(c.output, name_context());
+    if (!name.note.empty()) log::warn(name.note);
+    OutputRequest req;
+    req.prefix = name.prefix;
+    req.directory = name.directory;
+    req.formats = c.formats;
+    req.print_summary = !c.quiet;
+    Facts facts;
+    {
+      std::lock_guard<std::mutex> lock(s.mu);
+      facts = s.facts;
     }
-    if (summary_shown) log::plain(text);
-    if (sum.dropped) log::warn(dropped_line(sum, c.memory_limit_mib));  // under --quiet too
-    if (!written.empty()) {
-      std::string line = "kokkos-ompt-bridge: wrote";
-      for (std::size_t i = 0; i < written.size(); ++i) line += (i ? ", " : " ") + written[i];
-      if (log::level() != log::Level::Off) log::plain(line + "\n");
-    }
+    write_run_outputs(run, facts, req);
   } catch (const std::exception& e) {
     log::error(std::string("could not write the output: ") + e.what());
   } catch (...) {
@@ -416,14 +424,7 @@ std::string library_path() {
   return "libkokkos_ompt_bridge.so";
 }
 
-std::string start_time_iso() {
-  const std::time_t tt = std::chrono::system_clock::to_time_t(state().start_wall);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string start_time_iso() { return start_time_text(state().start_wall); }
 
 }  // namespace session
 }  // namespace kob
