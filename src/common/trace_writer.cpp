@@ -60,6 +60,27 @@ struct XRef {
   std::size_t index;
 };
 
+// The span a complete event shows.
+const Interval& span_of(const Timeline& t, const XRef& x) {
+  switch (x.kind) {
+    case XKind::Kernel: return t.kernels[x.index];
+    case XKind::Fence: return t.fences[x.index];
+    case XKind::Region: return t.regions[x.index];
+    case XKind::DeepCopy: return t.deep_copies[x.index];
+    case XKind::OmpTarget: return t.omp_targets[x.index];
+    case XKind::OmpDataOp: return t.omp_data_ops[x.index];
+    case XKind::OmpSubmit: return t.omp_submits[x.index];
+    case XKind::OmpParallel: return t.omp_parallels[x.index];
+    case XKind::OmpImplicitTask: return t.omp_implicit_tasks[x.index];
+    case XKind::OmpWork: return t.omp_works[x.index];
+    case XKind::OmpSync: return t.omp_syncs[x.index];
+    case XKind::OmpTask: return t.omp_tasks[x.index];
+    case XKind::OmpMutex: return t.omp_mutexes[x.index];
+    case XKind::OmpDevice: break;
+  }
+  return t.omp_device_ops[x.index];
+}
+
 template <class Head>
 void write_omp_instants(const Timeline& t, Head& head, std::string& o, Out& out) {
   // kokkos_kernel only inside one (0: none), as on omp.parallel.
@@ -577,6 +598,10 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
         break;
       }
     }
+    if (span_of(t, x).cut) {  // left open when the run ended without a clean exit
+      o.resize(o.size() - 2);
+      o += ",\"cut\":true}}";
+    }
     out.maybe_flush();
   }
 
@@ -586,7 +611,7 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
     head("b", "kokkos.section", names.str(s.name), s.track, s.start);
     o += ",\"id\":" + id + ",\"args\":{\"section\":" + id + "}}";
     head("e", "kokkos.section", names.str(s.name), s.end_track, s.end);
-    o += ",\"id\":" + id + ",\"args\":{\"section\":" + id + "}}";
+    o += ",\"id\":" + id + ",\"args\":{\"section\":" + id + (s.cut ? ",\"cut\":true}}" : "}}");
     out.maybe_flush();
   }
 

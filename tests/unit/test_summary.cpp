@@ -373,7 +373,7 @@ TEST_CASE("summary: nothing dropped, the coverage is the whole run and no row is
   CHECK(text.find("INCOMPLETE") == std::string::npos);
   CHECK(text.find('*') == std::string::npos);
   CHECK(kob_test::python_json_check(kob::summary_json(s, "{}"), R"PY(
-assert d["coverage"] == {"complete": True, "dropped_events": 0, "complete_until_ns": 100, "run_end_ns": 100, "threads": []}
+assert d["coverage"] == {"complete": True, "dropped_events": 0, "complete_until_ns": 100, "run_end_ns": 100, "threads": [], "lost": []}
 assert d["kernels"][0]["partial"] is False
 )PY") == 0);
 }
