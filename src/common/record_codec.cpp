@@ -14,7 +14,7 @@ inline std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
 }  // namespace
 
 std::size_t encode(const Record* recs, std::size_t n, std::uint64_t base_tick, std::uint8_t* out) {
-  static thread_local LastFields last;
+  LastFields last;  // on the stack: see decode
   for (auto& row : last.v)
     for (auto& x : row) x = 0;
   std::uint8_t* p = out;

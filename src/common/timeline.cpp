@@ -1122,6 +1122,8 @@ Timeline build_timeline(const std::vector<const ThreadSource*>& threads, int ini
       t.tracks[track].last_ns = std::max(t.tracks[track].last_ns, ns);
       t_min = std::min(t_min, ns);
       t_max = std::max(t_max, ns);
+      // A raw trace cut short may lack the thread's identity entry: its thread_begin tells the type.
+      if (r.type == Ev::OmpThreadBegin && t.tracks[track].omp_thread_type == 0) t.tracks[track].omp_thread_type = r.sub;
       switch (r.type) {
         case Ev::KernelBegin: {
           KernelSpan k;
