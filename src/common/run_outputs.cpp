@@ -1,6 +1,7 @@
 #include "common/run_outputs.hpp"
 
 #include <cstdio>
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -59,6 +60,13 @@ void add_config_facts(const Config& c, Facts& out) {
 Config config_from_facts(const Facts& facts) {
   Config c;
   std::vector<std::string> args;
+  // `args`: the tool options as given (environment, then command line), one per line.
+  const std::string given = fact_value(facts, fact::kSection, fact::kArgs);
+  for (std::size_t at = 0; at < given.size();) {
+    const std::size_t nl = std::min(given.find('\n', at), given.size());
+    if (nl > at) args.push_back(given.substr(at, nl - at));
+    at = nl + 1;
+  }
   auto arg = [&](const char* option, std::string_view key) {
     const std::string v = fact_value(facts, fact::kSection, key, "\x01");
     if (v != "\x01" && !v.empty()) args.push_back(std::string("--") + option + "=" + v);
@@ -90,7 +98,9 @@ std::string other_data_json(const Facts& facts, const Summary& sum) {
   json::append_string(o, str(fact::kToolVersion));
   o += ",\"kokkos_interface_version\":" + number(facts, fact::kKokkosInterface);
   o += ",\"kokkos_load_sequence\":" + number(facts, fact::kKokkosLoadSequence);
-  o += ",\"kokkos_devices\":[" + str(fact::kKokkosDevices) + "]";  // numbers, comma separated
+  std::string devices = str(fact::kKokkosDevices);  // numbers, comma separated
+  if (devices.find_first_not_of("0123456789,") != std::string::npos) devices.clear();
+  o += ",\"kokkos_devices\":[" + devices + "]";
   o += ",\"openmp_runtime\":";
   json::append_string(o, str(fact::kOmpRuntime));
   o += ",\"host\":";
@@ -103,7 +113,8 @@ std::string other_data_json(const Facts& facts, const Summary& sum) {
   o += ",\"clock\":";
   json::append_string(o, str(fact::kClock));
   o += ",\"events\":";
-  json::append_string(o, str(fact::kEvents));
+  const std::string events = fact_value(facts, fact::kSection, fact::kEvents, "\x01");
+  json::append_string(o, events != "\x01" ? events : group_names(config_from_facts(facts).events));
   o += ",\"dropped_events\":" + std::to_string(sum.dropped);
   o += ",\"metadata\":{";
   const auto meta = section_pairs(facts, "meta");

@@ -27,14 +27,15 @@ constexpr std::string_view kToolVersion = "tool_version", kPid = "pid", kRank = 
                            kInclude = "include", kExclude = "exclude", kMemoryLimit = "memory_limit_mib",
                            kKokkosInterface = "kokkos_interface_version", kKokkosLoadSequence = "kokkos_load_sequence",
                            kKokkosDevices = "kokkos_devices", kOmpRuntime = "openmp_runtime",
-                           kOmpInitialDevice = "omp_initial_device", kHelpRun = "help_run";
+                           kOmpInitialDevice = "omp_initial_device", kHelpRun = "help_run", kArgs = "args";
 }  // namespace fact
 
 // The value last given to section/key, or fallback.
 std::string fact_value(const Facts& facts, std::string_view section, std::string_view key, const std::string& fallback = "");
 
 // The configuration the conversion needs (formats, filters, memory cap, events) as `kob` facts, and
-// back: a Config with those applied over the defaults.
+// back: a Config with the options of `args` (one per line, as given to the tool) and then those
+// facts applied over the defaults.
 void add_config_facts(const Config& c, Facts& out);
 Config config_from_facts(const Facts& facts);
 

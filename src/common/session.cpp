@@ -44,7 +44,6 @@ struct State {
   std::string omp_runtime;
   std::vector<std::pair<std::string, std::string>> metadata;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> other;
-  Facts facts;  // everything also sent to the raw trace's KV entries (run_outputs.hpp)
   std::chrono::system_clock::time_point start_wall;
   std::atomic<bool> written{false};
   std::atomic<bool> help_run{false};
@@ -61,27 +60,6 @@ std::atomic<long> g_owner_pid{0};  // the process whose events the buffers hold
 std::atomic<bool> g_fork_pending{false};  // between before_fork and the parent or child handler
 std::atomic<void (*)()> g_before_write{nullptr};
 std::atomic<int> g_omp_initial_device{-1};
-
-// A fact for the outputs: kept here and written into the raw trace, where kob convert finds it.
-void set_fact_locked(State& s, std::string_view section, std::string_view key, const std::string& value) {
-  s.facts.push_back({std::string(section), std::string(key), value});
-  raw::add_kv(section, key, value);
-}
-
-void set_fact(std::string_view key, const std::string& value) {
-  State& s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
-  set_fact_locked(s, fact::kSection, key, value);
-}
-
-void set_config_facts(State& s, const Config& c) {
-  Facts f;
-  add_config_facts(c, f);
-  std::lock_guard<std::mutex> lock(s.mu);
-  for (const raw::Kv& kv : f) set_fact_locked(s, kv.section, kv.key, kv.value);
-}
-
-void record_start_facts(State& s);
 
 void report(const std::vector<std::string>& errors) {
   for (const auto& e : errors) log::warn(e);
@@ -141,28 +119,6 @@ void after_fork_child() {
   s.mu.unlock();
   log::after_fork_child();
   g_fork_pending.store(false);
-  record_start_facts(s);
-}
-
-std::string start_time_text(std::chrono::system_clock::time_point t) {
-  const std::time_t tt = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-// What kob convert needs to name the process as the library does (a fork child records its own).
-void record_start_facts(State& s) {
-  set_fact(fact::kToolVersion, KOB_VERSION);
-  set_fact(fact::kPid, std::to_string(getpid()));
-  set_fact(fact::kRank, std::to_string(mpi_rank()));
-  set_fact(fact::kHost, hostname());
-  set_fact(fact::kExe, exe_name());
-  set_fact(fact::kStartTime, start_time_text(s.start_wall));
-  set_fact(fact::kClock, clock::name());
-  set_config_facts(s, s.config);
 }
 
 void start() {
@@ -184,7 +140,6 @@ void start() {
   apply_config(s, c);
   report(errors);
   if (c.help) log::plain(help_text());
-  record_start_facts(s);
   // Keep this library mapped until exit even if Kokkos dlcloses it: the exit handler lives here.
   Dl_info info;
   if (dladdr(reinterpret_cast<void*>(&at_exit), &info) && info.dli_fname) {
@@ -193,6 +148,34 @@ void start() {
   std::atexit(at_exit);
   if (pthread_atfork(before_fork, after_fork_parent, after_fork_child) != 0)
     log::warn("cannot register the fork handlers; a forked child may hang or write its parent's events");
+}
+
+// The facts the outputs name, as the raw trace's KV entries hold them (the same keys: kob convert
+// makes the same files from those).
+Facts session_facts() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  Facts f;
+  const std::string kob(fact::kSection);
+  auto add = [&](std::string_view key, const std::string& value) { f.push_back({kob, std::string(key), value}); };
+  add(fact::kToolVersion, KOB_VERSION);
+  add(fact::kPid, std::to_string(getpid()));
+  add(fact::kRank, std::to_string(mpi_rank()));
+  add(fact::kHost, hostname());
+  add(fact::kExe, exe_name());
+  add(fact::kStartTime, start_time_iso());
+  add(fact::kClock, clock::name());
+  add(fact::kKokkosLoadSequence, std::to_string(s.kokkos.load_sequence));
+  add(fact::kKokkosInterface, std::to_string(s.kokkos.interface_version));
+  std::string devices;
+  for (std::size_t i = 0; i < s.kokkos.device_ids.size(); ++i) devices += (i ? "," : "") + std::to_string(s.kokkos.device_ids[i]);
+  add(fact::kKokkosDevices, devices);
+  add(fact::kOmpRuntime, s.omp_runtime);
+  add_config_facts(s.config, f);
+  for (const auto& [k, v] : s.metadata) f.push_back({"meta", k, v});
+  for (const auto& [section, kvs] : s.other)
+    for (const auto& [k, v] : kvs) f.push_back({"other:" + section, k, v});
+  return f;
 }
 
 output_name::Context name_context() {
@@ -223,7 +206,6 @@ void apply_command_line(const std::vector<std::string>& args) {
   c.apply(args, errors);
   const bool help_now = c.help && !s.config.help;
   apply_config(s, c);
-  set_config_facts(s, c);
   report(errors);
   if (help_now) log::plain(help_text());
 }
@@ -237,11 +219,6 @@ void kokkos_initialised(int load_sequence, std::uint64_t interface_version, std:
     s.kokkos.load_sequence = load_sequence;
     s.kokkos.interface_version = interface_version;
     s.kokkos.device_ids = std::move(device_ids);
-    std::string devices;
-    for (std::size_t i = 0; i < s.kokkos.device_ids.size(); ++i) devices += (i ? "," : "") + std::to_string(s.kokkos.device_ids[i]);
-    set_fact_locked(s, fact::kSection, fact::kKokkosLoadSequence, std::to_string(load_sequence));
-    set_fact_locked(s, fact::kSection, fact::kKokkosInterface, std::to_string(interface_version));
-    set_fact_locked(s, fact::kSection, fact::kKokkosDevices, devices);
   }
   // Loaded by Kokkos alone into a process with an OpenMP runtime that never asked for us: the
   // OpenMP half of the picture is missing, and only the user can fix that.
@@ -276,7 +253,6 @@ void ompt_started(const std::string& runtime_version) {
   s.ompt_active = true;
   s.ompt_seen = true;
   s.omp_runtime = runtime_version;
-  set_fact_locked(s, fact::kSection, fact::kOmpRuntime, runtime_version);
 }
 
 void ompt_finalised() {
@@ -300,14 +276,12 @@ void add_metadata(const std::string& key, const std::string& value) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   s.metadata.emplace_back(key, value);
-  set_fact_locked(s, "meta", key, value);
 }
 
 void add_other_data(const std::string& section, const std::string& key, const std::string& value) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   s.other[section].emplace_back(key, value);
-  set_fact_locked(s, "other:" + section, key, value);
 }
 
 std::vector<std::pair<std::string, std::string>> metadata() {
@@ -325,18 +299,12 @@ std::vector<std::pair<std::string, std::string>> other_data(const std::string& s
 
 void set_before_write(void (*fn)()) { g_before_write.store(fn); }
 
-void set_omp_initial_device(int device_num) {
-  g_omp_initial_device.store(device_num);
-  set_fact(fact::kOmpInitialDevice, std::to_string(device_num));
-}
+void set_omp_initial_device(int device_num) { g_omp_initial_device.store(device_num); }
 int omp_initial_device() { return g_omp_initial_device.load(); }
 
 bool outputs_written() { return state().written.load(); }
 
-void help_run() {
-  state().help_run.store(true);
-  set_fact(fact::kHelpRun, "1");
-}
+void help_run() { state().help_run.store(true); }
 
 namespace {
 
@@ -395,12 +363,7 @@ void write_outputs() {
     req.directory = name.directory;
     req.formats = c.formats;
     req.print_summary = !c.quiet;
-    Facts facts;
-    {
-      std::lock_guard<std::mutex> lock(s.mu);
-      facts = s.facts;
-    }
-    write_run_outputs(run, facts, req);
+    write_run_outputs(run, session_facts(), req);
   } catch (const std::exception& e) {
     log::error(std::string("could not write the output: ") + e.what());
   } catch (...) {
@@ -424,7 +387,14 @@ std::string library_path() {
   return "libkokkos_ompt_bridge.so";
 }
 
-std::string start_time_iso() { return start_time_text(state().start_wall); }
+std::string start_time_iso() {
+  const std::time_t tt = std::chrono::system_clock::to_time_t(state().start_wall);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 
 }  // namespace session
 }  // namespace kob

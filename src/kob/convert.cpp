@@ -37,7 +37,10 @@ bool convert_one(const std::string& run, const Options& o) {
     say(error);
     return false;
   }
-  const Facts& facts = reader.kv();
+  // The header's pid and rank, unless a KV entry says otherwise.
+  Facts facts{{std::string(fact::kSection), std::string(fact::kPid), std::to_string(reader.header().pid)},
+              {std::string(fact::kSection), std::string(fact::kRank), std::to_string(reader.header().rank)}};
+  facts.insert(facts.end(), reader.kv().begin(), reader.kv().end());
   if (fact_value(facts, fact::kSection, fact::kHelpRun) == "1") {
     if (!o.quiet) say(path + " is a --kokkos-tools-help run: nothing to convert");
     return true;

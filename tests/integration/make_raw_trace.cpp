@@ -63,13 +63,13 @@ int main(int argc, char** argv) {
   w.name(1, "raw_kernel");
   w.name(3, "raw_region");  // id 2 never named: a placeholder
   w.kv("kob", "tool_version", "9.9.9");
-  w.kv("kob", "pid", "31337");
+  // no pid entry: the header's
   w.kv("kob", "exe", "raw_program");
   w.kv("kob", "host", "rawhost");
   w.kv("kob", "start_time", "2026-01-02T03:04:05Z");
   w.kv("kob", "clock", "tsc");
-  w.kv("kob", "formats", "chrome,summary,json");
-  w.kv("kob", "events", "kokkos,omp-parallel");
+  w.kv("kob", "args", "--format=chrome\n--events=kokkos,omp-parallel");
+  w.kv("kob", "args", "--format=chrome,summary,json\n--events=kokkos,omp-parallel\n--include=raw_");  // the last wins
   w.kv("kob", "kokkos_interface_version", "20211015");
   w.kv("kob", "openmp_runtime", "fake omp");
   w.kv("meta", "meta_key", "meta_value");

@@ -62,6 +62,7 @@ other = trace["otherData"]
 kc.expect_eq((other["pid"], other["tool_version"], other["host"], other["openmp_runtime"], other["start_time"], other["clock"]),
              (31337, "9.9.9", "rawhost", "fake omp", "2026-01-02T03:04:05Z", "tsc"), "otherData from the KV entries")
 kc.expect_eq(other["metadata"], {"meta_key": "meta_value"}, "otherData metadata")
+kc.expect_eq(other["events"], "kokkos,omp-parallel", "otherData events from the recorded options")
 kc.expect_eq(other["ompt"], {"initial_device_num": "0"}, "otherData section from other:ompt")
 pname = [e for e in trace["traceEvents"] if e.get("ph") == "M" and e.get("name") == "process_name"]
 kc.expect_eq(pname[0]["args"]["name"] if pname else None, "raw_program", "process name")
