@@ -14,9 +14,9 @@ inline std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
 }  // namespace
 
 std::size_t encode(const Record* recs, std::size_t n, std::uint64_t base_tick, std::uint8_t* out) {
-  LastFields last;  // on the stack: see decode
-  for (auto& row : last.v)
-    for (auto& x : row) x = 0;
+  // On the stack, not thread_local: the library has an initial-exec TLS variable, so all of its TLS
+  // must fit the few KiB of static TLS a dlopen may get ("cannot allocate memory in static TLS").
+  LastFields last{};
   std::uint8_t* p = out;
   std::uint64_t tick = base_tick;
   for (std::size_t k = 0; k < n; ++k) {

@@ -52,11 +52,7 @@ struct LastFields {
 template <class F>
 std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, F&& f) {
   const std::uint8_t* end = p + bytes;
-  // On the stack, not thread_local: a thread_local here would take 8 KiB of the static TLS block
-  // of the library (its TLS is initial-exec), which a dlopen'ed library cannot get.
-  LastFields last;
-  for (auto& row : last.v)
-    for (auto& x : row) x = 0;
+  LastFields last{};  // not thread_local: see encode
   std::uint64_t tick = base_tick;
   std::size_t done = 0;
   while (done < records && p < end) {
