@@ -25,6 +25,14 @@ T get(const std::uint8_t* p) {
   return v;
 }
 
+// The layout (docs/raw-format.md); private to the reader, which follows the document alone.
+constexpr std::uint32_t kFormatVersion = 1;
+constexpr std::uint32_t kHeaderSize = 4096;
+constexpr std::uint32_t kBlockMagic = 0x4B4C424B;  // "KBLK"
+constexpr std::size_t kBlockHeaderSize = 48;
+constexpr std::size_t kRingRecordsOffset = 64;  // within a slot: block header, state, committed
+enum class BlockKind : std::uint16_t { Compact = 1, Ring = 2, Meta = 3, Pad = 4 };
+enum class MetaTag : std::uint16_t { Name = 1, Thread = 2, Kv = 3, Calib = 4, Lost = 5, End = 6 };
 constexpr char kMagic[8] = {'K', 'O', 'B', 'R', 'A', 'W', 0, 0};
 constexpr std::uint32_t kByteOrder = 0x01020304;
 

@@ -15,18 +15,8 @@
 
 namespace kob::raw {
 
-constexpr std::uint32_t kFormatVersion = 1;
-constexpr std::uint32_t kHeaderSize = 4096;
-constexpr std::uint32_t kBlockMagic = 0x4B4C424B;  // "KBLK"
-constexpr std::size_t kBlockHeaderSize = 48;
-constexpr std::size_t kRingSlotBytes = 128 * 1024;
-constexpr std::size_t kRingRecordsOffset = 64;  // within the slot (block header + state words)
-constexpr std::uint32_t kRingRecords = (kRingSlotBytes - kRingRecordsOffset) / 64;
-
-enum class BlockKind : std::uint16_t { Compact = 1, Ring = 2, Meta = 3, Pad = 4 };
-enum class MetaTag : std::uint16_t { Name = 1, Thread = 2, Kv = 3, Calib = 4, Lost = 5, End = 6 };
-
-struct FileHeader {
+// The file header's facts (docs/raw-format.md, "File header").
+struct RunHeader {
   std::uint32_t version = 0;
   std::uint32_t record_size = 0;
   std::uint64_t pid = 0, parent_pid = 0;
@@ -78,7 +68,7 @@ class Reader {
   bool open(const std::string& path, std::string& error);
 
   const std::string& path() const { return path_; }
-  const FileHeader& header() const { return header_; }
+  const RunHeader& header() const { return header_; }
   // END was found: the run ended cleanly and the file is complete.
   bool complete() const { return has_end_; }
   std::uint64_t end_tick() const { return end_tick_; }
@@ -118,7 +108,7 @@ class Reader {
   std::string path_;
   int fd_ = -1;
   std::uint64_t size_ = 0;
-  FileHeader header_;
+  RunHeader header_;
   bool has_end_ = false;
   std::uint64_t end_tick_ = 0;
   std::uint64_t cut_tail_ = 0;
