@@ -115,8 +115,9 @@ bool Reader::open(const std::string& path, std::string& error) {
   header_.start_width = get<std::uint64_t>(h + 72);
   header_.wall_ns = get<std::uint64_t>(h + 80);
 
-  // Walk the blocks. Per thread and sequence number, the copy with the most records wins.
-  std::map<std::uint32_t, std::map<std::uint64_t, FileThread::Chunk>> chunks;
+  // Walk the blocks. Per thread and sequence number, the COMPACT copy and the ring slot with the
+  // most records; which of the two is read is decided once END is known (below).
+  std::map<std::uint32_t, std::map<std::uint64_t, std::pair<FileThread::Chunk, FileThread::Chunk>>> chunks;
   std::map<std::uint32_t, Identity> identity;  // THREAD entries, the last one of each thread
   std::map<std::uint32_t, std::vector<Loss>> losses;
   std::vector<std::uint8_t> meta;
@@ -158,8 +159,9 @@ bool Reader::open(const std::string& path, std::string& error) {
         break;
     }
     if (c.records != 0) {
-      auto [it, fresh] = chunks[thread].emplace(seq, c);
-      if (!fresh && c.records > it->second.records) it->second = c;
+      auto& [compact, ring] = chunks[thread][seq];
+      FileThread::Chunk& best = c.ring ? ring : compact;
+      if (c.records > best.records) best = c;
     }
     off = next;
   }
@@ -189,8 +191,15 @@ bool Reader::open(const std::string& path, std::string& error) {
       t->losses = it->second;
       for (const Loss& l : t->losses) t->dropped += l.events;
     }
+    // A slot's records count when its COMPACT copy has fewer: what the writer had not copied when
+    // the process ended. After END the writer has copied every slot, and records a thread still
+    // put in its slot after that (thread ends at exit) are not part of the run.
     if (auto it = chunks.find(index); it != chunks.end())
-      for (const auto& [seq, c] : it->second) t->chunks_.push_back(c);
+      for (const auto& [seq, pair] : it->second) {
+        const auto& [compact, ring] = pair;
+        const bool use_ring = !has_end_ && ring.records > compact.records;
+        if (use_ring || compact.records != 0) t->chunks_.push_back(use_ring ? ring : compact);
+      }
     threads_.push_back(std::move(t));
   }
   return true;

@@ -30,17 +30,19 @@ Record rec(std::uint64_t ns, Ev type, std::uint32_t a = 0, std::initializer_list
   return r;
 }
 
-// Chunks of up to 1000 records: COMPACT blocks, the last one also (or only) as a ring slot.
-void chunks(kob_test::RawTraceWriter& w, std::uint32_t thread, const std::vector<Record>& recs, bool last_in_ring) {
+// Chunks of up to 1000 records as COMPACT blocks; the last one also in its ring slot. A run cut
+// short has that chunk only in the slot. After a clean end the slot holds one more record, added
+// after END (a thread ending at exit), which is not part of the run.
+void chunks(kob_test::RawTraceWriter& w, std::uint32_t thread, const std::vector<Record>& recs, bool crash) {
   std::uint64_t seq = 0;
   for (std::size_t at = 0; at < recs.size(); at += 1000) {
-    const std::vector<Record> part(recs.begin() + long(at), recs.begin() + long(std::min(recs.size(), at + 1000)));
+    std::vector<Record> part(recs.begin() + long(at), recs.begin() + long(std::min(recs.size(), at + 1000)));
     ++seq;
     const bool last = at + 1000 >= recs.size();
-    if (last && last_in_ring) {
+    if (!last || !crash) w.compact(thread, seq, part);
+    if (last) {
+      if (!crash) part.push_back(rec(9000000000, Ev::OmpThreadEnd));
       w.ring(thread, seq, 1, static_cast<std::uint32_t>(part.size()), part);
-    } else {
-      w.compact(thread, seq, part);
     }
   }
 }
@@ -95,7 +97,7 @@ int main(int argc, char** argv) {
     t0.push_back(rec(b + 6000, Ev::KernelEnd, 0, {id}));
   }
   if (!crash) t0.push_back(rec(2000 + std::uint64_t(n) * 10000, Ev::RegionPop));
-  chunks(w, 0, t0, true);
+  chunks(w, 0, t0, crash);
   chunks(w, 1, t1, crash);
   const std::uint64_t end_ns = 3000 + std::uint64_t(n) * 10000;
   w.calib(tick(end_ns), end_ns);

@@ -70,6 +70,8 @@ tnames = sorted(e["args"]["name"] for e in trace["traceEvents"] if e.get("ph") =
 kc.expect_eq(tnames, ["omp thread 0", "omp thread 1"], "threads from the THREAD entries")
 kc.expect_eq([(k["name"], k["calls"], k["total_ns"]) for k in summary["kernels"]], [("raw_kernel", N, N * 6000)], "summary kernels")
 kc.expect_eq((summary["cut_short"], summary["cut_spans"], summary["dropped_events"]), (False, 0, 0), "summary: clean")
+# From the first event to the region's end; the record a thread put in its ring slot after END is not read.
+kc.expect_eq(summary["run_time_ns"], 2000 + N * 10000 - 1000, "run time")
 kc.expect_eq(summary["otherData"], other, "summary otherData equals the trace's")
 with open(prefix + ".summary.txt") as f:
     kc.check("raw_program (pid 31337)" in f.read(), "summary.txt titled with the program and pid")
