@@ -346,12 +346,15 @@ void write_outputs() {
     std::vector<std::unique_ptr<BufferThread>> buffers;
     std::string error;
     const std::string raw_path = raw::path();
-    if (complete && reader.open(raw_path, error)) {
+    if (!raw_path.empty() && reader.open(raw_path, error)) {
+      // Not complete (a write failed at the end): what reached the file, with its LOST entries,
+      // still says more than the few records left in memory.
+      if (!complete) log::warn("the raw trace " + raw_path + " could not be completed; the files hold what reached it");
       reader.apply_clock();
       run.threads = reader.threads();
-      run.run_end = clock::to_ns(reader.end_tick());
+      run.run_end = complete ? clock::to_ns(reader.end_tick()) : clock::to_ns(clock::now());
     } else {
-      if (!raw_path.empty()) log::warn(error.empty() ? "the raw trace " + raw_path + " is incomplete" : error);
+      if (!raw_path.empty()) log::warn(error);
       for (const ThreadBuffer* b : recorder::threads()) buffers.push_back(std::make_unique<BufferThread>(b));
       for (const auto& b : buffers) run.threads.push_back(b.get());
       run.run_end = clock::to_ns(clock::now());
