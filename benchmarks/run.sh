@@ -166,7 +166,7 @@ echo "Our library: $ours"
 if grep -q '^c\{0,1\}fn=.*strcmp' "$out/cg-ours.out"; then
   echo "Note: our count includes a strcmp (intern cache hit check), whose cost varies (about 20 to 37 Ir) with the stack address of Kokkos' temporary name string, so with the size of the environment; the other configurations do not call it."
 fi
-echo "Clock it used: natively \"$(clock_of "$out/ours-wall.summary.json")\", under valgrind \"$(clock_of "$out/ours-cg.trace.json")\" (otherData \"clock\")."
+echo "Clock it used: natively \"$(clock_of "$out/ours-wall.summary.json")\", under valgrind \"$(clock_of "$out/ours-cg.summary.json")\" (otherData \"clock\")."
 echo
 echo "### Where our hooks' instructions go (callgrind, per kernel)"
 echo

@@ -13,4 +13,4 @@ echo "running: build/samples/kokkos_sample with KOKKOS_PROFILE_LIBRARY and OMP_T
 OMP_NUM_THREADS=2 OMP_PROC_BIND=false \
 KOKKOS_PROFILE_LIBRARY="$lib" KOKKOS_TOOLS_LIBS="$lib" OMP_TOOL_LIBRARIES="$lib" \
     build/samples/kokkos_sample --kokkos-tools-args="--output=$PWD/build/demo/kob-demo"
-echo "trace: $PWD/build/demo/kob-demo.trace.json (open it in https://ui.perfetto.dev or chrome://tracing)"
+echo "trace: $PWD/build/demo/kob-demo.pftrace (open it in https://ui.perfetto.dev; --format=chrome writes JSON for chrome://tracing)"

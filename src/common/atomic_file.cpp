@@ -25,6 +25,18 @@ std::string temp_name(const std::string& path, unsigned attempt) {
   return path + buf;
 }
 
+// The temporary file being written now, for remove_partial(): two buffers, so that the one a
+// signal handler may be reading is not the one being filled.
+char g_partial[2][4096];
+std::atomic<const char*> g_partial_now{nullptr};
+
+void note_partial(const std::string& tmp) {
+  if (tmp.size() >= sizeof g_partial[0]) return;
+  char* buf = g_partial_now.load() == g_partial[0] ? g_partial[1] : g_partial[0];
+  std::memcpy(buf, tmp.c_str(), tmp.size() + 1);
+  g_partial_now.store(buf);
+}
+
 std::string failure(const std::string& path, int err) {
   return "cannot write " + path + ": " + std::strerror(err ? err : EIO) + "; that file is not written";
 }
@@ -43,11 +55,13 @@ bool write(const std::string& path, const std::function<bool(std::FILE*)>& write
     error = failure(path, errno);
     return false;
   }
+  note_partial(tmp);
   std::FILE* f = fdopen(fd, "w");
   if (f == nullptr) {
     const int err = errno;
     ::close(fd);
     ::unlink(tmp.c_str());
+    g_partial_now.store(nullptr);
     error = failure(path, err);
     return false;
   }
@@ -71,7 +85,12 @@ bool write(const std::string& path, const std::function<bool(std::FILE*)>& write
     ::unlink(tmp.c_str());
     error = failure(path, err);
   }
+  g_partial_now.store(nullptr);
   return ok;
+}
+
+void remove_partial() {
+  if (const char* p = g_partial_now.load()) ::unlink(p);
 }
 
 bool make_directories(const std::string& dir, std::string& error) {

@@ -13,6 +13,10 @@ namespace kob::atomic_file {
 // naming path and the cause. The file is opened close-on-exec.
 bool write(const std::string& path, const std::function<bool(std::FILE*)>& write, std::string& error);
 
+// Async-signal-safe: removes the temporary file of a write under way (the process is about to end
+// by a signal before that write can finish).
+void remove_partial();
+
 // mkdir -p: creates dir and its missing parents. False with error set when it cannot.
 bool make_directories(const std::string& dir, std::string& error);
 

@@ -35,7 +35,8 @@ constexpr Named kGroups[] = {
 };
 
 constexpr Named kFormats[] = {
-    {"chrome", kFormatChrome}, {"summary", kFormatSummary}, {"json", kFormatJson}, {"all", kFormatAll}, {"none", 0},
+    {"chrome", kFormatChrome}, {"summary", kFormatSummary}, {"json", kFormatJson}, {"perfetto", kFormatPerfetto},
+    {"all", kFormatAll}, {"none", 0},
 };
 
 template <std::size_t N>
@@ -91,7 +92,7 @@ constexpr OptionSpec kOptions[] = {
        c.output = std::string(v);
        return true;
      }},
-    {"format", "LIST", "chrome,summary,json", "files to write: chrome (PREFIX.trace.json), summary (PREFIX.summary.txt), json (PREFIX.summary.json)",
+    {"format", "LIST", "perfetto,summary,json", "files to write: perfetto (PREFIX.pftrace), chrome (PREFIX.trace.json), summary (PREFIX.summary.txt), json (PREFIX.summary.json)",
      [](Config& c, std::string_view v, std::string& a) { return parse_list(v, kFormats, c.formats, a); }},
     {"events", "LIST", "all",
      "event groups to record: kokkos, omp-parallel, omp-work, omp-sync, omp-task, omp-mutex, omp-target, omp-device (also omp, all, none)",

@@ -29,12 +29,14 @@ enum OutputFormat : std::uint32_t {
   kFormatChrome = 1u << 0,
   kFormatSummary = 1u << 1,
   kFormatJson = 1u << 2,
-  kFormatAll = kFormatChrome | kFormatSummary | kFormatJson,
+  kFormatPerfetto = 1u << 3,
+  kFormatAll = kFormatChrome | kFormatSummary | kFormatJson | kFormatPerfetto,
+  kFormatDefault = kFormatPerfetto | kFormatSummary | kFormatJson,
 };
 
 struct Config {
   std::string output;  // file prefix; empty means the default kob-<exe>-<pid>[-r<rank>]
-  std::uint32_t formats = kFormatAll;
+  std::uint32_t formats = kFormatDefault;
   std::uint32_t events = kGroupAll;
   std::string include;  // RE2 patterns on Kokkos kernel and region names (common/name_filter.hpp); empty: no filter
   std::string exclude;

@@ -8,6 +8,7 @@
 #include "common/atomic_file.hpp"
 #include "common/json.hpp"
 #include "common/log.hpp"
+#include "common/perfetto_writer.hpp"
 #include "common/timeline.hpp"
 #include "common/trace_writer.hpp"
 
@@ -175,16 +176,15 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
     }
   };
   const std::string other = other_data_json(facts, sum);
-  emit(kFormatChrome, req.prefix + ".trace.json", [&](std::FILE* f) {
-    TraceInfo info;
-    info.pid = std::stoull(number(facts, fact::kPid));
-    info.process_name = process_name(facts);
-    info.other_data_json = other;
-    std::uint64_t clipped = 0;
-    const bool done = write_chrome_trace(f, t, info, &clipped);
-    if (clipped) log::warn(std::to_string(clipped) + " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
-    return done;
-  });
+  TraceInfo info;
+  info.pid = std::stoull(number(facts, fact::kPid));
+  info.process_name = process_name(facts);
+  info.other_data_json = other;
+  // Both traces cut the same events; the note comes once, whichever trace is written.
+  std::uint64_t clipped = 0;
+  emit(kFormatPerfetto, req.prefix + ".pftrace", [&](std::FILE* f) { return write_perfetto_trace(f, t, info, &clipped); });
+  emit(kFormatChrome, req.prefix + ".trace.json", [&](std::FILE* f) { return write_chrome_trace(f, t, info, &clipped); });
+  if (clipped) log::warn(std::to_string(clipped) + " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
   const std::string text = summary_text(sum, fact_value(facts, fact::kSection, fact::kExe, "program") + " (pid " +
                                                  number(facts, fact::kPid) + ")");
   emit(kFormatSummary, req.prefix + ".summary.txt",

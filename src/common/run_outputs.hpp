@@ -54,7 +54,7 @@ struct RunData {
 struct OutputRequest {
   std::string prefix;     // files are PREFIX.trace.json, ...
   std::string directory;  // created first when not empty
-  std::uint32_t formats = kFormatAll;
+  std::uint32_t formats = kFormatDefault;
   bool print_summary = false;  // on stderr (the library, unless --quiet)
   bool print_written = true;   // the last line naming the files written
 };

@@ -2,9 +2,12 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +26,7 @@
 #include "common/raw_trace.hpp"
 #include "common/recorder.hpp"
 #include "common/run_outputs.hpp"
+#include "common/signals.hpp"
 #include "version.hpp"
 
 namespace kob {
@@ -45,7 +49,12 @@ struct State {
   std::vector<std::pair<std::string, std::string>> metadata;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> other;
   std::chrono::system_clock::time_point start_wall;
-  std::atomic<bool> written{false};
+  std::atomic<bool> written{false};  // claimed by the first write_outputs call
+  // The claiming call is done: a second call (exit() while the signal watcher writes) waits for it.
+  std::mutex done_mu;
+  std::condition_variable done_cv;
+  bool done = false;
+  std::atomic<long> writer_tid{0};
   std::atomic<bool> help_run{false};
 };
 
@@ -60,6 +69,45 @@ std::atomic<long> g_owner_pid{0};  // the process whose events the buffers hold
 std::atomic<bool> g_fork_pending{false};  // between before_fork and the parent or child handler
 std::atomic<void (*)()> g_before_write{nullptr};
 std::atomic<int> g_omp_initial_device{-1};
+// How long a signal handler waits for the files, and a second write_outputs call for the first.
+constexpr int kSignalWriteTimeoutMs = 10000;
+constexpr auto kSecondWriterWait = std::chrono::seconds(30);
+
+long this_tid() { return static_cast<long>(syscall(SYS_gettid)); }
+
+// Async-signal-safe (an atomic load and gettid).
+bool writing_here() { return state().writer_tid.load() == this_tid(); }
+
+bool is_executable_file(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+// `kob` beside the library (installed, or in the build tree), else the bare name.
+std::string kob_command() {
+  const std::string lib = library_path();
+  const auto slash = lib.rfind('/');
+  if (slash == std::string::npos) return "kob";
+  const std::string dir = lib.substr(0, slash);
+  for (const char* rel : {"/kob", "/kob/kob", "/../bin/kob", "/../../bin/kob"}) {
+    char real[4096];
+    const std::string candidate = dir + rel;
+    if (is_executable_file(candidate) && realpath(candidate.c_str(), real)) return real;
+  }
+  return "kob";
+}
+
+// The crash handler's line names the raw trace of this process under the current prefix.
+void refresh_crash_line() {
+  try {
+    if (log::level() == log::Level::Off) {
+      signals::set_crash_line("", "");
+    } else {
+      signals::set_crash_line(output_prefix() + ".kob", kob_command());
+    }
+  } catch (...) {
+  }
+}
 
 void report(const std::vector<std::string>& errors) {
   for (const auto& e : errors) log::warn(e);
@@ -96,6 +144,7 @@ std::string hostname() {
 void before_fork() {
   g_fork_pending.store(true);
   state().mu.lock();
+  state().done_mu.lock();
   recorder::before_fork();
   intern_before_fork();
 }
@@ -103,6 +152,7 @@ void before_fork() {
 void after_fork_parent() {
   intern_after_fork();
   recorder::after_fork_parent();
+  state().done_mu.unlock();
   state().mu.unlock();
   g_fork_pending.store(false);
 }
@@ -116,9 +166,14 @@ void after_fork_child() {
   recorder::after_fork_child();
   State& s = state();
   s.start_wall = std::chrono::system_clock::now();
+  // A write under way in the parent at the fork has no thread here to finish it: nobody waits.
+  if (s.written.load() && !s.done) s.done = true;
+  s.writer_tid.store(0);
+  s.done_mu.unlock();
   s.mu.unlock();
   log::after_fork_child();
   g_fork_pending.store(false);
+  refresh_crash_line();
 }
 
 void start() {
@@ -148,6 +203,12 @@ void start() {
   std::atexit(at_exit);
   if (pthread_atfork(before_fork, after_fork_parent, after_fork_child) != 0)
     log::warn("cannot register the fork handlers; a forked child may hang or write its parent's events");
+  refresh_crash_line();
+  signals::Options so;
+  so.write = write_outputs;
+  so.writing_here = writing_here;
+  so.write_timeout_ms = kSignalWriteTimeoutMs;
+  signals::install(so);
 }
 
 // The facts the outputs name, as the raw trace's KV entries hold them (the same keys: kob convert
@@ -207,6 +268,7 @@ void apply_command_line(const std::vector<std::string>& args) {
   const bool help_now = c.help && !s.config.help;
   apply_config(s, c);
   report(errors);
+  refresh_crash_line();
   if (help_now) log::plain(help_text());
 }
 
@@ -327,11 +389,34 @@ class BufferThread : public ThreadSource {
   const ThreadBuffer* b_;
 };
 
+// Marks the claiming write_outputs call finished, however it leaves.
+struct WriteDone {
+  ~WriteDone() {
+    State& s = state();
+    {
+      std::lock_guard<std::mutex> lock(s.done_mu);
+      s.done = true;
+    }
+    s.done_cv.notify_all();
+    s.writer_tid.store(0);
+  }
+};
+
 }  // namespace
 
 void write_outputs() {
   State& s = state();
-  if (s.written.exchange(true) || s.help_run.load()) return;
+  if (s.written.exchange(true)) {
+    // Written or being written: the process must not end while another thread writes (exit()
+    // during the write asked for by a signal); bounded, and never waiting for our own thread.
+    if (writing_here()) return;
+    std::unique_lock<std::mutex> lock(s.done_mu);
+    s.done_cv.wait_for(lock, kSecondWriterWait, [&] { return s.done; });
+    return;
+  }
+  s.writer_tid.store(this_tid());
+  WriteDone done_at_end;
+  if (s.help_run.load()) return;
   try {
     if (auto fn = g_before_write.load()) fn();
     // The raw trace gets its last records, the threads, a calibration point and END; the files

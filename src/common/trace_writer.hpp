@@ -5,14 +5,9 @@
 #include <string>
 
 #include "common/timeline.hpp"
+#include "common/trace_producer.hpp"
 
 namespace kob {
-
-struct TraceInfo {
-  std::uint64_t pid = 0;
-  std::string process_name;
-  std::string other_data_json;  // a JSON object
-};
 
 // Writes the whole document to f. Returns false on an I/O error. Complete events on one track
 // are made to nest: a child that outlives its parent is cut at the parent's end and counted in

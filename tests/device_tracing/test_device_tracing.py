@@ -35,7 +35,7 @@ def run_scenario(prog, lib, scenario, kob_args=""):
     prefix = os.path.join(wd, scenario)
     result = os.path.join(wd, scenario + ".runtime.json")
     rc, out, err = kc.run([prog, "--lib", lib, "--scenario", scenario, "--out", result],
-                          env_extra={"KOB_ARGS": f"--output={prefix} --quiet {kob_args}".strip()},
+                          env_extra={"KOB_ARGS": f"--output={prefix} --quiet {kc.CHROME} {kob_args}".strip()},
                           unset=("KOKKOS_TOOLS_ARGS", "KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY"))
     if not kc.expect_eq(rc, 0, f"[{scenario}] device_tracing_test exit status (stderr: {err[-2000:]})"):
         return None, None, err

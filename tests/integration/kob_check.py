@@ -33,6 +33,9 @@ REQUIRED_ARGS = {
 
 failures = []
 
+# The default --format writes the Perfetto trace; tests that read the Chrome trace ask for it.
+CHROME = "--format=chrome,summary,json"
+
 
 def check(cond, what):
     """Records a failed expectation; the test fails at the end with every failure listed."""

@@ -39,7 +39,7 @@ if a.sample and a.fence_counter:
         count = os.path.join(wd, "fences")
         cmd = [sample] + ([f"--kokkos-tools-args={tools_args}"] if tools_args else [])
         rc, _, _ = kc.run(cmd, {"KOKKOS_PROFILE_LIBRARY": lib, "LD_PRELOAD": counter, "FENCE_COUNT_FILE": count,
-                                "KOB_ARGS": f"{kob_args} --quiet --output={wd}/s"}, cwd=wd)
+                                "KOB_ARGS": f"{kob_args} --quiet --output={wd}/s {kc.CHROME}"}, cwd=wd)
         kc.expect_eq(rc, 0, f"3.4.1 sample, KOB_ARGS={kob_args!r}, tools args {tools_args!r}: exit code")
         with open(count) as f:
             n = int(f.read())

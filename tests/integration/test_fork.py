@@ -72,7 +72,7 @@ for mode, child_regions in MODES.items():
     for route, output in routes:
         what = f"{mode}, {route}, --output={output}"
         wd = kc.workdir()
-        args = "--quiet" + (f" --output={output}" if output else "")
+        args = f"--quiet {kc.CHROME}" + (f" --output={output}" if output else "")
         pid, rc, out, err = run([mode], {route: lib, "KOB_ARGS": args}, wd)
         if not kc.check(rc is not None, f"{what}: no hang (killed after {TIMEOUT} s; stderr: {err[-500:]!r})"):
             continue

@@ -30,7 +30,7 @@ def run(args):
     wd = kc.workdir()
     prefix = os.path.join(wd, "h")
     env = kc.program_env(unset=("KOB_ARGS",))
-    p = subprocess.run([prog, lib, f"--output={prefix}"] + args, env=env, cwd=wd, capture_output=True, timeout=120)
+    p = subprocess.run([prog, lib, f"--output={prefix}", kc.CHROME] + args, env=env, cwd=wd, capture_output=True, timeout=120)
     kc.check_no_sanitizer_report(p.stderr, prog)
     return p.returncode, p.stdout, p.stderr, prefix
 

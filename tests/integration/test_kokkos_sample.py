@@ -29,9 +29,9 @@ wd = kc.workdir()
 prefix = os.path.join(wd, "out")
 if a.route == "env":
     cmd = [a.program] + extra
-    env.update({"KOKKOS_PROFILE_LIBRARY": lib, "KOB_ARGS": f"--output={prefix} --quiet"})
+    env.update({"KOKKOS_PROFILE_LIBRARY": lib, "KOB_ARGS": f"--output={prefix} --quiet {kc.CHROME}"})
 else:
-    cmd = [a.program, f"--kokkos-tools-library={lib}", f"--kokkos-tools-args=--output={prefix} --quiet"] + extra
+    cmd = [a.program, f"--kokkos-tools-library={lib}", f"--kokkos-tools-args=--output={prefix} --quiet {kc.CHROME}"] + extra
 rc, out, err = kc.run(cmd, env, cwd=wd)
 kc.expect_eq(rc, base_rc, "exit code with the tool")
 kc.expect_eq(out, base_out, "stdout with the tool")

@@ -76,7 +76,7 @@ CASES = [
 for output, name, note in CASES:
     what = f"--output={output}"
     wd = kc.workdir()
-    kob_args = "--quiet" + (f" --output={output}" if output else "")
+    kob_args = f"--quiet {kc.CHROME}" + (f" --output={output}" if output else "")
     rc, out, err = mpirun_run({"OMP_TOOL_LIBRARIES": lib, "KOB_ARGS": kob_args}, wd)
     if not kc.check(rc is not None, f"{what}: no hang (killed after {TIMEOUT} s)"):
         continue

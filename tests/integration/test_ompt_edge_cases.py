@@ -18,7 +18,7 @@ env = {"OMP_NUM_THREADS": "2", "OMP_CANCELLATION": "true", "KMP_WARNINGS": "0"}
 base_rc, base_out, _ = kc.run([prog, case], env, unset=("OMP_TOOL_LIBRARIES",))
 wd = kc.workdir()
 prefix = os.path.join(wd, "out")
-env.update({"OMP_TOOL_LIBRARIES": lib, "KOB_ARGS": f"--output={prefix} --quiet"})
+env.update({"OMP_TOOL_LIBRARIES": lib, "KOB_ARGS": f"--output={prefix} --quiet {kc.CHROME}"})
 rc, out, err = kc.run([prog, case], env, cwd=wd)
 kc.expect_eq(rc, base_rc, "exit status with the tool")
 kc.expect_eq(out, base_out, "stdout with the tool")

@@ -20,7 +20,7 @@ env = {"OMP_NUM_THREADS": str(T)}
 base_rc, base_out, _ = kc.run([prog] + extra, env, unset=("KOKKOS_PROFILE_LIBRARY", "OMP_TOOL_LIBRARIES", "LD_PRELOAD"))
 wd = kc.workdir()
 prefix = os.path.join(wd, "out")
-env.update({"KOKKOS_PROFILE_LIBRARY": lib, "KOB_ARGS": f"--output={prefix} --quiet"})
+env.update({"KOKKOS_PROFILE_LIBRARY": lib, "KOB_ARGS": f"--output={prefix} --quiet {kc.CHROME}"})
 if a.route == "omp-tool-libraries":
     env["OMP_TOOL_LIBRARIES"] = lib
 elif a.route == "ld-preload":

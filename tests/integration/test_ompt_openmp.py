@@ -17,7 +17,7 @@ env = {"OMP_NUM_THREADS": str(T)}
 base_rc, base_out, _ = kc.run([prog], env, unset=("OMP_TOOL_LIBRARIES",))
 wd = kc.workdir()
 prefix = os.path.join(wd, "out")
-env.update({"OMP_TOOL_LIBRARIES": lib, "KOB_ARGS": f"--output={prefix} --quiet"})
+env.update({"OMP_TOOL_LIBRARIES": lib, "KOB_ARGS": f"--output={prefix} --quiet {kc.CHROME}"})
 rc, out, err = kc.run([prog], env, cwd=wd)
 kc.expect_eq(rc, base_rc, "exit code with the tool")
 kc.expect_eq(out, base_out, "stdout with the tool")

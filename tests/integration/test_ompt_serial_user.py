@@ -17,7 +17,7 @@ env = {"OMP_NUM_THREADS": "4"}
 base_rc, base_out, _ = kc.run([prog], env, unset=("KOKKOS_PROFILE_LIBRARY", "OMP_TOOL_LIBRARIES", "LD_PRELOAD"))
 wd = kc.workdir()
 prefix = os.path.join(wd, "out")
-env.update({"KOKKOS_PROFILE_LIBRARY": lib, "KOB_ARGS": f"--output={prefix} --quiet"})
+env.update({"KOKKOS_PROFILE_LIBRARY": lib, "KOB_ARGS": f"--output={prefix} --quiet {kc.CHROME}"})
 env["OMP_TOOL_LIBRARIES" if a.route == "omp-tool-libraries" else "LD_PRELOAD"] = lib
 rc, out, err = kc.run([prog], env, cwd=wd)
 kc.expect_eq(rc, base_rc, "exit code with the tool")

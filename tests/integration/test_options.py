@@ -38,7 +38,7 @@ warnings = [l for l in tool_lines(err) if ": warning:" in l]
 kc.expect_eq(len(warnings), 5, f"one warning per bad option: {warnings}")
 for word in ("--bogus", "--format=xml", "--memory-limit=abc", "--include=(", "--memory-limit=17592186044416"):
     kc.check(sum(word in w for w in warnings) == 1, f"a warning names {word}")
-kc.check(os.path.exists(p + ".trace.json"), "--output still applies next to bad options")
+kc.check(os.path.exists(p + ".pftrace"), "--output still applies next to bad options")
 kc.check("summary:" not in err, "--quiet still applies next to bad options")
 
 # Unwritable output path: a warning per file, nothing written, the run unharmed.
@@ -55,13 +55,14 @@ wd = kc.workdir()
 err = tool_run(f"--output={wd}/s")
 kc.check("== kokkos-ompt-bridge summary:" in err and "Kokkos kernels" in err, "summary printed on stderr")
 kc.expect_eq(err.strip().splitlines()[-1],
-             f"kokkos-ompt-bridge: wrote {wd}/s.trace.json, {wd}/s.summary.txt, {wd}/s.summary.json", "last stderr line")
+             f"kokkos-ompt-bridge: wrote {wd}/s.pftrace, {wd}/s.summary.txt, {wd}/s.summary.json",
+             "last stderr line: the default formats (perfetto, summary, json)")
 with open(f"{wd}/s.summary.txt") as f:
     kc.check(f.read() in err, "the summary file holds what stderr showed")
 
 # --exclude / --include filter kernels and regions by name.
 wd = kc.workdir()
-tool_run(f"--output={wd}/x --quiet --exclude=^Kokkos:: --include=_|^solve$|^assemble$")
+tool_run(f"--output={wd}/x --quiet --format=chrome --exclude=^Kokkos:: --include=_|^solve$|^assemble$")
 with open(f"{wd}/x.trace.json") as f:
     doc = json.load(f)
 names = {e["name"] for e in kc.events(doc, "kokkos.kernel")}
@@ -71,7 +72,7 @@ kc.expect_eq({e["name"] for e in kc.events(doc, "kokkos.region")}, {"solve", "as
 
 # --events=none records nothing but still writes valid files.
 wd = kc.workdir()
-tool_run(f"--output={wd}/n --quiet --events=none")
+tool_run(f"--output={wd}/n --quiet --format=chrome --events=none")
 with open(f"{wd}/n.trace.json") as f:
     doc = json.load(f)
 kc.expect_eq([e for e in doc["traceEvents"] if e.get("ph") != "M"], [], "--events=none records no event")
@@ -87,7 +88,7 @@ kc.expect_eq(sorted(os.listdir(wd)), ["kta.trace.json"], "KOKKOS_TOOLS_ARGS is r
 # Default prefix: kob-<executable>-<pid> in the working directory.
 wd = kc.workdir()
 tool_run(None, env={"KOB_ARGS": "--quiet"}, cwd=wd)
-made = glob.glob(os.path.join(wd, f"kob-{os.path.basename(prog)}-*.trace.json"))
+made = glob.glob(os.path.join(wd, f"kob-{os.path.basename(prog)}-*.pftrace"))
 kc.expect_eq(len(made), 1, "default output prefix kob-<exe>-<pid>")
 
 # --help prints every option with its default.

@@ -23,7 +23,7 @@ RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RA
 
 def start(kob_args, cwd, env_extra=None, fsize=None):
     env = kc.program_env({"OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "false", "OMP_TOOL_LIBRARIES": lib,
-                          "KOB_ARGS": kob_args, **(env_extra or {})}, unset=RANK_VARS)
+                          "KOB_ARGS": f"{kc.CHROME} {kob_args}", **(env_extra or {})}, unset=RANK_VARS)
 
     def limit():
         # The file size limit makes writes past it fail with EFBIG; SIGXFSZ is ignored here, by the

@@ -12,7 +12,7 @@ ap.add_argument("--lib", required=True)
 a = ap.parse_args()
 wd = kc.workdir()
 prefix = os.path.join(wd, "fallback")
-rc, out, err = kc.run([os.path.abspath(a.program), os.path.abspath(a.lib)], {"KOB_ARGS": f"--output={prefix} --quiet"},
+rc, out, err = kc.run([os.path.abspath(a.program), os.path.abspath(a.lib)], {"KOB_ARGS": f"--output={prefix} --quiet {kc.CHROME}"},
                       cwd=wd, unset=("OMP_TOOL_LIBRARIES", "LD_PRELOAD", "KOKKOS_PROFILE_LIBRARY"))
 kc.expect_eq((rc, out), (0, "done\n"), f"exit code and stdout (stderr: {err[-1000:]})")
 trace, summary = kc.load_outputs(prefix)

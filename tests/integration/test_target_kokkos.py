@@ -23,7 +23,7 @@ base_rc, base_out, _ = kc.run([prog], env, unset=("OMP_TOOL_LIBRARIES", "LD_PREL
 kc.expect_eq((base_rc, base_out), (0, STDOUT), "the sample alone: exit code and stdout")
 wd = kc.workdir()
 prefix = os.path.join(wd, "out")
-env.update({"OMP_TOOL_LIBRARIES": lib, "KOKKOS_PROFILE_LIBRARY": lib, "KOB_ARGS": f"--output={prefix} --quiet"})
+env.update({"OMP_TOOL_LIBRARIES": lib, "KOKKOS_PROFILE_LIBRARY": lib, "KOB_ARGS": f"--output={prefix} --quiet {kc.CHROME}"})
 rc, out, err = kc.run([prog], env, cwd=wd, unset=("LD_PRELOAD",))
 kc.expect_eq(rc, base_rc, "exit code with the tool")
 kc.expect_eq(out, base_out, "stdout with the tool")

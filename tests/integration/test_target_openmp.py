@@ -29,7 +29,7 @@ base_rc, base_out, _ = kc.run([prog], env, unset=("OMP_TOOL_LIBRARIES", "LD_PREL
 kc.expect_eq((base_rc, base_out), (0, STDOUT), "the sample alone: exit code and stdout")
 wd = kc.workdir()
 prefix = os.path.join(wd, "out")
-args = f"--output={prefix} --quiet" + (f" --events={a.events}" if a.events else "")
+args = f"--output={prefix} --quiet {kc.CHROME}" + (f" --events={a.events}" if a.events else "")
 env.update({"OMP_TOOL_LIBRARIES": lib, "KOB_ARGS": args})
 rc, out, err = kc.run([prog], env, cwd=wd, unset=("LD_PRELOAD", "KOKKOS_PROFILE_LIBRARY"))
 kc.expect_eq(rc, base_rc, "exit code with the tool")

@@ -52,7 +52,7 @@ void check_rejected(const std::string& arg, const std::string& mention) {
 TEST_CASE("config: defaults") {
   const Config c;
   CHECK(c.output.empty());
-  CHECK(c.formats == kob::kFormatAll);
+  CHECK(c.formats == (kob::kFormatPerfetto | kob::kFormatSummary | kob::kFormatJson));
   CHECK(c.events == kob::kGroupAll);
   CHECK(c.include.empty());
   CHECK(c.exclude.empty());
@@ -85,6 +85,8 @@ TEST_CASE("config: every option of the table applies") {
 TEST_CASE("config: lists") {
   CHECK(apply({"--format=summary,json"}).c.formats == (kob::kFormatSummary | kob::kFormatJson));
   CHECK(apply({"--format=none"}).c.formats == 0);
+  CHECK(apply({"--format=perfetto,chrome"}).c.formats == (kob::kFormatPerfetto | kob::kFormatChrome));
+  CHECK((kob::kFormatAll & kob::kFormatPerfetto) != 0);
   CHECK(apply({"--format=chrome", "--format=all"}).c.formats == kob::kFormatAll);  // the last one wins
   CHECK(apply({"--events=omp"}).c.events == kob::kGroupAllOmp);
   CHECK(apply({"--events=none"}).c.events == 0);
@@ -204,7 +206,7 @@ TEST_CASE("config: help lists every option with its default") {
   const std::string help = kob::help_text();
   const std::vector<std::pair<std::string, std::string>> expected = {
       {"--output=PREFIX", "kob-<executable>-<pid>[-r<rank>]"},
-      {"--format=LIST", "chrome,summary,json"},
+      {"--format=LIST", "perfetto,summary,json"},
       {"--events=LIST", "all"},
       {"--include=REGEX", "(none)"},
       {"--exclude=REGEX", "(none)"},

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Streaming-trace benchmarks (issue 8): memory, file sizes, exit time and whole-run overhead.
+
+  stream_bench.py --builddir DIR [--runs N] [--small N] [--omp-kernels N] [--serial-kernels N]
+                  [--only overhead,omp,serial] [--out DIR]
+
+  overhead  benchmarks/small_kernels (OpenMP-backend Kokkos, 2 threads, ~10 k kernels/s, ~20
+            OpenMP events per kernel): the whole process's wall time, start and exit included,
+            with no tool and with the library (default formats), median of --runs interleaved runs.
+  omp       tiny_kernels_openmp with --omp-kernels kernels on 2 threads (default 10^7).
+  serial    tiny_kernels_serial (Debian's Serial Kokkos) with --serial-kernels kernels (default
+            5 x 10^7, i.e. 10^8 Kokkos events).
+  For omp and serial, once without and once with the tool: peak RSS (the tool's: with minus
+  without), events recorded, raw trace bytes per event, .pftrace bytes per event, events dropped,
+  time from the end of the launch loop to the end of the process (the exit: Kokkos::finalize
+  and our conversion), and `kob convert` time on the same raw trace.
+Prints markdown tables (the README's).
+"""
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run(cmd, env):
+    """Runs cmd; returns (wall seconds, stdout, stderr, end monotonic ns)."""
+    t0 = time.monotonic_ns()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate()
+    t1 = time.monotonic_ns()
+    if p.returncode != 0:
+        sys.exit(f"stream_bench: {cmd[0]} exited {p.returncode}: {err[-2000:]}")
+    return (t1 - t0) / 1e9, out, err, t1
+
+
+def peak_rss_kib(cmd, env):
+    """Runs cmd once more under wait4 for its peak RSS (ru_maxrss, KiB) and end time."""
+    t0 = time.monotonic_ns()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    t1 = time.monotonic_ns()
+    if status != 0:
+        sys.exit(f"stream_bench: {cmd[0]} failed with status {status}")
+    return ru.ru_maxrss, out, (t1 - t0) / 1e9, t1
+
+
+def tool_env(lib, args):
+    env = dict(os.environ)
+    env["KOKKOS_PROFILE_LIBRARY"] = str(lib)
+    env["KOKKOS_TOOLS_LIBS"] = str(lib)
+    env["OMP_TOOL_LIBRARIES"] = str(lib)
+    env["KOB_ARGS"] = args
+    return env
+
+
+def base_env(threads):
+    env = dict(os.environ)
+    for k in ("KOKKOS_PROFILE_LIBRARY", "KOKKOS_TOOLS_LIBS", "OMP_TOOL_LIBRARIES", "KOB_ARGS"):
+        env.pop(k, None)
+    env["OMP_NUM_THREADS"] = str(threads)
+    env["OMP_PROC_BIND"] = "false"
+    return env
+
+
+def loop_end(out):
+    for line in out.splitlines():
+        if line.startswith("loop end steady ns: "):
+            return int(line.split(":")[1])
+    return None
+
+
+def overhead(a, out):
+    prog = a.builddir / "benchmarks" / "small_kernels"
+    cmd = [str(prog), str(a.small), "1500"]
+    walls = {"none": [], "tool": []}
+    env0 = base_env(2)
+    env1 = {**tool_env(a.lib, f"--quiet --output={out}/sk"), "OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "false"}
+    for _ in range(a.runs):
+        walls["none"].append(run(cmd, env0)[0])
+        walls["tool"].append(run(cmd, env1)[0])
+    m0, m1 = statistics.median(walls["none"]), statistics.median(walls["tool"])
+    summ = json.load(open(f"{out}/sk.summary.json"))
+    print(f"\n### Whole-run overhead: small_kernels {a.small} kernels, 2 threads, {a.runs} runs\n")
+    print("| configuration | wall s (median) | kernels/s | overhead |")
+    print("|---|---|---|---|")
+    print(f"| no tool | {m0:.3f} | {a.small / m0:,.0f} | |")
+    print(f"| libkokkos_ompt_bridge.so (default formats) | {m1:.3f} | {a.small / m1:,.0f} | {100 * (m1 - m0) / m0:+.1f}% |")
+    return summ
+
+
+def scale(a, out, name, prog, n, threads):
+    cmd = [str(prog), str(n)]
+    rss0, out0, _, _ = peak_rss_kib(cmd, base_env(threads))
+    prefix = f"{out}/{name}"
+    env = {**tool_env(a.lib, f"--quiet --output={prefix}"), "OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": "false"}
+    rss1, out1, wall1, end1 = peak_rss_kib(cmd, env)
+    le = loop_end(out1)
+    exit_s = (end1 - le) / 1e9 if le else float("nan")
+    summ = json.load(open(prefix + ".summary.json"))
+    kob = pathlib.Path(prefix + ".kob")
+    pf = pathlib.Path(prefix + ".pftrace")
+    events = summ.get("recorded_events") or summ.get("events_recorded") or 0
+    dropped = summ.get("dropped_events", "?")
+    t0 = time.monotonic()
+    conv = subprocess.run([str(a.kob), "convert", str(kob), f"--output={out}/{name}-conv", "--quiet"],
+                          capture_output=True, text=True)
+    conv_s = time.monotonic() - t0
+    row = {
+        "name": name, "n": n, "threads": threads, "rss0": rss0, "rss1": rss1, "events": events,
+        "kob": kob.stat().st_size if kob.exists() else 0, "pftrace": pf.stat().st_size if pf.exists() else 0,
+        "dropped": dropped, "exit_s": exit_s, "wall": wall1, "convert_s": conv_s if conv.returncode == 0 else None,
+    }
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--builddir", type=pathlib.Path, default=pathlib.Path("build"))
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--small", type=int, default=20000)
+    ap.add_argument("--omp-kernels", type=int, default=10_000_000)
+    ap.add_argument("--serial-kernels", type=int, default=50_000_000)
+    ap.add_argument("--only", default="overhead,omp,serial")
+    ap.add_argument("--out", type=pathlib.Path)
+    a = ap.parse_args()
+    a.builddir = a.builddir.resolve()
+    a.lib = a.builddir / "src" / "libkokkos_ompt_bridge.so"
+    a.kob = a.builddir / "src" / "kob" / "kob"
+    out = a.out or pathlib.Path(tempfile.mkdtemp(prefix="kob-stream-"))
+    out.mkdir(parents=True, exist_ok=True)
+    only = set(a.only.split(","))
+    if "overhead" in only:
+        overhead(a, out)
+    rows = []
+    if "omp" in only:
+        rows.append(scale(a, out, "omp", a.builddir / "benchmarks" / "tiny_kernels_openmp", a.omp_kernels, 2))
+    if "serial" in only:
+        rows.append(scale(a, out, "serial", a.builddir / "benchmarks" / "tiny_kernels_serial", a.serial_kernels, 1))
+    if rows:
+        print("\n### Long runs: memory, sizes, exit\n")
+        print("| run | events recorded | peak RSS no tool | peak RSS with tool | tool's RSS | raw B/event | .pftrace B/event | dropped | exit s | `kob convert` s |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            ev = r["events"] or 1
+            conv = f"{r['convert_s']:.1f}" if r["convert_s"] is not None else "failed"
+            print(f"| {r['name']} {r['n']:,} kernels, {r['threads']} thr. | {r['events']:,} | {r['rss0'] / 1024:.0f} MiB | "
+                  f"{r['rss1'] / 1024:.0f} MiB | {(r['rss1'] - r['rss0']) / 1024:.0f} MiB | {r['kob'] / ev:.1f} | "
+                  f"{r['pftrace'] / ev:.1f} | {r['dropped']} | {r['exit_s']:.1f} | {conv} |")
+    print(f"\n(outputs in {out})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+// What the library does when the program is ended by a signal.
+//
+// SIGTERM, SIGINT, SIGHUP: the normal outputs are written by a watcher thread (the handler itself
+// only wakes it and waits, bounded), then the signal ends the process as it would have without
+// the tool: the program's own earlier handler is called, or the default action is re-raised.
+// SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: one precomputed line naming `kob convert` is written
+// to stderr, the previous disposition is restored and the fault recurs under it.
+// Nothing is installed for a signal the program ignores.
+#pragma once
+
+#include <csignal>
+#include <string>
+
+namespace kob::signals {
+
+struct Options {
+  // Writes the outputs; runs on the watcher thread, never inside a handler.
+  void (*write)() = nullptr;
+  // Async-signal-safe: true when the calling thread is the one writing the outputs now (a signal
+  // that interrupts that write ends the process at once: waiting would wait for itself).
+  bool (*writing_here)() = nullptr;
+  // How long a handler waits for the write before ending the process without it.
+  int write_timeout_ms = 10000;
+};
+
+// Starts the watcher thread (when `write` is set and this process has none yet) and installs the
+// handlers not installed yet; gives the calling thread an alternate signal stack when it has none
+// (stack overflows). False after one warning when the watcher cannot start: the termination
+// handlers are then not installed, the crash handlers are.
+bool install(const Options& options);
+
+// The crash line's run: PREFIX.kob and the `kob` command found next to the library (or `kob`).
+// Precomputed here, read by the crash handler; call again when the prefix changes. An empty path:
+// no line (--log-level=off).
+void set_crash_line(const std::string& raw_trace_path, const std::string& kob_command);
+// The line as the crash handler would print it for `signal_name` (tests).
+std::string crash_line(const char* signal_name);
+
+// Blocks every signal in the calling thread for its lifetime, restoring the mask at the end:
+// wrap pthread_create / std::thread of the library's own threads with it so that no signal meant
+// for the program is delivered to them (a handler there could wait for its own thread).
+class BlockAllSignals {
+ public:
+  BlockAllSignals();
+  ~BlockAllSignals();
+  BlockAllSignals(const BlockAllSignals&) = delete;
+  BlockAllSignals& operator=(const BlockAllSignals&) = delete;
+
+ private:
+  sigset_t saved_;
+};
+
+// Tests: the handlers go, the previous dispositions come back (the watcher thread stays).
+void reset_for_test();
+
+}  // namespace kob::signals

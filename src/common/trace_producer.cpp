@@ -1,0 +1,567 @@
+#include "common/trace_producer.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <tuple>
+#include <unordered_map>
+
+#include "common/devid.hpp"
+#include "common/intern.hpp"
+#include "common/omp_names.hpp"
+#include "common/summary.hpp"
+#include "common/trace_flows.hpp"
+
+namespace kob {
+
+namespace {
+
+using trace::Args;
+using trace::Event;
+using trace::Phase;
+using trace::SpanKind;
+
+constexpr std::uint64_t ompt_scope_begin_value = 1;  // ompt_scope_endpoint_t
+
+// Device tracks: id kDeviceIdBase + device number, after the host threads.
+constexpr std::uint64_t kDeviceIdBase = 1000000;
+// libomp's hidden-helper threads sort as a group of their own after the program's threads.
+constexpr std::uint64_t kHiddenHelperSortBase = 500000;
+
+struct XRef {
+  std::uint32_t track;
+  std::uint64_t start, end;
+  SpanKind kind;
+  std::size_t index;
+};
+
+class Producer {
+ public:
+  Producer(const Timeline& t, trace::TraceSink& sink) : t_(t), sink_(sink), names_(kob::names()) {}
+
+  bool run(const TraceInfo& info, std::uint64_t* clipped_out) {
+    sink_.process(info.pid, info.process_name, t_.t0);
+    tracks();
+    trace::TraceFlows flows(t_, device_tracks_);
+    flows_ = &flows;
+    complete_events(clipped_out);
+    sections();
+    memory();
+    kokkos_instants();
+    omp_instants();
+    devices();
+    for (const trace::Flow& f : flows.flows()) sink_.flow(f);
+    return sink_.finish(info.other_data_json);
+  }
+
+ private:
+  std::string track_name(std::uint32_t i) const {
+    const Track& tr = t_.tracks[i];
+    if (tr.hidden_helper) return "hidden helper " + std::to_string(tr.hidden_helper_num);
+    const bool omp = tr.omp_thread_type == 1 || tr.omp_thread_type == 2;
+    return (omp ? "omp thread " : "thread ") + std::to_string(tr.index);
+  }
+  std::uint64_t track_sort_index(std::uint32_t i) const {
+    const Track& tr = t_.tracks[i];
+    return tr.hidden_helper ? kHiddenHelperSortBase + tr.hidden_helper_num : tr.index;
+  }
+
+  void tracks() {
+    // The OS may reuse a thread id after a thread ends: a second track with it gets an id of its own.
+    std::unordered_map<std::uint64_t, int> tid_uses;
+    for (std::uint32_t i = 0; i < t_.tracks.size(); ++i) {
+      const Track& tr = t_.tracks[i];
+      const int n = tid_uses[tr.os_tid]++;
+      trace::TrackDesc d;
+      d.index = i;
+      d.id = n == 0 ? tr.os_tid : tr.os_tid + (std::uint64_t(n) << 32);
+      d.kind = trace::TrackKind::Thread;
+      d.os_tid = tr.os_tid;
+      d.os_tid_first = n == 0;
+      d.listed = !tr.device_only();  // a runtime thread that only delivered device buffers
+      d.name = track_name(i);
+      d.sort_index = track_sort_index(i);
+      ids_.push_back(d.id);
+      descs_.push_back(std::move(d));
+    }
+    // Device tracks follow the host threads: track index tracks.size() + index in omp_devices.
+    host_tracks_ = static_cast<std::uint32_t>(t_.tracks.size());
+    for (std::uint32_t i = 0; i < t_.omp_devices.size(); ++i) {
+      const OmpDevice& dev = t_.omp_devices[i];
+      trace::TrackDesc d;
+      d.index = host_tracks_ + i;
+      d.id = static_cast<std::uint64_t>(static_cast<std::int64_t>(kDeviceIdBase) + dev.num);
+      d.kind = trace::TrackKind::Device;
+      d.name = "device " + std::to_string(dev.num) + " (" + (dev.type != 0 ? names_.str(dev.type) : "unknown") + ")";
+      d.sort_index = d.id;
+      device_tracks_.emplace(dev.num, d.index);
+      ids_.push_back(d.id);
+      descs_.push_back(std::move(d));
+    }
+    for (const trace::TrackDesc& d : descs_) sink_.track(d);
+  }
+
+  std::uint32_t device_track(int num) const {
+    auto it = device_tracks_.find(num);
+    return it == device_tracks_.end() ? UINT32_MAX : it->second;
+  }
+
+  void emit(Phase phase, const char* cat, std::string_view name, std::uint32_t track, std::uint64_t ts, const Args* args,
+            std::uint64_t end = 0, std::uint64_t id = 0) {
+    Event e;
+    e.phase = phase;
+    e.cat = cat;
+    e.name = name;
+    e.track = track;
+    e.ts = ts;
+    e.end = end;
+    e.id = id;
+    e.args = args;
+    e.flows_out = out_;
+    e.flows_in = in_;
+    sink_.event(e);
+    out_ = {};
+    in_ = {};
+  }
+  void with_flows(SpanKind kind, std::size_t index) { flows_->at(kind, index, out_, in_); }
+  void instant(const char* cat, std::string_view name, std::uint32_t track, std::uint64_t ts, const Args* args) {
+    emit(Phase::Instant, cat, name, track, ts, args);
+  }
+
+  // Complete events, made to nest per track.
+  void complete_events(std::uint64_t* clipped_out) {
+    const Timeline& t = t_;
+    std::vector<XRef> xs;
+    xs.reserve(t.kernels.size() + t.fences.size() + t.regions.size() + t.deep_copies.size() + t.omp_parallels.size() +
+               t.omp_implicit_tasks.size() + t.omp_works.size() + t.omp_syncs.size() + t.omp_tasks.size() +
+               t.omp_mutexes.size());
+    auto add_x = [&](const auto& v, SpanKind kind) {
+      for (std::size_t i = 0; i < v.size(); ++i) xs.push_back({v[i].track, v[i].start, v[i].end, kind, i});
+    };
+    add_x(t.kernels, SpanKind::Kernel);
+    add_x(t.fences, SpanKind::Fence);
+    add_x(t.regions, SpanKind::Region);
+    add_x(t.deep_copies, SpanKind::DeepCopy);
+    add_x(t.omp_parallels, SpanKind::OmpParallel);
+    add_x(t.omp_implicit_tasks, SpanKind::OmpImplicitTask);
+    add_x(t.omp_works, SpanKind::OmpWork);
+    add_x(t.omp_syncs, SpanKind::OmpSync);
+    add_x(t.omp_tasks, SpanKind::OmpTask);
+    add_x(t.omp_mutexes, SpanKind::OmpMutex);
+    add_x(t.omp_targets, SpanKind::OmpTarget);
+    add_x(t.omp_data_ops, SpanKind::OmpDataOp);
+    add_x(t.omp_submits, SpanKind::OmpSubmit);
+    for (std::size_t i = 0; i < t.omp_device_ops.size(); ++i) {
+      const OmpDeviceOp& d = t.omp_device_ops[i];
+      const std::uint32_t track = device_track(d.device);
+      if (track != UINT32_MAX) xs.push_back({track, d.start, d.end, SpanKind::OmpDevice, i});
+    }
+    std::sort(xs.begin(), xs.end(), [](const XRef& a, const XRef& b) {
+      if (a.track != b.track) return a.track < b.track;
+      if (a.start != b.start) return a.start < b.start;
+      if (a.end != b.end) return a.end > b.end;
+      if (a.kind != b.kind) return a.kind < b.kind;  // equal spans: regions outside kernels is as good as any fixed order
+      return a.index < b.index;  // the timeline's own order: for equal regions, outer first
+    });
+    std::uint64_t clipped = 0;
+    // A mutex may be held across constructs (set in one masked block, unset after a barrier in
+    // another): such a hold keeps its true span on a hold lane of its thread instead of being cut.
+    auto is_hold = [&](const XRef& x) { return x.kind == SpanKind::OmpMutex && t.omp_mutexes[x.index].hold; };
+    std::vector<std::size_t> moved;  // indices into xs of holds that go to a lane
+    struct Open {
+      std::uint64_t end;
+      SpanKind kind;
+      std::size_t at;
+    };
+    std::vector<Open> ends;  // open parents on the current track
+    std::uint32_t cur_track = UINT32_MAX;
+    for (std::size_t n = 0; n < xs.size(); ++n) {
+      XRef& x = xs[n];
+      if (x.track != cur_track) {
+        ends.clear();
+        cur_track = x.track;
+      }
+      while (!ends.empty() && ends.back().end <= x.start) ends.pop_back();
+      while (!ends.empty() && x.end > ends.back().end && is_hold(xs[ends.back().at])) {
+        moved.push_back(ends.back().at);  // what it holds across began inside it and ends after it
+        ends.pop_back();
+      }
+      if (is_hold(x) && !ends.empty() && x.end > ends.back().end) {
+        moved.push_back(n);  // it outlives the construct it began in
+        continue;
+      }
+      if (!ends.empty() && x.end > ends.back().end) {
+        x.end = ends.back().end;
+        // An explicit task that is switched out (at a taskwait, say) leaves what it opened running
+        // past its stretch: expected, cut without counting.
+        if (ends.back().kind != SpanKind::OmpTask) ++clipped;
+      }
+      ends.push_back({x.end, x.kind, n});
+    }
+    if (clipped_out) *clipped_out = clipped;
+    lanes(xs, moved);
+    for (const XRef& x : xs) complete_event(x);
+  }
+
+  // Hold lanes: per thread, the moved holds packed into as few lanes as keep them nested.
+  void lanes(std::vector<XRef>& xs, std::vector<std::size_t>& moved) {
+    if (moved.empty()) return;
+    std::sort(moved.begin(), moved.end(), [&](std::size_t a, std::size_t b) {
+      return std::tie(xs[a].track, xs[a].start, xs[b].end) < std::tie(xs[b].track, xs[b].start, xs[a].end);
+    });
+    const auto lane_base = static_cast<std::uint32_t>(ids_.size());
+    std::uint32_t thread = UINT32_MAX;
+    std::size_t first_lane = 0;
+    std::vector<std::vector<std::uint64_t>> stacks;  // per lane of this thread: open holds' ends
+    struct Lane {
+      std::uint32_t thread_track, number;
+    };
+    std::vector<Lane> lanes;
+    for (std::size_t m : moved) {
+      XRef& x = xs[m];
+      if (x.track != thread) {
+        thread = x.track;
+        first_lane = lanes.size();
+        stacks.clear();
+      }
+      std::size_t k = 0;
+      for (; k < stacks.size(); ++k) {
+        auto& st = stacks[k];
+        while (!st.empty() && st.back() <= x.start) st.pop_back();
+        if (st.empty() || x.end <= st.back()) break;
+      }
+      if (k == stacks.size()) {
+        stacks.emplace_back();
+        lanes.push_back({thread, static_cast<std::uint32_t>(k)});
+        ids_.push_back(ids_[thread] + (std::uint64_t(k + 1) << 40));
+      }
+      stacks[k].push_back(x.end);
+      x.track = lane_base + static_cast<std::uint32_t>(first_lane + k);
+    }
+    for (std::size_t i = 0; i < lanes.size(); ++i) {
+      const Lane& l = lanes[i];
+      trace::TrackDesc d;
+      d.index = lane_base + static_cast<std::uint32_t>(i);
+      d.id = ids_[d.index];
+      d.kind = trace::TrackKind::Lane;
+      d.os_tid = descs_[l.thread_track].os_tid;
+      d.name = track_name(l.thread_track) + " mutex holds" + (l.number ? " " + std::to_string(l.number + 1) : "");
+      d.sort_index = track_sort_index(l.thread_track);
+      sink_.track(d);
+    }
+  }
+
+  // Whether the span was still open when the run ended without a clean exit (Interval::cut).
+  bool cut(const XRef& x) const {
+    const Timeline& t = t_;
+    switch (x.kind) {
+      case SpanKind::Kernel: return t.kernels[x.index].cut;
+      case SpanKind::Fence: return t.fences[x.index].cut;
+      case SpanKind::Region: return t.regions[x.index].cut;
+      case SpanKind::DeepCopy: return t.deep_copies[x.index].cut;
+      case SpanKind::OmpTarget: return t.omp_targets[x.index].cut;
+      case SpanKind::OmpDataOp: return t.omp_data_ops[x.index].cut;
+      case SpanKind::OmpSubmit: return t.omp_submits[x.index].cut;
+      case SpanKind::OmpParallel: return t.omp_parallels[x.index].cut;
+      case SpanKind::OmpImplicitTask: return t.omp_implicit_tasks[x.index].cut;
+      case SpanKind::OmpWork: return t.omp_works[x.index].cut;
+      case SpanKind::OmpSync: return t.omp_syncs[x.index].cut;
+      case SpanKind::OmpTask: return t.omp_tasks[x.index].cut;
+      case SpanKind::OmpMutex: return t.omp_mutexes[x.index].cut;
+      case SpanKind::OmpDevice: return t.omp_device_ops[x.index].cut;
+      case SpanKind::OmpTaskCreate: break;
+    }
+    return false;
+  }
+
+  void complete_event(const XRef& x) {
+    const Timeline& t = t_;
+    Args& a = args_.clear();
+    auto kernel_arg = [&](std::uint64_t k) {
+      if (k != 0) a.u("kokkos_kernel", k);
+    };
+    auto id_arg = [&](const char* key, std::uint64_t v) {
+      if (v != 0) a.u(key, v);
+    };
+    auto slice = [&](const char* cat, std::string_view name) {
+      if (cut(x)) a.b("cut", true);  // left open when the run ended without a clean exit
+      with_flows(x.kind, x.index);
+      emit(Phase::Slice, cat, name, x.track, x.start, &a, x.end);
+    };
+    switch (x.kind) {
+      case SpanKind::Kernel: {
+        const KernelSpan& k = t.kernels[x.index];
+        s1_ = device_label(k.devid);
+        a.u("id", k.id).s("kind", kernel_kind_name(k.kind)).u("devid", k.devid).s("device", s1_).s("region", k.region);
+        slice("kokkos.kernel", names_.str(k.name));
+        break;
+      }
+      case SpanKind::Fence: {
+        const FenceSpan& fe = t.fences[x.index];
+        s1_ = device_label(fe.devid);
+        a.u("id", fe.id).u("devid", fe.devid).s("device", s1_);
+        slice("kokkos.fence", names_.str(fe.name));
+        break;
+      }
+      case SpanKind::Region: {
+        const RegionSpan& r = t.regions[x.index];
+        a.s("path", r.path);
+        slice("kokkos.region", names_.str(r.name));
+        break;
+      }
+      case SpanKind::DeepCopy: {
+        const DeepCopySpan& d = t.deep_copies[x.index];
+        const std::string_view dst = names_.str(d.dst_name), src = names_.str(d.src_name);
+        s1_.assign(dst).append(" <- ").append(src);
+        a.u("id", d.id).s("dst_space", names_.str(d.dst_space)).s("dst_name", dst).s("src_space", names_.str(d.src_space));
+        a.s("src_name", src).u("bytes", d.bytes);
+        slice("kokkos.deep_copy", s1_);
+        break;
+      }
+      case SpanKind::OmpParallel: {
+        const OmpParallelSpan& p = t.omp_parallels[x.index];
+        a.u("parallel_id", p.id).u("requested_team_size", p.requested_team_size).u("flags", p.flags).u("team_size", p.team_size);
+        kernel_arg(p.kernel);
+        slice("omp.parallel", "parallel");
+        break;
+      }
+      case SpanKind::OmpImplicitTask: {
+        const OmpImplicitTaskSpan& i = t.omp_implicit_tasks[x.index];
+        a.u("parallel_id", i.parallel_id).u("thread_num", i.thread_num).u("team_size", i.team_size).u("wait_ns", i.wait_ns);
+        kernel_arg(i.kernel);
+        slice("omp.implicit_task", i.initial ? "initial task" : "implicit task");
+        break;
+      }
+      case SpanKind::OmpWork: {
+        const OmpWorkSpan& w = t.omp_works[x.index];
+        a.u("count", w.count).u("parallel_id", w.parallel_id);
+        kernel_arg(w.kernel);
+        slice("omp.work", omp_names::work(w.type));
+        break;
+      }
+      case SpanKind::OmpSync: {
+        const OmpSyncSpan& y = t.omp_syncs[x.index];
+        a.u("wait_ns", y.wait_ns).u("parallel_id", y.parallel_id);
+        id_arg("task_id", y.task_id);
+        kernel_arg(y.kernel);
+        slice("omp.sync", omp_names::sync(y.kind));
+        break;
+      }
+      case SpanKind::OmpTask: {
+        const OmpTaskSpan& k = t.omp_tasks[x.index];
+        a.u("task_id", k.task_id).u("flags", k.flags).s("status", k.status == 0 ? "none" : omp_names::task_status(k.status));
+        kernel_arg(k.kernel);
+        slice("omp.task", "task");
+        break;
+      }
+      case SpanKind::OmpMutex: {
+        const OmpMutexSpan& m = t.omp_mutexes[x.index];
+        a.u("wait_id", m.wait_id).s("phase", m.hold ? "hold" : "wait");
+        if (m.nested) a.b("nested", true);
+        if (m.failed) a.b("acquired", false);
+        kernel_arg(m.kernel);
+        slice("omp.mutex", omp_names::mutex(m.kind));
+        break;
+      }
+      case SpanKind::OmpTarget: {
+        const OmpTargetSpan& g = t.omp_targets[x.index];
+        a.u("target_id", g.id).i("device", g.device);
+        kernel_arg(g.kernel);
+        id_arg("kokkos_deep_copy", g.deep_copy);
+        slice("omp.target", omp_names::target_kind(g.kind));
+        break;
+      }
+      case SpanKind::OmpDataOp: {
+        const OmpDataOpSpan& d = t.omp_data_ops[x.index];
+        a.u("host_op_id", d.host_op_id).i("src_device", d.src_device).i("dst_device", d.dst_device).u("bytes", d.bytes);
+        id_arg("target_id", d.target_id);
+        kernel_arg(d.kernel);
+        id_arg("kokkos_deep_copy", d.deep_copy);
+        id_arg("kokkos_alloc", d.kokkos_alloc);
+        if (d.point) a.b("point", true);
+        slice("omp.target_data", omp_names::data_op(d.optype));
+        break;
+      }
+      case SpanKind::OmpSubmit: {
+        const OmpSubmitSpan& m = t.omp_submits[x.index];
+        a.u("host_op_id", m.host_op_id).u("requested_teams", m.requested_teams);
+        id_arg("target_id", m.target_id);
+        kernel_arg(m.kernel);
+        if (m.point) a.b("point", true);
+        slice("omp.target_submit", "submit");
+        break;
+      }
+      case SpanKind::OmpDevice: {
+        const OmpDeviceOp& d = t.omp_device_ops[x.index];
+        const std::uint16_t rt = d.record_type;
+        const bool is_target = rt == 8 || rt == 33, is_data = rt == 9 || rt == 34, is_submit = rt == 10 || rt == 35;
+        const char* name = is_target ? "target"
+                           : is_data ? omp_names::data_op(static_cast<std::uint16_t>(d.op_kind))
+                           : is_submit ? "submit"
+                                       : omp_names::callback(rt);
+        a.u("host_op_id", d.host_op_id).u("target_id", d.target_id).i("device", d.device);
+        if (is_data) a.u("bytes", d.value);
+        if (is_submit) a.u("requested_teams", d.value).u("granted_teams", d.op_kind);
+        if (is_target) {
+          a.s("kind", omp_names::target_kind(static_cast<std::uint16_t>(d.op_kind)));
+          a.s("endpoint", d.value == ompt_scope_begin_value ? "begin" : "end");
+        }
+        a.s("record_type", omp_names::callback(rt));
+        if (d.point) a.b("point", true);
+        slice("omp.device", name);
+        break;
+      }
+      case SpanKind::OmpTaskCreate: break;  // an instant, never a complete event
+    }
+  }
+
+  // Sections overlap freely, so they are async events keyed by section id.
+  void sections() {
+    for (const SectionSpan& s : t_.sections) {
+      Args& a = args_.clear().u("section", s.section);
+      emit(Phase::AsyncBegin, "kokkos.section", names_.str(s.name), s.track, s.start, &a, 0, s.section);
+      if (s.cut) a.b("cut", true);
+      emit(Phase::AsyncEnd, "kokkos.section", names_.str(s.name), s.end_track, s.end, &a, 0, s.section);
+    }
+  }
+
+  void memory() {
+    char ptr[24];
+    for (const MemoryEvent& m : t_.memory) {
+      std::snprintf(ptr, sizeof ptr, "0x%" PRIx64, m.ptr);
+      const std::string_view space = names_.str(m.space);
+      Args& a = args_.clear().s("space", space).s("ptr", ptr).u("bytes", m.bytes);
+      if (m.alloc && m.id != 0) a.u("id", m.id);  // 0: not numbered (a hand-made timeline)
+      instant(m.alloc ? "kokkos.alloc" : "kokkos.dealloc", names_.str(m.name), m.track, m.time, &a);
+      s1_.assign("memory ").append(space);
+      emit(Phase::Counter, "kokkos.memory", s1_, m.track, m.time, &args_.clear().u("bytes", m.space_level));
+    }
+  }
+
+  void kokkos_instants() {
+    for (const InstantEvent& e : t_.events) instant("kokkos.event", names_.str(e.name), e.track, e.time, nullptr);
+    char ptr[24];
+    for (const DualViewEvent& d : t_.dual_views) {
+      std::snprintf(ptr, sizeof ptr, "0x%" PRIx64, d.ptr);
+      Args& a = args_.clear().s("op", d.modify ? "modify" : "sync").b("on_device", d.on_device).s("ptr", ptr);
+      instant("kokkos.dual_view", names_.str(d.name), d.track, d.time, &a);
+    }
+  }
+
+  void omp_instants() {
+    const Timeline& t = t_;
+    // kokkos_kernel only inside one (0: none), as on omp.parallel.
+    auto kernel_arg = [&](Args& a, std::uint64_t k) {
+      if (k != 0) a.u("kokkos_kernel", k);
+    };
+    for (std::size_t n = 0; n < t.omp_task_creates.size(); ++n) {
+      const OmpTaskCreate& c = t.omp_task_creates[n];
+      Args& a = args_.clear().u("task_id", c.task_id).u("flags", c.flags).b("has_dependences", c.has_dependences);
+      kernel_arg(a, c.kernel);
+      with_flows(SpanKind::OmpTaskCreate, n);
+      instant("omp.task_create", "task create", c.track, c.time, &a);
+    }
+    for (const OmpInstant& e : t.omp_instants) {
+      Args& a = args_.clear();
+      switch (e.type) {
+        case Ev::OmpDispatch:
+          a.u("parallel_id", e.u0);
+          if (e.sub == 1) a.u("iteration", e.u2);
+          kernel_arg(a, e.kernel);
+          instant("omp.dispatch", omp_names::dispatch(e.sub), e.track, e.time, &a);
+          break;
+        case Ev::OmpDependences:
+          a.u("task_id", e.u0).u("count", e.a);
+          instant("omp.dependence", "dependences", e.track, e.time, &a);
+          break;
+        case Ev::OmpTaskDependence:
+          a.u("src_task_id", e.u0).u("sink_task_id", e.u2);
+          instant("omp.dependence", "dependence", e.track, e.time, &a);
+          break;
+        case Ev::OmpLockInit:
+        case Ev::OmpLockDestroy:
+          a.u("wait_id", e.u0).s("kind", omp_names::mutex(e.sub));
+          if (e.type == Ev::OmpLockInit) a.u("implementation", e.a);
+          instant("omp.lock", e.type == Ev::OmpLockInit ? "lock_init" : "lock_destroy", e.track, e.time, &a);
+          break;
+        case Ev::OmpCancel:
+          a.u("flags", e.a);
+          kernel_arg(a, e.kernel);
+          instant("omp.cancel", "cancel", e.track, e.time, &a);
+          break;
+        case Ev::OmpFlush:
+          kernel_arg(a, e.kernel);
+          instant("omp.flush", "flush", e.track, e.time, &a);
+          break;
+        case Ev::OmpControlTool:
+          a.u("command", e.a).u("modifier", e.u0);
+          instant("omp.control_tool", "control_tool", e.track, e.time, &a);
+          break;
+        case Ev::OmpError:
+          a.s("severity", omp_names::severity(e.sub));
+          if (e.a == InternTable::kNullName) {
+            a.null("message");
+          } else {
+            a.s("message", names_.str(e.a));
+          }
+          kernel_arg(a, e.kernel);
+          instant("omp.error", "error", e.track, e.time, &a);
+          break;
+        case Ev::OmpTaskSchedule:  // a detached task's event fulfilled
+          a.u("task_id", e.u0);
+          instant("omp.task_fulfill", omp_names::task_status(e.a), e.track, e.time, &a);
+          break;
+        default: break;
+      }
+    }
+  }
+
+  // Device life cycle and code loads, as instants on the device tracks.
+  void devices() {
+    const Timeline& t = t_;
+    for (std::size_t i = 0; i < t.omp_devices.size(); ++i) {
+      const OmpDevice& d = t.omp_devices[i];
+      const std::uint32_t track = host_tracks_ + static_cast<std::uint32_t>(i);
+      if (d.initialised) {
+        Args& a = args_.clear().i("device", d.num).s("type", names_.str(d.type)).s("path", d.traced ? "tracing" : "callbacks");
+        instant("omp.device_init", "device_initialize", track, d.init_time, &a);
+      }
+      if (d.finalize_time != 0) instant("omp.device_finalize", "device_finalize", track, d.finalize_time, &args_.clear().i("device", d.num));
+    }
+    for (const OmpDeviceLoad& l : t.omp_device_loads) {
+      const std::uint32_t track = device_track(l.device);
+      if (track == UINT32_MAX) continue;
+      Args& a = args_.clear().i("device", l.device);
+      if (!l.unload) {
+        if (l.file == InternTable::kNullName) {
+          a.null("file");
+        } else {
+          a.s("file", names_.str(l.file));
+        }
+        a.u("bytes", l.bytes);
+      }
+      a.u("module_id", l.module_id);
+      instant(l.unload ? "omp.device_unload" : "omp.device_load", l.unload ? "device_unload" : "device_load", track, l.time, &a);
+    }
+  }
+
+  const Timeline& t_;
+  trace::TraceSink& sink_;
+  const InternTable& names_;
+  std::vector<trace::TrackDesc> descs_;  // host threads and devices
+  std::vector<std::uint64_t> ids_;       // every track's id, lanes included
+  std::unordered_map<int, std::uint32_t> device_tracks_;
+  std::uint32_t host_tracks_ = 0;
+  trace::TraceFlows* flows_ = nullptr;
+  std::span<const std::uint64_t> out_, in_;
+  Args args_;
+  std::string s1_;  // a composed name or value, valid during one event
+};
+
+}  // namespace
+
+bool produce_trace(const Timeline& t, const TraceInfo& info, trace::TraceSink& sink, std::uint64_t* clipped) {
+  return Producer(t, sink).run(info, clipped);
+}
+
+}  // namespace kob
