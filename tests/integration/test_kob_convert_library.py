@@ -19,7 +19,7 @@ a = ap.parse_args()
 lib = os.path.abspath(a.lib)
 wd = kc.workdir()
 prefix = os.path.join(wd, "lib")
-env = {"OMP_NUM_THREADS": "2", "KOKKOS_PROFILE_LIBRARY": lib, "OMP_TOOL_LIBRARIES": lib, "KOB_ARGS": f"--output={prefix} --quiet"}
+env = {"OMP_NUM_THREADS": "2", "KOKKOS_PROFILE_LIBRARY": lib, "OMP_TOOL_LIBRARIES": lib, "KOB_ARGS": f"--output={prefix} --quiet --format=all"}
 rc, _, err = kc.run([os.path.abspath(a.program)], env, cwd=wd)
 kc.expect_eq(rc, 0, "sample exit code")
 if not os.path.exists(prefix + ".kob"):
@@ -27,7 +27,7 @@ if not os.path.exists(prefix + ".kob"):
     sys.exit(77)
 
 conv = os.path.join(wd, "conv")
-rc, _, err = kc.run([a.kob, "convert", prefix + ".kob", f"--output={conv}", "--quiet"])
+rc, _, err = kc.run([a.kob, "convert", prefix + ".kob", f"--output={conv}", "--quiet"])  # the recorded formats
 kc.expect_eq(rc, 0, f"kob convert exit status ({err.strip()})")
 lib_trace, lib_summary = kc.load_outputs(prefix)
 conv_trace, conv_summary = kc.load_outputs(conv)
@@ -38,4 +38,6 @@ kc.expect_eq(conv_trace["otherData"], lib_trace["otherData"], "otherData")
 kc.check(conv_trace == lib_trace, "trace.json from kob convert equals the library's")
 with open(prefix + ".summary.txt") as f1, open(conv + ".summary.txt") as f2:
     kc.expect_eq(f2.read(), f1.read(), "summary.txt")
+with open(prefix + ".pftrace", "rb") as f1, open(conv + ".pftrace", "rb") as f2:
+    kc.check(f1.read() == f2.read(), ".pftrace from kob convert equals the library's, byte for byte")
 kc.finish()
