@@ -161,7 +161,7 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   std::string error;
   const bool can_write = req.directory.empty() || atomic_file::make_directories(req.directory, error);
   if (!can_write) {
-    log::warn(error);
+    if (!req.directory_reported) log::warn(error);
     ok = false;
   }
   std::vector<std::string> written;

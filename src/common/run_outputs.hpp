@@ -54,6 +54,7 @@ struct RunData {
 struct OutputRequest {
   std::string prefix;     // files are PREFIX.trace.json, ...
   std::string directory;  // created first when not empty
+  bool directory_reported = false;  // a failure to create it was already reported (no second line)
   std::uint32_t formats = kFormatDefault;
   bool print_summary = false;  // on stderr (the library, unless --quiet)
   bool print_written = true;   // the last line naming the files written
