@@ -119,12 +119,16 @@ double ticks_per_ns() { return g_ticks_per_ns; }
 
 const char* name() { return g_use_tsc ? "tsc" : "CLOCK_MONOTONIC_RAW"; }
 
-void set_calibration_for_test(bool tsc, std::uint64_t tick0, std::uint64_t ns0, double rate) {
+void set_calibration(bool tsc, std::uint64_t tick0, std::uint64_t ns0, double rate) {
   g_initialised = true;
   g_use_tsc = tsc;
   g_tick0 = tick0;
   g_ns0 = ns0;
-  g_ticks_per_ns = rate;
+  g_ticks_per_ns = rate > 0 ? rate : 1.0;
+}
+
+void set_calibration_for_test(bool tsc, std::uint64_t tick0, std::uint64_t ns0, double rate) {
+  set_calibration(tsc, tick0, ns0, rate);
 }
 
 void set_sources_for_test(std::uint64_t (*tick)(), std::uint64_t (*ns)()) {

@@ -54,7 +54,10 @@ Point take_point(std::uint64_t (*tick)(), std::uint64_t (*ns)(), int tries);
 Point start_point();
 Point point_now();
 
-// For tests: force a linear mapping ns = ns0 + (tick - tick0) / rate.
+// Sets the mapping ns = ns0 + (tick - tick0) / rate (tsc false: ticks are ns): a raw trace's
+// calibration, read back by the converter.
+void set_calibration(bool tsc, std::uint64_t tick0, std::uint64_t ns0, double ticks_per_ns);
+// For tests: the same.
 void set_calibration_for_test(bool tsc, std::uint64_t tick0, std::uint64_t ns0, double ticks_per_ns);
 // For tests: read ticks and ns from these functions instead of rdtsc and clock_gettime (nullptr:
 // back to the real ones); the clock counts as the TSC.

@@ -217,6 +217,14 @@ std::string help_text() {
   return out;
 }
 
+std::string format_names(std::uint32_t mask) {
+  std::string out;
+  for (const auto& f : kFormats) {
+    if (f.bits != 0 && (f.bits & (f.bits - 1)) == 0 && (mask & f.bits)) out += (out.empty() ? "" : ",") + std::string(f.name);
+  }
+  return out.empty() ? "none" : out;
+}
+
 std::string group_names(std::uint32_t mask) {
   std::string out;
   for (const auto& g : kGroups) {

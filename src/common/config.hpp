@@ -63,5 +63,7 @@ std::string help_text();
 
 // Names of the groups set in a mask, comma separated.
 std::string group_names(std::uint32_t mask);
+// Names of the output formats set in a mask, comma separated, as --format accepts them ("none" for 0).
+std::string format_names(std::uint32_t mask);
 
 }  // namespace kob

@@ -48,6 +48,22 @@ std::uint32_t InternTable::intern(std::string_view s, const char** stable) {
   return id;
 }
 
+void InternTable::define(std::uint32_t id, std::string_view text) {
+  Storage& st = storage();
+  std::lock_guard<std::mutex> lock(st.mu);
+  while (st.by_id.size() <= id) {  // placeholders are not looked up by text
+    st.texts.emplace_back("<name " + std::to_string(st.by_id.size()) + " not in the raw trace>");
+    st.by_id.push_back(st.texts.back().c_str());
+  }
+  if (text == st.by_id[id]) return;
+  st.texts.emplace_back(text);
+  const std::string& s = st.texts.back();
+  auto it = st.ids.find(std::string_view(st.by_id[id]));
+  if (it != st.ids.end() && it->second == id) st.ids.erase(it);
+  st.by_id[id] = s.c_str();
+  st.ids.emplace(std::string_view(s), id);
+}
+
 const char* InternTable::str(std::uint32_t id) const {
   Storage& st = storage();
   std::lock_guard<std::mutex> lock(st.mu);

@@ -15,6 +15,10 @@ class InternTable {
 
   // Thread-safe; takes a lock. Callers on the hot path go through a per-thread cache first.
   std::uint32_t intern(std::string_view s, const char** stable = nullptr);
+  // Gives id this text (a raw trace's names, read by another process than the one that interned
+  // them): ids below it that nothing defines read as "<name N not in the raw trace>". An id
+  // already holding other text is redefined. Not for the recording process.
+  void define(std::uint32_t id, std::string_view text);
   // The text of an id; valid for the life of the process. Unknown ids give "".
   const char* str(std::uint32_t id) const;
   std::size_t size() const;

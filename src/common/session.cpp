@@ -22,13 +22,11 @@
 #include "common/json.hpp"
 #include "common/log.hpp"
 #include "common/output_name.hpp"
-#include "common/perfetto_writer.hpp"
+#include "common/raw_reader.hpp"
 #include "common/raw_trace.hpp"
 #include "common/recorder.hpp"
+#include "common/run_outputs.hpp"
 #include "common/signals.hpp"
-#include "common/summary.hpp"
-#include "common/timeline.hpp"
-#include "common/trace_writer.hpp"
 #include "version.hpp"
 
 namespace kob {
@@ -259,58 +257,32 @@ void start() {
   signals::install(so);
 }
 
-std::string other_data_json(const Summary* sum) {
+// The facts the outputs name, as the raw trace's KV entries hold them (the same keys: kob convert
+// makes the same files from those).
+Facts session_facts() {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
-  std::string o = "{\"tool\":\"kokkos-ompt-bridge\",\"tool_version\":\"" KOB_VERSION "\"";
-  o += ",\"kokkos_interface_version\":" + std::to_string(s.kokkos.interface_version);
-  o += ",\"kokkos_load_sequence\":" + std::to_string(s.kokkos.load_sequence);
-  o += ",\"kokkos_devices\":[";
-  for (std::size_t i = 0; i < s.kokkos.device_ids.size(); ++i) o += (i ? "," : "") + std::to_string(s.kokkos.device_ids[i]);
-  o += "],\"openmp_runtime\":";
-  json::append_string(o, s.omp_runtime);
-  o += ",\"host\":";
-  json::append_string(o, hostname());
-  o += ",\"pid\":" + std::to_string(getpid());
-  const int rank = mpi_rank();
-  if (rank >= 0) o += ",\"rank\":" + std::to_string(rank);
-  o += ",\"start_time\":";
-  json::append_string(o, start_time_iso());
-  o += ",\"clock\":";
-  json::append_string(o, clock::name());
-  o += ",\"events\":";
-  json::append_string(o, group_names(s.config.events));
-  o += ",\"dropped_events\":" + std::to_string(sum ? sum->dropped : recorder::dropped_total());
-  o += ",\"metadata\":{";
-  for (std::size_t i = 0; i < s.metadata.size(); ++i) {
-    o += i ? "," : "";
-    json::append_string(o, s.metadata[i].first);
-    o += ":";
-    json::append_string(o, s.metadata[i].second);
-  }
-  o += "}";
-  for (const auto& [section, kvs] : s.other) {
-    o += ",";
-    json::append_string(o, section);
-    o += ":{";
-    for (std::size_t i = 0; i < kvs.size(); ++i) {
-      o += i ? "," : "";
-      json::append_string(o, kvs[i].first);
-      o += ":";
-      json::append_string(o, kvs[i].second);
-    }
-    o += "}";
-  }
-  if (sum) {
-    o += ",\"problems\":[";
-    for (std::size_t i = 0; i < sum->problems.size(); ++i) {
-      o += i ? "," : "";
-      json::append_string(o, sum->problems[i]);
-    }
-    o += "]";
-  }
-  o += "}";
-  return o;
+  Facts f;
+  const std::string kob(fact::kSection);
+  auto add = [&](std::string_view key, const std::string& value) { f.push_back({kob, std::string(key), value}); };
+  add(fact::kToolVersion, KOB_VERSION);
+  add(fact::kPid, std::to_string(getpid()));
+  add(fact::kRank, std::to_string(mpi_rank()));
+  add(fact::kHost, hostname());
+  add(fact::kExe, exe_name());
+  add(fact::kStartTime, start_time_iso());
+  add(fact::kClock, clock::name());
+  add(fact::kKokkosLoadSequence, std::to_string(s.kokkos.load_sequence));
+  add(fact::kKokkosInterface, std::to_string(s.kokkos.interface_version));
+  std::string devices;
+  for (std::size_t i = 0; i < s.kokkos.device_ids.size(); ++i) devices += (i ? "," : "") + std::to_string(s.kokkos.device_ids[i]);
+  add(fact::kKokkosDevices, devices);
+  add(fact::kOmpRuntime, s.omp_runtime);
+  add_config_facts(s.config, f);
+  for (const auto& [k, v] : s.metadata) f.push_back({"meta", k, v});
+  for (const auto& [section, kvs] : s.other)
+    for (const auto& [k, v] : kvs) f.push_back({"other:" + section, k, v});
+  return f;
 }
 
 output_name::Context name_context() {
@@ -461,6 +433,25 @@ void help_run() {
 
 namespace {
 
+// Before raw-rec: the records still in the in-memory buffers, read in place.
+class BufferThread : public ThreadSource {
+ public:
+  explicit BufferThread(const ThreadBuffer* b) : b_(b) {
+    index = b->index;
+    os_tid = b->os_tid;
+    omp_thread_type = b->omp_thread_type.load(std::memory_order_relaxed);
+    omp_proc = b->omp_proc.load(std::memory_order_relaxed);
+    omp_place = b->omp_place.load(std::memory_order_relaxed);
+    dropped = b->dropped();
+  }
+  void for_each_chunk(const ChunkFn& f) const override {
+    b_->for_each([&](const Record& r) { f(&r, 1); });
+  }
+
+ private:
+  const ThreadBuffer* b_;
+};
+
 // Marks the claiming write_outputs call finished, however it leaves.
 struct WriteDone {
   ~WriteDone() {
@@ -491,62 +482,40 @@ void write_outputs() {
   if (s.help_run.load()) return;
   try {
     if (auto fn = g_before_write.load()) fn();
-    raw::finish();
+    // The raw trace gets its last records, the threads, a calibration point and END; the files
+    // are then made from it, as kob convert makes them.
+    const bool complete = raw::finish();
     recorder::close();
     clock::finish_calibration();
     const Config& c = s.config;
-    Timeline t = build_timeline(recorder::threads(), omp_initial_device());
-    t.run_end = clock::to_ns(clock::now());
-    filter_timeline(t, c.include, c.exclude);
-    Summary sum = summarize(t);
-    const output_name::Resolved name = output_name::resolve(c.output, name_context());
-    const std::string& prefix = name.prefix;
-    if (!name.note.empty()) log::warn(name.note);
+    RunData run;
+    run.initial_device_num = omp_initial_device();
+    raw::Reader reader;
+    std::vector<std::unique_ptr<BufferThread>> buffers;
     std::string error;
-    const bool can_write = name.directory.empty() || atomic_file::make_directories(name.directory, error);
-    if (!can_write && s.dir_warned != name.directory) log::warn(error);
-    std::vector<std::string> written;
-    // Each file whole or not at all; a failure is one line and the other files are still tried.
-    auto emit = [&](std::uint32_t format, const std::string& path, const std::function<bool(std::FILE*)>& write) {
-      if (!can_write || (c.formats & format) == 0) return;
-      if (atomic_file::write(path, write, error)) {
-        written.push_back(path);
-      } else {
-        log::warn(error);
-      }
-    };
-
-    TraceInfo info;
-    info.pid = static_cast<std::uint64_t>(getpid());
-    info.process_name = exe_name();
-    if (mpi_rank() >= 0) info.process_name += " rank " + std::to_string(mpi_rank());
-    if (c.formats & (kFormatChrome | kFormatPerfetto)) info.other_data_json = other_data_json(&sum);
-    // Both traces cut the same events; the note comes once, whichever trace is written.
-    std::uint64_t clipped = 0;
-    emit(kFormatPerfetto, prefix + ".pftrace", [&](std::FILE* f) { return write_perfetto_trace(f, t, info, &clipped); });
-    emit(kFormatChrome, prefix + ".trace.json", [&](std::FILE* f) { return write_chrome_trace(f, t, info, &clipped); });
-    if (clipped) log::warn(std::to_string(clipped) + " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
-    const std::string text = summary_text(sum, exe_name() + " (pid " + std::to_string(getpid()) + ")");
-    emit(kFormatSummary, prefix + ".summary.txt",
-         [&](std::FILE* f) { return std::fwrite(text.data(), 1, text.size(), f) == text.size(); });
-    if (c.formats & kFormatJson) {
-      const std::string js = summary_json(sum, other_data_json(&sum));
-      emit(kFormatJson, prefix + ".summary.json",
-           [&](std::FILE* f) { return std::fwrite(js.data(), 1, js.size(), f) == js.size(); });
+    const std::string raw_path = raw::path();
+    if (!raw_path.empty() && reader.open(raw_path, error)) {
+      // Not complete (a write failed at the end): what reached the file, with its LOST entries,
+      // still says more than the few records left in memory.
+      if (!complete) log::warn("the raw trace " + raw_path + " could not be completed; the files hold what reached it");
+      reader.apply_clock();
+      run.threads = reader.threads();
+      run.run_end = complete ? clock::to_ns(reader.end_tick()) : clock::to_ns(clock::now());
+    } else {
+      if (!raw_path.empty()) log::warn(error);
+      for (const ThreadBuffer* b : recorder::threads()) buffers.push_back(std::make_unique<BufferThread>(b));
+      for (const auto& b : buffers) run.threads.push_back(b.get());
+      run.run_end = clock::to_ns(clock::now());
     }
-    // Odd hook orders and the like: one line each on stderr, in the printed summary's notes or
-    // as warnings when no summary is printed.
-    const bool summary_shown = !c.quiet && (c.formats & kFormatSummary);
-    if (!summary_shown) {
-      for (const auto& p : sum.problems) log::warn(p);
-    }
-    if (summary_shown) log::plain(text);
-    if (sum.dropped) log::warn(dropped_line(sum, c.memory_limit_mib));  // under --quiet too
-    if (!written.empty()) {
-      std::string line = "kokkos-ompt-bridge: wrote";
-      for (std::size_t i = 0; i < written.size(); ++i) line += (i ? ", " : " ") + written[i];
-      if (log::level() != log::Level::Off) log::plain(line + "\n");
-    }
+    const output_name::Resolved name = output_name::resolve(c.output, name_context());
+    if (!name.note.empty()) log::warn(name.note);
+    OutputRequest req;
+    req.prefix = name.prefix;
+    req.directory = name.directory;
+    req.directory_reported = s.dir_warned == name.directory;
+    req.formats = c.formats;
+    req.print_summary = !c.quiet;
+    write_run_outputs(run, session_facts(), req);
   } catch (const std::exception& e) {
     log::error(std::string("could not write the output: ") + e.what());
   } catch (...) {

@@ -315,11 +315,20 @@ void summarize_coverage(const Timeline& t, Summary& s) {
   const auto from_start = [&](std::uint64_t ns) { return ns > t.t0 ? ns - t.t0 : 0; };
   c.run_end = from_start(std::max(t.t_end, t.run_end));
   c.complete_until = c.run_end;
-  for (const Track& tr : t.tracks) {
+  std::vector<std::uint64_t> located(t.tracks.size(), 0);  // events lost in known stretches, by track
+  for (const LostSpan& l : t.lost) {
+    if (l.track >= t.tracks.size()) continue;
+    const Track& tr = t.tracks[l.track];
+    c.lost.push_back({tr.index, tr.os_tid, from_start(l.start), from_start(l.end), l.events, loss_reason_name(l.reason)});
+    c.complete_until = std::min(c.complete_until, from_start(l.start));
+    located[l.track] += l.events;
+  }
+  for (std::size_t i = 0; i < t.tracks.size(); ++i) {
+    const Track& tr = t.tracks[i];
     if (tr.dropped == 0) continue;
     const std::uint64_t until = tr.last_ns ? from_start(tr.last_ns) : 0;
     c.threads.push_back({tr.index, tr.os_tid, tr.dropped, until});
-    c.complete_until = std::min(c.complete_until, until);
+    if (tr.dropped > located[i]) c.complete_until = std::min(c.complete_until, until);  // some after its last event
   }
   if (!c.complete()) s.run_time = c.run_end;
 }
@@ -334,6 +343,8 @@ Summary summarize(const Timeline& t) {
   s.problems = t.problems;
   s.filtered_kernels = t.filtered_kernels;
   s.filtered_regions = t.filtered_regions;
+  s.cut_short = t.cut_short;
+  s.cut_spans = t.cut_spans;
   summarize_coverage(t, s);
   std::vector<bool> lossy(t.tracks.size());  // by track: dropped events
   for (std::size_t i = 0; i < t.tracks.size(); ++i) lossy[i] = t.tracks[i].dropped != 0;
@@ -774,6 +785,23 @@ void target_json(std::string& o, const TargetSummary& m) {
 std::string coverage_text(const Summary& s) {
   const Coverage& c = s.coverage;
   if (c.complete()) return "";
+  if (!c.lost.empty()) {
+    std::string out = "INCOMPLETE: " + std::to_string(s.dropped) + " events lost; the figures hold every event only until " +
+                      fmt_time(c.complete_until) + " of " + fmt_time(c.run_end) + " and miss these stretches:\n";
+    for (const Coverage::Lost& l : c.lost)
+      out += "  thread " + std::to_string(l.index) + " (os tid " + std::to_string(l.os_tid) + "): " + std::to_string(l.events) +
+             " events lost from " + fmt_time(l.from) + " to " + fmt_time(l.to) + " (" + l.reason + ")\n";
+    for (const Coverage::Thread& th : c.threads) {
+      std::uint64_t located = 0;
+      for (const Coverage::Lost& l : c.lost) located += l.index == th.index ? l.events : 0;
+      if (th.dropped > located)
+        out += "  thread " + std::to_string(th.index) + " (os tid " + std::to_string(th.os_tid) + "): recorded until " +
+               fmt_time(th.recorded_until) + ", then " + std::to_string(th.dropped - located) + " events dropped\n";
+    }
+    out += "  rows marked * miss events: kernel and region rows recorded on such a thread, OpenMP per-kernel\n"
+           "  rows when such a thread was in the teams\n";
+    return out;
+  }
   std::string out = "INCOMPLETE: " + std::to_string(s.dropped) +
                     " events dropped past the memory cap (--memory-limit); the figures hold every event only until " +
                     fmt_time(c.complete_until) + " of " + fmt_time(c.run_end) + "\n";
@@ -847,7 +875,11 @@ std::string summary_text(const Summary& s, const std::string& title) {
     out += "left out by --include/--exclude: " + std::to_string(s.filtered_kernels) + " kernel calls, " +
            std::to_string(s.filtered_regions) + " region entries\n";
   }
-  out += "\ndropped events: " + std::to_string(s.dropped) + (s.dropped ? " (raise --memory-limit)" : "") + "\n";
+  out += "\ndropped events: " + std::to_string(s.dropped) +
+         (s.dropped && s.coverage.lost.empty() ? " (raise --memory-limit)" : "") + "\n";
+  if (s.cut_short)
+    out += "cut short: the run ended without a clean exit; " + std::to_string(s.cut_spans) +
+           " spans still open then end at their thread's last event (\"cut\": true in the trace)\n";
   for (const auto& p : s.problems) out += "note: " + text::escape(p) + "\n";
   return out;
 }
@@ -867,7 +899,17 @@ std::string summary_json(const Summary& s, const std::string& other_data_json) {
     o += (i ? ", " : "") + std::string("{\"track\": ") + std::to_string(th.index) + ", \"os_tid\": " + std::to_string(th.os_tid) +
          ", \"dropped_events\": " + std::to_string(th.dropped) + ", \"recorded_until_ns\": " + std::to_string(th.recorded_until) + "}";
   }
+  o += "], \"lost\": [";
+  for (std::size_t i = 0; i < c.lost.size(); ++i) {
+    const Coverage::Lost& l = c.lost[i];
+    o += (i ? ", " : "") + std::string("{\"track\": ") + std::to_string(l.index) + ", \"os_tid\": " + std::to_string(l.os_tid) +
+         ", \"from_ns\": " + std::to_string(l.from) + ", \"to_ns\": " + std::to_string(l.to) + ", \"events\": " +
+         std::to_string(l.events) + ", \"reason\": ";
+    append_string(o, l.reason);
+    o += "}";
+  }
   o += "]}";
+  o += ",\n\"cut_short\": " + std::string(s.cut_short ? "true" : "false") + ",\n\"cut_spans\": " + std::to_string(s.cut_spans);
   o += ",\n\"kernels\": [";
   for (std::size_t i = 0; i < s.kernels.size(); ++i) {
     const auto& k = s.kernels[i];
@@ -944,6 +986,10 @@ std::string summary_json(const Summary& s, const std::string& other_data_json) {
 
 std::string dropped_line(const Summary& s, std::uint64_t memory_limit_mib) {
   const Coverage& c = s.coverage;
+  if (!c.lost.empty())
+    return std::to_string(s.dropped) + " events lost in " + std::to_string(c.lost.size()) + " stretches (first: thread " +
+           std::to_string(c.lost[0].index) + ", " + fmt_time(c.lost[0].from) + " to " + fmt_time(c.lost[0].to) + ", " +
+           c.lost[0].reason + "); the summary lists them";
   return std::to_string(s.dropped) + " events dropped past --memory-limit=" + std::to_string(memory_limit_mib) +
          " (MiB); the figures hold every event only until " + fmt_time(c.complete_until) + " of the " +
          fmt_time(c.run_end) + " run (raise --memory-limit)";

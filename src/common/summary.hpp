@@ -38,9 +38,19 @@ struct Coverage {
     std::uint64_t dropped = 0;
     std::uint64_t recorded_until = 0;  // its last recorded event
   };
+  // A stretch of one thread's events that is missing (a raw trace's LOST entry): whole chunks
+  // that never reached the file. The thread recorded again after it.
+  struct Lost {
+    std::uint32_t index = 0;  // the track
+    std::uint64_t os_tid = 0;
+    std::uint64_t from = 0, to = 0;  // its first and last lost event
+    std::uint64_t events = 0;
+    std::string reason;
+  };
   std::uint64_t complete_until = 0;  // every thread recorded all its events until then
   std::uint64_t run_end = 0;         // the end of the run (when the outputs were made)
   std::vector<Thread> threads;       // the threads that dropped events; empty: nothing dropped
+  std::vector<Lost> lost;            // the stretches lost, where they are known
   bool complete() const { return threads.empty(); }
 };
 
@@ -180,6 +190,8 @@ struct Summary {
   OmpSummary openmp;
   TargetSummary target;
   std::uint64_t filtered_kernels = 0, filtered_regions = 0;
+  bool cut_short = false;        // the run ended without a clean exit (crash, signal, _exit)
+  std::uint64_t cut_spans = 0;   // spans then still open, cut at their thread's last event
   std::vector<std::string> problems;
 };
 

@@ -44,6 +44,35 @@ std::string join_path(const std::vector<std::uint32_t>& stack, const InternTable
   return p;
 }
 
+// Where spans still open at the end of the records end. After a clean end: the end of the run.
+// After a run cut short (no END in the raw trace: crash, signal, _exit): their own thread's last
+// event, and they are marked as cut and counted.
+class OpenEnd {
+ public:
+  OpenEnd(Timeline& t, bool cut) : t_(t), cut_(cut) {}
+  bool cut() const { return cut_; }
+  std::uint64_t time(std::uint32_t track, std::uint64_t start) const {
+    const std::uint64_t end = cut_ && track < t_.tracks.size() ? t_.tracks[track].last_ns : t_.t_end;
+    return std::max(end, start);
+  }
+  void close(Interval& s) const {
+    s.end = time(s.track, s.start);
+    if (cut_) {
+      s.cut = true;
+      ++t_.cut_spans;
+    }
+  }
+  // The problem line for something of this kind left open.
+  std::string never_ended(const std::string& what) const {
+    return what + (cut_ ? " never ended: cut at its thread's last event (the run did not end cleanly)"
+                        : " never ended: shown until the end of the run");
+  }
+
+ private:
+  Timeline& t_;
+  bool cut_;
+};
+
 bool is_barrier(std::uint16_t kind) { return kind <= 4 || (kind >= 8 && kind <= 10); }
 bool is_loop(std::uint16_t type) { return type == 1 || (type >= 10 && type <= 13); }
 
@@ -353,7 +382,8 @@ class OmpBuilder {
   }
 
   // After all threads: close what is still open, resolve the cross-thread links, sort.
-  void finish(std::uint64_t t_max, bool lost_ends) {
+  void finish(std::uint64_t t_max, bool lost_ends, const OpenEnd& open_end) {
+    end_ = &open_end;
     mark_hidden_helper_team();
     // A mutex released by another thread than the one that acquired it (an untied task moved).
     for (const ForeignRelease& f : foreign_releases_) {
@@ -428,11 +458,11 @@ class OmpBuilder {
 
     auto unended = [&](const char* what) {
       problems_.add(lost_ends ? std::string(what) + " without an end, discarded (events were dropped)"
-                              : std::string(what) + " never ended: shown until the end of the run");
+                              : end_->never_ended(what));
     };
     for (ThreadState& s : threads_) {
       if (t_.tracks[s.track].hidden_helper) {  // the team outlives the write: open until the end, silently
-        close_all_quietly(s, t_max, lost_ends);
+        close_all_quietly(s, lost_ends);
         continue;
       }
       // Waits first: they count into the syncs and implicit tasks still open around them.
@@ -443,27 +473,27 @@ class OmpBuilder {
       };
       for (const Wait& w : s.waits) {
         if (!worker_barrier(w.kind)) unended("an OpenMP sync-region wait");
-        if (!lost_ends) s.add_wait(w.kind, w.start, std::max(t_max, w.start));
+        if (!lost_ends) s.add_wait(w.kind, w.start, end_->time(s.track, w.start));
       }
       for (SyncRec& y : s.sync) {
         if (!worker_barrier(y.span.kind)) unended("an OpenMP sync region");
-        if (!lost_ends) sync_done_.push_back(close(y, t_max));
+        if (!lost_ends) sync_done_.push_back(close_open(y));
       }
       for (OmpWorkSpan& w : s.work) {
         unended(w.type == omp_names::kMasked ? "an OpenMP masked region" : "an OpenMP work construct");
-        if (!lost_ends) t_.omp_works.push_back(close(w, t_max));
+        if (!lost_ends) t_.omp_works.push_back(close_open(w));
       }
       for (ImplicitRec& i : s.implicit) {
         if (i.span.initial) {  // lives as long as the program: silently until the end
-          implicit_done_.push_back(close(i, t_max));
+          implicit_done_.push_back(close_open(i));
           continue;
         }
         unended("an OpenMP implicit task");
-        if (!lost_ends) implicit_done_.push_back(close(i, t_max));
+        if (!lost_ends) implicit_done_.push_back(close_open(i));
       }
       for (auto& [id, k] : s.running) {
         unended("an OpenMP explicit task");
-        if (!lost_ends) t_.omp_tasks.push_back(close(k, t_max));
+        if (!lost_ends) t_.omp_tasks.push_back(close_open(k));
       }
       for (Acquire& a : s.acquiring) {
         if (a.test) {
@@ -471,21 +501,21 @@ class OmpBuilder {
           continue;
         }
         unended("an OpenMP mutex acquire");
-        if (!lost_ends) t_.omp_mutexes.push_back(close(a.span, t_max));
+        if (!lost_ends) t_.omp_mutexes.push_back(close_open(a.span));
       }
       for (OmpMutexSpan& h : s.holds) {
         unended("an OpenMP mutex hold");
-        if (!lost_ends) t_.omp_mutexes.push_back(close(h, t_max));
+        if (!lost_ends) t_.omp_mutexes.push_back(close_open(h));
       }
       t_.tracks[s.track].omp_wait_ns = s.wait_total;
     }
     for (auto& [id, p] : open_parallels_) {
       if (p.hidden_helper) {
-        if (!lost_ends) t_.omp_parallels.push_back(close(p, t_max));
+        if (!lost_ends) t_.omp_parallels.push_back(close_open(p));
         continue;
       }
       unended("an OpenMP parallel region");
-      if (!lost_ends) t_.omp_parallels.push_back(close(p, t_max));
+      if (!lost_ends) t_.omp_parallels.push_back(close_open(p));
     }
 
     for (ImplicitRec& r : implicit_done_) t_.omp_implicit_tasks.push_back(r.span);
@@ -695,14 +725,14 @@ class OmpBuilder {
 
   // What a hidden-helper thread still has open when the files are written (the team ends after
   // that): shown until the end of the run, as the team really runs on.
-  void close_all_quietly(ThreadState& s, std::uint64_t t_max, bool lost_ends) {
+  void close_all_quietly(ThreadState& s, bool lost_ends) {
     if (!lost_ends) {
-      for (const Wait& w : s.waits) s.add_wait(w.kind, w.start, std::max(t_max, w.start));
-      for (SyncRec& y : s.sync) sync_done_.push_back(close(y, t_max));
-      for (OmpWorkSpan& w : s.work) t_.omp_works.push_back(close(w, t_max));
-      for (ImplicitRec& i : s.implicit) implicit_done_.push_back(close(i, t_max));
-      for (auto& [id, k] : s.running) t_.omp_tasks.push_back(close(k, t_max));
-      for (OmpMutexSpan& h : s.holds) t_.omp_mutexes.push_back(close(h, t_max));
+      for (const Wait& w : s.waits) s.add_wait(w.kind, w.start, end_->time(s.track, w.start));
+      for (SyncRec& y : s.sync) sync_done_.push_back(close_open(y));
+      for (OmpWorkSpan& w : s.work) t_.omp_works.push_back(close_open(w));
+      for (ImplicitRec& i : s.implicit) implicit_done_.push_back(close_open(i));
+      for (auto& [id, k] : s.running) t_.omp_tasks.push_back(close_open(k));
+      for (OmpMutexSpan& h : s.holds) t_.omp_mutexes.push_back(close_open(h));
     }
     for (Acquire& a : s.acquiring)
       if (a.test) failed_try(a.span);
@@ -718,6 +748,17 @@ class OmpBuilder {
 
   static constexpr std::uint32_t kCancel = 3, kEarlyFulfill = 5, kLateFulfill = 6, kSwitch = 7, kTaskwaitComplete = 8;
 
+  // Closes a span left open at the end of the records (OpenEnd).
+  template <class S>
+  S close_open(S s) const {
+    if constexpr (requires { s.span; }) {
+      end_->close(s.span);
+    } else {
+      end_->close(s);
+    }
+    return s;
+  }
+
   template <class S>
   static S close(S s, std::uint64_t t_max) {
     if constexpr (requires { s.span; }) {
@@ -730,6 +771,7 @@ class OmpBuilder {
 
   Timeline& t_;
   ProblemCounter& problems_;
+  const OpenEnd* end_ = nullptr;  // set by finish
   std::deque<ThreadState> threads_;
   ThreadState* cur_ = nullptr;
   std::unordered_map<std::uint64_t, OmpParallelSpan> open_parallels_;
@@ -891,13 +933,13 @@ class TargetBuilder {
     }
   }
 
-  void finish(std::uint64_t t_max, bool lost_ends, int initial_device_num) {
+  void finish(bool lost_ends, int initial_device_num, const OpenEnd& open_end) {
     auto close_open = [&](auto& open, auto& out, const char* what) {
       for (auto& [id, span] : open) {
         problems_.add(lost_ends ? std::string(what) + " without an end, discarded (events were dropped)"
-                                : std::string(what) + " never ended: shown until the end of the run");
+                                : open_end.never_ended(what));
         if (lost_ends) continue;
-        span.end = std::max(t_max, span.start);
+        open_end.close(span);
         out.push_back(span);
       }
       open.clear();
@@ -1026,7 +1068,16 @@ bool host_device(int device_num, int initial_device_num, const std::vector<int>&
   return device_num == initial_device_num;
 }
 
-Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_device_num) {
+const char* loss_reason_name(LossReason r) {
+  switch (r) {
+    case LossReason::RingFull: return "ring full (the writer thread fell behind)";
+    case LossReason::WriteFailed: return "write failed (disk full?)";
+    case LossReason::TraceSizeCap: return "--max-trace-size reached";
+    default: return "unknown";
+  }
+}
+
+Timeline build_timeline(const std::vector<const ThreadSource*>& threads, int initial_device_num, bool ended_cleanly) {
   Timeline t;
   InternTable& names = kob::names();
   ProblemCounter problems;
@@ -1041,13 +1092,15 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_d
   OmpBuilder omp(t, problems);
   TargetBuilder target(t, problems);
 
-  for (ThreadBuffer* b : threads) {
+  for (const ThreadSource* b : threads) {
     const auto track = static_cast<std::uint32_t>(t.tracks.size());
-    t.tracks.push_back(Track{b->index, b->os_tid, b->omp_thread_type.load(std::memory_order_relaxed)});
+    t.tracks.push_back(Track{b->index, b->os_tid, b->omp_thread_type});
     t.tracks.back().omp_proc = b->omp_proc;
     t.tracks.back().omp_place = b->omp_place;
-    t.dropped += b->dropped();
-    t.tracks.back().dropped = b->dropped();
+    t.dropped += b->dropped;
+    t.tracks.back().dropped = b->dropped;
+    for (const Loss& l : b->losses)
+      t.lost.push_back({track, clock::to_ns(l.first_tick), clock::to_ns(l.last_tick), l.events, l.reason});
     omp.begin_thread(track);
 
     std::vector<std::uint32_t> region_names;
@@ -1069,6 +1122,8 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_d
       t.tracks[track].last_ns = std::max(t.tracks[track].last_ns, ns);
       t_min = std::min(t_min, ns);
       t_max = std::max(t_max, ns);
+      // A raw trace cut short may lack the thread's identity entry: its thread_begin tells the type.
+      if (r.type == Ev::OmpThreadBegin && t.tracks[track].omp_thread_type == 0) t.tracks[track].omp_thread_type = r.sub;
       switch (r.type) {
         case Ev::KernelBegin: {
           KernelSpan k;
@@ -1222,7 +1277,10 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_d
   t.t0 = t_min;
   t.t_end = t_max;
 
-  // Whatever is still open ran until the end of the run, unless its end was dropped.
+  // Whatever is still open ran until the end of the run (or, cut short, until its thread's last
+  // event), unless its end was dropped.
+  t.cut_short = !ended_cleanly;
+  const OpenEnd open_end(t, !ended_cleanly);
   const bool lost_ends = t.dropped > 0;
   auto close_open = [&](auto& open, auto& out, const char* what) {
     if (open.empty()) return;
@@ -1231,22 +1289,23 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_d
       return;
     }
     for (auto& [id, span] : open) {
-      span.end = t_max;
+      open_end.close(span);
       out.push_back(span);
-      problems.add(std::string(what) + " never ended: shown until the end of the run");
+      problems.add(open_end.never_ended(what));
     }
   };
   close_open(open_kernels, t.kernels, "a Kokkos kernel");
   close_open(open_fences, t.fences, "a Kokkos fence");
   close_open(open_copies, t.deep_copies, "a Kokkos deep copy");
   for (auto& r : open_regions_at_end) {
-    r.end = t_max;
+    open_end.close(r);
     t.regions.push_back(std::move(r));
-    problems.add("a Kokkos profile region never popped: shown until the end of the run");
+    problems.add(open_end.cut() ? "a Kokkos profile region never popped: cut at its thread's last event (the run did not end cleanly)"
+                                : "a Kokkos profile region never popped: shown until the end of the run");
   }
 
-  omp.finish(t_max, lost_ends);
-  target.finish(t_max, lost_ends, initial_device_num);
+  omp.finish(t_max, lost_ends, open_end);
+  target.finish(lost_ends, initial_device_num, open_end);
 
   std::stable_sort(section_marks.begin(), section_marks.end(),
                    [](const SectionMark& a, const SectionMark& b) { return a.time < b.time; });
@@ -1280,13 +1339,14 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_d
   for (auto& [id, m] : open_sections) {
     SectionSpan s;
     s.start = m.time;
-    s.end = t_max;
     s.track = s.end_track = m.track;
+    open_end.close(s);
     s.section = id;
     auto n = section_names.find(id);
     s.name = n == section_names.end() ? InternTable::kNullName : n->second;
     t.sections.push_back(s);
-    problems.add("a profile section never stopped: shown until the end of the run");
+    problems.add(open_end.cut() ? "a profile section never stopped: cut at its thread's last event (the run did not end cleanly)"
+                                : "a profile section never stopped: shown until the end of the run");
   }
 
   auto by_start = [](const auto& a, const auto& b) { return a.start < b.start || (a.start == b.start && a.end > b.end); };
@@ -1298,6 +1358,8 @@ Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_d
   });
   std::sort(t.sections.begin(), t.sections.end(), by_start);
   std::sort(t.deep_copies.begin(), t.deep_copies.end(), by_start);
+  std::sort(t.lost.begin(), t.lost.end(),
+            [](const LostSpan& a, const LostSpan& b) { return std::tie(a.track, a.start) < std::tie(b.track, b.start); });
 
   std::stable_sort(t.memory.begin(), t.memory.end(), [](const MemoryEvent& a, const MemoryEvent& b) { return a.time < b.time; });
   std::unordered_map<std::uint32_t, std::uint64_t> level;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/record.hpp"
-#include "common/recorder.hpp"
+#include "common/thread_source.hpp"
 
 namespace kob {
 
@@ -21,7 +21,7 @@ struct Track {
   int omp_proc = -1, omp_place = -1;  // where OMPT placed the thread at thread_begin; -1 unknown
   std::uint64_t host_records = 0;    // records about this thread's own work
   std::uint64_t device_records = 0;  // device tracing records this thread only delivered
-  std::uint64_t dropped = 0;         // events lost to the memory cap: all after last_ns (a full buffer stays full)
+  std::uint64_t dropped = 0;         // events lost (the stretches known are in Timeline::lost; the rest after last_ns)
   std::uint64_t last_ns = 0;         // time of its last recorded host event
   bool hidden_helper = false;        // a thread of libomp's hidden-helper team (runs `target nowait`)
   std::uint32_t hidden_helper_num = 0;  // its thread number in that team
@@ -32,7 +32,16 @@ struct Interval {
   std::uint64_t start = 0;  // ns on the CLOCK_MONOTONIC_RAW time line
   std::uint64_t end = 0;
   std::uint32_t track = 0;  // index into Timeline::tracks
+  bool cut = false;         // still open when the run ended without a clean exit: ends at its thread's last event
   std::uint64_t dur() const { return end - start; }
+};
+
+// A stretch of one thread's events that never reached the raw trace (whole chunks).
+struct LostSpan {
+  std::uint32_t track = 0;
+  std::uint64_t start = 0, end = 0;  // ns: the first and last lost event
+  std::uint64_t events = 0;
+  LossReason reason = LossReason::Unknown;
 };
 
 struct KernelSpan : Interval {
@@ -246,15 +255,20 @@ struct Timeline {
   std::uint64_t omp_tasks_discarded = 0;  // of those, the ones that never started (cancelled before running)
   std::uint64_t t0 = 0;        // earliest event, ns
   std::uint64_t t_end = 0;     // latest event, ns
-  std::uint64_t dropped = 0;   // events lost to the memory cap
+  std::uint64_t dropped = 0;   // events lost (sum over the tracks)
+  std::vector<LostSpan> lost;  // the stretches of lost events that are known, by track then time
   std::uint64_t run_end = 0;   // ns when the outputs were made (the end of the run); 0: unknown
+  bool cut_short = false;      // the run ended without a clean exit (a raw trace without END)
+  std::uint64_t cut_spans = 0; // spans still open then, cut at their thread's last event (Interval::cut)
   std::vector<std::string> problems;  // odd hook orders, unknown ids...: one line each
   std::uint64_t filtered_kernels = 0, filtered_regions = 0;
 };
 
-// Reads the given threads' records (normally recorder::threads()). initial_device_num: the host's
-// device number as given to the OMPT initializer (-1: unknown).
-Timeline build_timeline(const std::vector<ThreadBuffer*>& threads, int initial_device_num = -1);
+// Reads the given threads' records (a raw trace's threads, raw_reader.hpp), ticks to ns through
+// clock::to_ns. initial_device_num: the host's device number as given to the OMPT initializer (-1:
+// unknown). ended_cleanly false: the run was cut short (crash, signal, _exit); spans still open are
+// cut at their own thread's last event instead of running to the end of the run.
+Timeline build_timeline(const std::vector<const ThreadSource*>& threads, int initial_device_num = -1, bool ended_cleanly = true);
 
 // Whether a device number reported by a target callback is the host: -1; else a number that no
 // device_initialize named, when some device was initialised (libomptarget numbers the host after

@@ -251,6 +251,29 @@ class Producer {
     }
   }
 
+  // Whether the span was still open when the run ended without a clean exit (Interval::cut).
+  bool cut(const XRef& x) const {
+    const Timeline& t = t_;
+    switch (x.kind) {
+      case SpanKind::Kernel: return t.kernels[x.index].cut;
+      case SpanKind::Fence: return t.fences[x.index].cut;
+      case SpanKind::Region: return t.regions[x.index].cut;
+      case SpanKind::DeepCopy: return t.deep_copies[x.index].cut;
+      case SpanKind::OmpTarget: return t.omp_targets[x.index].cut;
+      case SpanKind::OmpDataOp: return t.omp_data_ops[x.index].cut;
+      case SpanKind::OmpSubmit: return t.omp_submits[x.index].cut;
+      case SpanKind::OmpParallel: return t.omp_parallels[x.index].cut;
+      case SpanKind::OmpImplicitTask: return t.omp_implicit_tasks[x.index].cut;
+      case SpanKind::OmpWork: return t.omp_works[x.index].cut;
+      case SpanKind::OmpSync: return t.omp_syncs[x.index].cut;
+      case SpanKind::OmpTask: return t.omp_tasks[x.index].cut;
+      case SpanKind::OmpMutex: return t.omp_mutexes[x.index].cut;
+      case SpanKind::OmpDevice: return t.omp_device_ops[x.index].cut;
+      case SpanKind::OmpTaskCreate: break;
+    }
+    return false;
+  }
+
   void complete_event(const XRef& x) {
     const Timeline& t = t_;
     Args& a = args_.clear();
@@ -261,6 +284,7 @@ class Producer {
       if (v != 0) a.u(key, v);
     };
     auto slice = [&](const char* cat, std::string_view name) {
+      if (cut(x)) a.b("cut", true);  // left open when the run ended without a clean exit
       with_flows(x.kind, x.index);
       emit(Phase::Slice, cat, name, x.track, x.start, &a, x.end);
     };
@@ -396,6 +420,7 @@ class Producer {
     for (const SectionSpan& s : t_.sections) {
       Args& a = args_.clear().u("section", s.section);
       emit(Phase::AsyncBegin, "kokkos.section", names_.str(s.name), s.track, s.start, &a, 0, s.section);
+      if (s.cut) a.b("cut", true);
       emit(Phase::AsyncEnd, "kokkos.section", names_.str(s.name), s.end_track, s.end, &a, 0, s.section);
     }
   }

@@ -18,6 +18,7 @@
 #include "common/intern.hpp"
 #include "common/record.hpp"
 #include "common/recorder.hpp"
+#include "common/thread_source.hpp"
 #include "common/timeline.hpp"
 #include "common/trace_writer.hpp"
 
@@ -38,14 +39,14 @@ struct RecorderReset {
 
 inline std::uint32_t nm(const char* s) { return kob::names().intern(s); }
 
-// Records written straight into hand-made thread buffers (no thread_local, no clock), then read
-// with build_timeline. Track i is buffer i.
+// Records written straight into in-memory threads (no thread_local, no clock), then read with
+// build_timeline. Track i is thread i.
 struct Synth {
-  std::vector<std::unique_ptr<kob::ThreadBuffer>> bufs;
+  std::vector<std::unique_ptr<kob::MemoryThread>> bufs;
 
   explicit Synth(int tracks) {
     for (int i = 0; i < tracks; ++i) {
-      auto b = std::make_unique<kob::ThreadBuffer>();
+      auto b = std::make_unique<kob::MemoryThread>();
       b->index = static_cast<std::uint32_t>(i);
       b->os_tid = 1000u + static_cast<std::uint64_t>(i);
       bufs.push_back(std::move(b));
@@ -54,15 +55,14 @@ struct Synth {
 
   void rec(int track, std::uint64_t tick, kob::Ev type, std::uint32_t a = 0, std::initializer_list<std::uint64_t> u = {},
            std::uint16_t sub = 0) {
-    bufs[static_cast<std::size_t>(track)]->emit([&](kob::Record& r) {
-      r.tick = tick;
-      r.type = type;
-      r.sub = sub;
-      r.a = a;
-      std::size_t i = 0;
-      for (std::uint64_t v : u) r.u[i++] = v;
-      for (; i < 6; ++i) r.u[i] = 0;
-    });
+    kob::Record r{};
+    r.tick = tick;
+    r.type = type;
+    r.sub = sub;
+    r.a = a;
+    std::size_t i = 0;
+    for (std::uint64_t v : u) r.u[i++] = v;
+    bufs[static_cast<std::size_t>(track)]->records.push_back(r);
   }
 
   void kernel_begin(int tr, std::uint64_t t, std::uint64_t id, const char* name,
@@ -93,12 +93,12 @@ struct Synth {
   }
   void copy_end(int tr, std::uint64_t t, std::uint64_t id) { rec(tr, t, kob::Ev::DeepCopyEnd, 0, {id}); }
 
-  std::vector<kob::ThreadBuffer*> list() const {
-    std::vector<kob::ThreadBuffer*> v;
+  std::vector<const kob::ThreadSource*> list() const {
+    std::vector<const kob::ThreadSource*> v;
     for (const auto& b : bufs) v.push_back(b.get());
     return v;
   }
-  kob::Timeline build() const { return kob::build_timeline(list()); }
+  kob::Timeline build(bool ended_cleanly = true) const { return kob::build_timeline(list(), -1, ended_cleanly); }
 };
 
 // A file path under the temporary directory, unique to this process.

@@ -297,7 +297,6 @@ TEST_CASE("summary: empty timeline") {
 
 TEST_CASE("summary: past the memory cap, the span covered, partial rows and the drop line") {
   RecorderReset reset;
-  kob::recorder::set_memory_limit(2 * sizeof(kob::Chunk));
   Synth rec(2);
   // Track 1 first: its chunk is the first of the two; its events all fit.
   rec.kernel_begin(1, 10, 1, "cov_complete");
@@ -306,10 +305,11 @@ TEST_CASE("summary: past the memory cap, the span covered, partial rows and the 
   rec.pop(1, 40);
   // Track 0: a full chunk of kernels (1024 calls), then 10 more calls dropped.
   std::uint64_t t = 100, id = 2;
-  for (std::size_t i = 0; i < kob::Chunk::kRecords / 2 + 10; ++i, ++id, t += 10) {
+  for (std::size_t i = 0; i < kob::Chunk::kRecords / 2; ++i, ++id, t += 10) {
     rec.kernel_begin(0, t, id, "cov_lossy");
     rec.kernel_end(0, t + 5, id);
   }
+  rec.bufs[0]->dropped = 20;  // no stretch known: all after its last recorded event
   Timeline tl = rec.build();
   const std::uint64_t last = 100 + (kob::Chunk::kRecords / 2 - 1) * 10 + 5;  // the last recorded end
   tl.run_end = 50000;
@@ -373,7 +373,7 @@ TEST_CASE("summary: nothing dropped, the coverage is the whole run and no row is
   CHECK(text.find("INCOMPLETE") == std::string::npos);
   CHECK(text.find('*') == std::string::npos);
   CHECK(kob_test::python_json_check(kob::summary_json(s, "{}"), R"PY(
-assert d["coverage"] == {"complete": True, "dropped_events": 0, "complete_until_ns": 100, "run_end_ns": 100, "threads": []}
+assert d["coverage"] == {"complete": True, "dropped_events": 0, "complete_until_ns": 100, "run_end_ns": 100, "threads": [], "lost": []}
 assert d["kernels"][0]["partial"] is False
 )PY") == 0);
 }

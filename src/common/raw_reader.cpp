@@ -1,0 +1,352 @@
+#include "common/raw_reader.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include "common/clock.hpp"
+#include "common/intern.hpp"
+#include "common/record_codec.hpp"
+
+namespace kob::raw {
+
+namespace {
+
+// Little-endian field access (the format's byte order; checked against the header).
+template <class T>
+T get(const std::uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// The layout (docs/raw-format.md); private to the reader, which follows the document alone.
+constexpr std::uint32_t kFormatVersion = 1;
+constexpr std::uint32_t kHeaderSize = 4096;
+constexpr std::uint32_t kBlockMagic = 0x4B4C424B;  // "KBLK"
+constexpr std::size_t kBlockHeaderSize = 48;
+constexpr std::size_t kRingRecordsOffset = 64;  // within a slot: block header, state, committed
+enum class BlockKind : std::uint16_t { Compact = 1, Ring = 2, Meta = 3, Pad = 4 };
+enum class MetaTag : std::uint16_t { Name = 1, Thread = 2, Kv = 3, Calib = 4, Lost = 5, End = 6 };
+constexpr char kMagic[8] = {'K', 'O', 'B', 'R', 'A', 'W', 0, 0};
+constexpr std::uint32_t kByteOrder = 0x01020304;
+
+std::uint64_t round8(std::uint64_t n) { return (n + 7) & ~std::uint64_t(7); }
+
+// A string inside a META entry: u32 length + bytes.
+bool get_string(const std::uint8_t*& p, const std::uint8_t* end, std::string& out) {
+  if (end - p < 4) return false;
+  const std::uint32_t n = get<std::uint32_t>(p);
+  p += 4;
+  if (std::uint64_t(end - p) < n) return false;
+  out.assign(reinterpret_cast<const char*>(p), n);
+  p += n;
+  return true;
+}
+
+}  // namespace
+
+Reader::~Reader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool Reader::read_at(std::uint64_t offset, void* out, std::size_t n) const {
+  auto* p = static_cast<std::uint8_t*>(out);
+  while (n > 0) {
+    const ssize_t r = ::pread(fd_, p, n, static_cast<off_t>(offset));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<std::size_t>(r);
+    offset += static_cast<std::uint64_t>(r);
+  }
+  return true;
+}
+
+bool Reader::open(const std::string& path, std::string& error) {
+  path_ = path;
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) {
+    error = "cannot open " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  struct stat st{};
+  if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    error = path + " is not a regular file";
+    return false;
+  }
+  size_ = static_cast<std::uint64_t>(st.st_size);
+  std::uint8_t h[96];
+  if (size_ < kHeaderSize || !read_at(0, h, sizeof h)) {
+    error = path + " is not a kokkos-ompt-bridge raw trace (shorter than its 4096-byte header)";
+    return false;
+  }
+  if (std::memcmp(h, kMagic, sizeof kMagic) != 0) {
+    error = path + " is not a kokkos-ompt-bridge raw trace (no KOBRAW magic)";
+    return false;
+  }
+  if (get<std::uint32_t>(h + 20) != kByteOrder) {
+    error = path + " was written on a machine of another byte order; it cannot be read here";
+    return false;
+  }
+  header_.version = get<std::uint32_t>(h + 8);
+  if (header_.version != kFormatVersion) {
+    error = path + " has raw trace format version " + std::to_string(header_.version) + "; this kob reads version " +
+            std::to_string(kFormatVersion);
+    return false;
+  }
+  header_.record_size = get<std::uint32_t>(h + 16);
+  if (get<std::uint32_t>(h + 12) != kHeaderSize || header_.record_size != sizeof(Record)) {
+    error = path + " has an unexpected header or record size; it is damaged or from another version";
+    return false;
+  }
+  header_.pid = get<std::uint64_t>(h + 24);
+  header_.parent_pid = get<std::uint64_t>(h + 32);
+  header_.rank = get<std::int64_t>(h + 40);
+  header_.clock = get<std::uint32_t>(h + 48);
+  header_.flags = get<std::uint32_t>(h + 52);
+  header_.start_tick = get<std::uint64_t>(h + 56);
+  header_.start_ns = get<std::uint64_t>(h + 64);
+  header_.start_width = get<std::uint64_t>(h + 72);
+  header_.wall_ns = get<std::uint64_t>(h + 80);
+
+  // Walk the blocks. Per thread and sequence number, the COMPACT copy and the ring slot with the
+  // most records; which of the two is read is decided once END is known (below).
+  std::map<std::uint32_t, std::map<std::uint64_t, std::pair<FileThread::Chunk, FileThread::Chunk>>> chunks;
+  std::map<std::uint32_t, Identity> identity;  // THREAD entries, the last one of each thread
+  std::map<std::uint32_t, std::vector<Loss>> losses;
+  std::vector<std::uint8_t> meta;
+  std::uint64_t off = kHeaderSize;
+  while (off + kBlockHeaderSize <= size_) {
+    std::uint8_t b[kBlockHeaderSize];
+    if (!read_at(off, b, sizeof b) || get<std::uint32_t>(b) != kBlockMagic) break;
+    const auto kind = static_cast<BlockKind>(get<std::uint16_t>(b + 4));
+    const std::uint32_t thread = get<std::uint32_t>(b + 8);
+    const std::uint32_t payload = get<std::uint32_t>(b + 12);
+    const std::uint64_t seq = get<std::uint64_t>(b + 16);
+    const std::uint64_t next = off + round8(kBlockHeaderSize + std::uint64_t(payload));
+    if (off + kBlockHeaderSize + payload > size_) break;  // cut short
+    FileThread::Chunk c;
+    c.seq = seq;
+    switch (kind) {
+      case BlockKind::Compact:
+        c.offset = off + kBlockHeaderSize;
+        c.bytes = payload;
+        c.records = get<std::uint32_t>(b + 24);
+        c.base_tick = get<std::uint64_t>(b + 32);
+        break;
+      case BlockKind::Ring: {
+        std::uint8_t w[8];
+        if (payload < kRingRecordsOffset - kBlockHeaderSize || !read_at(off + kBlockHeaderSize, w, sizeof w)) break;
+        const std::uint32_t state = get<std::uint32_t>(w), committed = get<std::uint32_t>(w + 4);
+        const std::uint64_t room = (payload - (kRingRecordsOffset - kBlockHeaderSize)) / sizeof(Record);
+        if (seq == 0 || (state != 1 && state != 2) || committed == 0) break;
+        c.ring = true;
+        c.offset = off + kRingRecordsOffset;
+        c.records = static_cast<std::uint32_t>(std::min<std::uint64_t>(committed, room));
+        break;
+      }
+      case BlockKind::Meta:
+        meta.resize(payload);
+        if (read_at(off + kBlockHeaderSize, meta.data(), payload)) parse_meta(meta.data(), payload);
+        break;
+      default:  // PAD, or a kind this reader does not know: skipped whole
+        break;
+    }
+    if (c.records != 0) {
+      auto& [compact, ring] = chunks[thread][seq];
+      FileThread::Chunk& best = c.ring ? ring : compact;
+      if (c.records > best.records) best = c;
+    }
+    off = next;
+  }
+  cut_tail_ = off < size_ ? size_ - off : 0;
+
+  // META was parsed into kv_, names_, calibs_; the THREAD and LOST entries were kept aside.
+  for (const auto& [index, id] : thread_entries_) identity[index] = id;
+  for (const auto& [index, l] : loss_entries_) losses[index].push_back(l);
+  thread_entries_.clear();
+  loss_entries_.clear();
+
+  std::map<std::uint32_t, bool> indices;
+  for (const auto& [i, c] : chunks) indices[i] = true;
+  for (const auto& [i, c] : identity) indices[i] = true;
+  for (const auto& [i, l] : losses) indices[i] = true;
+  for (const auto& [index, unused] : indices) {
+    auto t = std::make_unique<FileThread>();
+    t->file_ = this;
+    t->index = index;
+    if (auto it = identity.find(index); it != identity.end()) {
+      t->os_tid = it->second.os_tid;
+      t->omp_thread_type = it->second.omp_thread_type;
+      t->omp_proc = it->second.omp_proc;
+      t->omp_place = it->second.omp_place;
+    }
+    if (auto it = losses.find(index); it != losses.end()) {
+      t->losses = it->second;
+      for (const Loss& l : t->losses) t->dropped += l.events;
+    }
+    // A slot's records count when its COMPACT copy has fewer: what the writer had not copied when
+    // the process ended. After END the writer has copied every slot, and records a thread still
+    // put in its slot after that (thread ends at exit) are not part of the run.
+    if (auto it = chunks.find(index); it != chunks.end())
+      for (const auto& [seq, pair] : it->second) {
+        const auto& [compact, ring] = pair;
+        const bool use_ring = !has_end_ && ring.records > compact.records;
+        if (use_ring || compact.records != 0) t->chunks_.push_back(use_ring ? ring : compact);
+      }
+    threads_.push_back(std::move(t));
+  }
+  return true;
+}
+
+void Reader::parse_meta(const std::uint8_t* p, std::size_t n) {
+  const std::uint8_t* end = p + n;
+  while (end - p >= 8) {
+    const auto tag = static_cast<MetaTag>(get<std::uint16_t>(p));
+    const std::uint32_t len = get<std::uint32_t>(p + 4);
+    p += 8;
+    if (std::uint64_t(end - p) < len) break;
+    const std::uint8_t* e = p;
+    const std::uint8_t* e_end = p + len;
+    switch (tag) {
+      case MetaTag::Name:
+        if (len >= 4) names_.emplace_back(get<std::uint32_t>(e), std::string(reinterpret_cast<const char*>(e + 4), len - 4));
+        break;
+      case MetaTag::Thread:
+        if (len >= 32) {
+          Identity id;
+          id.os_tid = get<std::uint64_t>(e + 8);
+          id.omp_thread_type = get<std::int32_t>(e + 16);
+          id.omp_proc = get<std::int32_t>(e + 20);
+          id.omp_place = get<std::int32_t>(e + 24);
+          thread_entries_.emplace_back(get<std::uint32_t>(e), id);
+        }
+        break;
+      case MetaTag::Kv: {
+        Kv kv;
+        if (get_string(e, e_end, kv.section) && get_string(e, e_end, kv.key) && get_string(e, e_end, kv.value))
+          kv_.push_back(std::move(kv));
+        break;
+      }
+      case MetaTag::Calib:
+        if (len >= 24) calibs_.push_back({get<std::uint64_t>(e), get<std::uint64_t>(e + 8), get<std::uint64_t>(e + 16)});
+        break;
+      case MetaTag::Lost:
+        if (len >= 32) {
+          Loss l;
+          l.reason = static_cast<LossReason>(get<std::uint32_t>(e + 4));
+          l.first_tick = get<std::uint64_t>(e + 8);
+          l.last_tick = get<std::uint64_t>(e + 16);
+          l.events = get<std::uint64_t>(e + 24);
+          loss_entries_.emplace_back(get<std::uint32_t>(e), l);
+        }
+        break;
+      case MetaTag::End:
+        if (len >= 8) {
+          has_end_ = true;
+          end_tick_ = get<std::uint64_t>(e);
+        }
+        break;
+      default:  // unknown tags are skipped
+        break;
+    }
+    p = e_end;
+  }
+}
+
+std::string Reader::kv_value(std::string_view section, std::string_view key, const std::string& fallback) const {
+  for (auto it = kv_.rbegin(); it != kv_.rend(); ++it)
+    if (it->section == section && it->key == key) return it->value;
+  return fallback;
+}
+
+std::vector<const ThreadSource*> Reader::threads() const {
+  std::vector<const ThreadSource*> v;
+  for (const auto& t : threads_) v.push_back(t.get());
+  return v;
+}
+
+std::uint64_t Reader::total_records() const {
+  std::uint64_t n = 0;
+  for (const auto& t : threads_) n += t->records();
+  return n;
+}
+
+void Reader::note_progress(std::uint64_t n) const {
+  decoded_ += n;
+  if (on_progress) on_progress(decoded_, total_records());
+}
+
+bool Reader::clock_line(std::uint64_t& tick0, std::uint64_t& ns0, double& ticks_per_ns) const {
+  tick0 = header_.start_tick;
+  ns0 = header_.start_ns;
+  ticks_per_ns = 1.0;
+  if (header_.clock == 0) {  // ticks are ns already
+    tick0 = ns0 = 0;
+    return true;
+  }
+  for (auto it = calibs_.rbegin(); it != calibs_.rend(); ++it) {
+    if (it->tick > tick0 && it->ns > ns0) {
+      ticks_per_ns = double(it->tick - tick0) / double(it->ns - ns0);
+      return true;
+    }
+  }
+  // No usable CALIB (a run cut short within its first second): this machine's clocks continue
+  // the file's when both have moved on since its start point (same boot).
+  const clock::Point now = clock::take_point(+[]() -> std::uint64_t {
+#ifdef KOB_HAVE_TSC
+    return __rdtsc();
+#else
+    return clock::raw_ns();
+#endif
+  }, +[]() { return clock::raw_ns(); }, 5);
+  if (now.tick > tick0 && now.ns > ns0) ticks_per_ns = double(now.tick - tick0) / double(now.ns - ns0);
+  return false;
+}
+
+void Reader::apply_clock() const {
+  std::uint64_t tick0 = 0, ns0 = 0;
+  double rate = 1.0;
+  clock_line(tick0, ns0, rate);
+  clock::set_calibration(header_.clock != 0, tick0, ns0, rate);
+}
+
+void Reader::load_names() const {
+  InternTable& table = kob::names();
+  for (const auto& [id, text] : names_) table.define(id, text);
+}
+
+std::uint64_t FileThread::records() const {
+  std::uint64_t n = 0;
+  for (const Chunk& c : chunks_) n += c.records;
+  return n;
+}
+
+void FileThread::for_each_chunk(const ChunkFn& f) const {
+  std::vector<Record> recs;
+  std::vector<std::uint8_t> bytes;
+  for (const Chunk& c : chunks_) {
+    recs.clear();
+    if (c.ring) {
+      recs.resize(c.records);
+      if (!file_->read_at(c.offset, recs.data(), std::size_t(c.records) * sizeof(Record))) recs.clear();
+    } else {
+      bytes.resize(c.bytes);
+      if (file_->read_at(c.offset, bytes.data(), c.bytes)) {
+        recs.reserve(c.records);
+        codec::decode(bytes.data(), bytes.size(), c.records, c.base_tick, [&](const Record& r) { recs.push_back(r); });
+      }
+    }
+    if (recs.size() < c.records) file_->damaged_ += c.records - recs.size();
+    if (!recs.empty()) f(recs.data(), recs.size());
+    file_->note_progress(c.records);
+  }
+}
+
+}  // namespace kob::raw

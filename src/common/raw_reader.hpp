@@ -1,0 +1,129 @@
+// Reads a raw trace, PREFIX.kob (docs/raw-format.md): the header, the blocks, each thread's
+// chunks in sequence order, and the META facts. Records are decoded one chunk at a time while a
+// thread is read (FileThread::for_each_chunk), never the whole run at once.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/thread_source.hpp"
+
+namespace kob::raw {
+
+// The file header's facts (docs/raw-format.md, "File header").
+struct RunHeader {
+  std::uint32_t version = 0;
+  std::uint32_t record_size = 0;
+  std::uint64_t pid = 0, parent_pid = 0;
+  std::int64_t rank = -1;
+  std::uint32_t clock = 0;  // 0: ticks are CLOCK_MONOTONIC_RAW ns; 1: invariant TSC
+  std::uint32_t flags = 0;
+  std::uint64_t start_tick = 0, start_ns = 0, start_width = 0;
+  std::uint64_t wall_ns = 0;
+};
+
+struct Kv {
+  std::string section, key, value;
+};
+
+struct Calib {
+  std::uint64_t tick = 0, ns = 0, width = 0;
+};
+
+class Reader;
+
+// One thread of the file.
+class FileThread : public ThreadSource {
+ public:
+  void for_each_chunk(const ChunkFn& f) const override;
+  std::uint64_t records() const;  // in its chunks, as their headers say
+
+ private:
+  friend class Reader;
+  struct Chunk {
+    std::uint64_t seq = 0;
+    std::uint64_t offset = 0;  // of the payload (COMPACT) or of the first record (RING)
+    std::uint32_t bytes = 0;   // payload bytes (COMPACT)
+    std::uint32_t records = 0;
+    std::uint64_t base_tick = 0;
+    bool ring = false;
+  };
+  std::vector<Chunk> chunks_;  // by seq
+  const Reader* file_ = nullptr;
+};
+
+class Reader {
+ public:
+  Reader() = default;
+  ~Reader();
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
+
+  // Reads the header and indexes the blocks. false: error holds one line naming the file.
+  bool open(const std::string& path, std::string& error);
+
+  const std::string& path() const { return path_; }
+  const RunHeader& header() const { return header_; }
+  // END was found: the run ended cleanly and the file is complete.
+  bool complete() const { return has_end_; }
+  std::uint64_t end_tick() const { return end_tick_; }
+  // Bytes after the last whole block (a write cut short); 0 for an intact file.
+  std::uint64_t cut_tail_bytes() const { return cut_tail_; }
+
+  const std::vector<Kv>& kv() const { return kv_; }
+  // The last value given to section/key, or fallback.
+  std::string kv_value(std::string_view section, std::string_view key, const std::string& fallback = "") const;
+  const std::vector<std::pair<std::uint32_t, std::string>>& names() const { return names_; }
+  const std::vector<Calib>& calibrations() const { return calibs_; }
+
+  // The threads, by index.
+  std::vector<const ThreadSource*> threads() const;
+  std::uint64_t total_records() const;
+  // Records dropped while decoding damaged COMPACT blocks (so far).
+  std::uint64_t damaged_records() const { return damaged_; }
+
+  // The straight line tick -> ns: the header's start point and the last CALIB (docs/raw-format.md).
+  // false when the file has no CALIB: then, if this machine's clock continues the file's (same
+  // boot), a point taken now; else 1 tick per ns (times are then only relative).
+  bool clock_line(std::uint64_t& tick0, std::uint64_t& ns0, double& ticks_per_ns) const;
+  // Makes clock::to_ns follow clock_line (for build_timeline).
+  void apply_clock() const;
+  // Makes names().str(id) give the file's names (ids not in the file: a placeholder).
+  void load_names() const;
+
+  // Called after each chunk decoded: records decoded so far, and the total.
+  std::function<void(std::uint64_t done, std::uint64_t total)> on_progress;
+
+ private:
+  friend class FileThread;
+  bool read_at(std::uint64_t offset, void* out, std::size_t n) const;
+  void parse_meta(const std::uint8_t* p, std::size_t n);
+  void note_progress(std::uint64_t n) const;
+
+  std::string path_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+  RunHeader header_;
+  bool has_end_ = false;
+  std::uint64_t end_tick_ = 0;
+  std::uint64_t cut_tail_ = 0;
+  std::vector<Kv> kv_;
+  std::vector<std::pair<std::uint32_t, std::string>> names_;
+  std::vector<Calib> calibs_;
+  struct Identity {  // a THREAD entry
+    std::uint64_t os_tid = 0;
+    int omp_thread_type = 0, omp_proc = -1, omp_place = -1;
+  };
+  std::vector<std::pair<std::uint32_t, Identity>> thread_entries_;  // while opening
+  std::vector<std::pair<std::uint32_t, Loss>> loss_entries_;        // while opening
+  std::vector<std::unique_ptr<FileThread>> threads_;
+  mutable std::uint64_t decoded_ = 0;
+  mutable std::uint64_t damaged_ = 0;
+};
+
+}  // namespace kob::raw

@@ -1,0 +1,214 @@
+#include "common/run_outputs.hpp"
+
+#include <cstdio>
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "common/atomic_file.hpp"
+#include "common/json.hpp"
+#include "common/log.hpp"
+#include "common/perfetto_writer.hpp"
+#include "common/timeline.hpp"
+#include "common/trace_writer.hpp"
+
+namespace kob {
+
+namespace {
+
+// The pairs of one section, each key once (its last value), in order of first appearance.
+std::vector<std::pair<std::string, std::string>> section_pairs(const Facts& facts, std::string_view section) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::map<std::string, std::size_t, std::less<>> at;
+  for (const raw::Kv& kv : facts) {
+    if (kv.section != section) continue;
+    auto it = at.find(kv.key);
+    if (it != at.end()) {
+      out[it->second].second = kv.value;
+    } else {
+      at.emplace(kv.key, out.size());
+      out.emplace_back(kv.key, kv.value);
+    }
+  }
+  return out;
+}
+
+// A fact that is a number, written as is when it is one (else 0).
+std::string number(const Facts& facts, std::string_view key, const char* fallback = "0") {
+  std::string v = fact_value(facts, fact::kSection, key, fallback);
+  bool ok = !v.empty();
+  for (std::size_t i = 0; i < v.size(); ++i) ok = ok && ((v[i] >= '0' && v[i] <= '9') || (i == 0 && v[i] == '-' && v.size() > 1));
+  return ok ? v : fallback;
+}
+
+}  // namespace
+
+std::string fact_value(const Facts& facts, std::string_view section, std::string_view key, const std::string& fallback) {
+  for (auto it = facts.rbegin(); it != facts.rend(); ++it)
+    if (it->section == section && it->key == key) return it->value;
+  return fallback;
+}
+
+void add_config_facts(const Config& c, Facts& out) {
+  const std::string s(fact::kSection);
+  out.push_back({s, std::string(fact::kFormats), format_names(c.formats)});
+  out.push_back({s, std::string(fact::kInclude), c.include});
+  out.push_back({s, std::string(fact::kExclude), c.exclude});
+  out.push_back({s, std::string(fact::kMemoryLimit), std::to_string(c.memory_limit_mib)});
+  out.push_back({s, std::string(fact::kEvents), group_names(c.events)});
+}
+
+Config config_from_facts(const Facts& facts) {
+  Config c;
+  std::vector<std::string> args;
+  // `args`: the tool options as given (environment, then command line), one per line.
+  const std::string given = fact_value(facts, fact::kSection, fact::kArgs);
+  for (std::size_t at = 0; at < given.size();) {
+    const std::size_t nl = std::min(given.find('\n', at), given.size());
+    if (nl > at) args.push_back(given.substr(at, nl - at));
+    at = nl + 1;
+  }
+  auto arg = [&](const char* option, std::string_view key) {
+    const std::string v = fact_value(facts, fact::kSection, key, "\x01");
+    if (v != "\x01" && !v.empty()) args.push_back(std::string("--") + option + "=" + v);
+  };
+  arg("format", fact::kFormats);
+  arg("include", fact::kInclude);
+  arg("exclude", fact::kExclude);
+  arg("memory-limit", fact::kMemoryLimit);
+  std::vector<std::string> errors;  // a value this version does not know keeps its default
+  c.apply(args, errors);
+  const std::string events = fact_value(facts, fact::kSection, fact::kEvents, "\x01");
+  if (events != "\x01") {
+    c.events = 0;
+    if (!events.empty()) c.apply({"--events=" + events}, errors);
+  }
+  return c;
+}
+
+std::string process_name(const Facts& facts) {
+  std::string name = fact_value(facts, fact::kSection, fact::kExe, "program");
+  const std::string rank = number(facts, fact::kRank, "-1");
+  if (rank != "-1") name += " rank " + rank;
+  return name;
+}
+
+std::string other_data_json(const Facts& facts, const Summary& sum) {
+  auto str = [&](std::string_view key) { return fact_value(facts, fact::kSection, key); };
+  std::string o = "{\"tool\":\"kokkos-ompt-bridge\",\"tool_version\":";
+  json::append_string(o, str(fact::kToolVersion));
+  o += ",\"kokkos_interface_version\":" + number(facts, fact::kKokkosInterface);
+  o += ",\"kokkos_load_sequence\":" + number(facts, fact::kKokkosLoadSequence);
+  std::string devices = str(fact::kKokkosDevices);  // numbers, comma separated
+  if (devices.find_first_not_of("0123456789,") != std::string::npos) devices.clear();
+  o += ",\"kokkos_devices\":[" + devices + "]";
+  o += ",\"openmp_runtime\":";
+  json::append_string(o, str(fact::kOmpRuntime));
+  o += ",\"host\":";
+  json::append_string(o, str(fact::kHost));
+  o += ",\"pid\":" + number(facts, fact::kPid);
+  const std::string rank = number(facts, fact::kRank, "-1");
+  if (rank != "-1") o += ",\"rank\":" + rank;
+  o += ",\"start_time\":";
+  json::append_string(o, str(fact::kStartTime));
+  o += ",\"clock\":";
+  json::append_string(o, str(fact::kClock));
+  o += ",\"events\":";
+  const std::string events = fact_value(facts, fact::kSection, fact::kEvents, "\x01");
+  json::append_string(o, events != "\x01" ? events : group_names(config_from_facts(facts).events));
+  o += ",\"dropped_events\":" + std::to_string(sum.dropped);
+  o += ",\"metadata\":{";
+  const auto meta = section_pairs(facts, "meta");
+  for (std::size_t i = 0; i < meta.size(); ++i) {
+    o += i ? "," : "";
+    json::append_string(o, meta[i].first);
+    o += ":";
+    json::append_string(o, meta[i].second);
+  }
+  o += "}";
+  std::map<std::string, bool> sections;  // otherData sections, by name
+  for (const raw::Kv& kv : facts)
+    if (kv.section.rfind("other:", 0) == 0) sections[kv.section] = true;
+  for (const auto& [section, unused] : sections) {
+    o += ",";
+    json::append_string(o, section.substr(6));
+    o += ":{";
+    const auto kvs = section_pairs(facts, section);
+    for (std::size_t i = 0; i < kvs.size(); ++i) {
+      o += i ? "," : "";
+      json::append_string(o, kvs[i].first);
+      o += ":";
+      json::append_string(o, kvs[i].second);
+    }
+    o += "}";
+  }
+  o += ",\"problems\":[";
+  for (std::size_t i = 0; i < sum.problems.size(); ++i) {
+    o += i ? "," : "";
+    json::append_string(o, sum.problems[i]);
+  }
+  o += "]}";
+  return o;
+}
+
+std::vector<std::string> write_run_outputs(const RunData& run, const Facts& facts, const OutputRequest& req, bool* ok_out) {
+  const Config c = config_from_facts(facts);
+  Timeline t = build_timeline(run.threads, run.initial_device_num, run.ended_cleanly);
+  t.run_end = run.run_end;
+  filter_timeline(t, c.include, c.exclude);
+  Summary sum = summarize(t);
+  bool ok = true;
+  std::string error;
+  const bool can_write = req.directory.empty() || atomic_file::make_directories(req.directory, error);
+  if (!can_write) {
+    if (!req.directory_reported) log::warn(error);
+    ok = false;
+  }
+  std::vector<std::string> written;
+  // Each file whole or not at all; a failure is one line and the other files are still tried.
+  auto emit = [&](std::uint32_t format, const std::string& path, const std::function<bool(std::FILE*)>& write) {
+    if (!can_write || (req.formats & format) == 0) return;
+    if (atomic_file::write(path, write, error)) {
+      written.push_back(path);
+    } else {
+      log::warn(error);
+      ok = false;
+    }
+  };
+  const std::string other = other_data_json(facts, sum);
+  TraceInfo info;
+  info.pid = std::stoull(number(facts, fact::kPid));
+  info.process_name = process_name(facts);
+  info.other_data_json = other;
+  // Both traces cut the same events; the note comes once, whichever trace is written.
+  std::uint64_t clipped = 0;
+  emit(kFormatPerfetto, req.prefix + ".pftrace", [&](std::FILE* f) { return write_perfetto_trace(f, t, info, &clipped); });
+  emit(kFormatChrome, req.prefix + ".trace.json", [&](std::FILE* f) { return write_chrome_trace(f, t, info, &clipped); });
+  if (clipped) log::warn(std::to_string(clipped) + " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
+  const std::string text = summary_text(sum, fact_value(facts, fact::kSection, fact::kExe, "program") + " (pid " +
+                                                 number(facts, fact::kPid) + ")");
+  emit(kFormatSummary, req.prefix + ".summary.txt",
+       [&](std::FILE* f) { return std::fwrite(text.data(), 1, text.size(), f) == text.size(); });
+  if (req.formats & kFormatJson) {
+    const std::string js = summary_json(sum, other);
+    emit(kFormatJson, req.prefix + ".summary.json",
+         [&](std::FILE* f) { return std::fwrite(js.data(), 1, js.size(), f) == js.size(); });
+  }
+  // Odd hook orders and the like: one line each on stderr, in the printed summary's notes or
+  // as warnings when no summary is printed.
+  const bool summary_shown = req.print_summary && (req.formats & kFormatSummary);
+  if (!summary_shown) {
+    for (const auto& p : sum.problems) log::warn(p);
+  }
+  if (summary_shown) log::plain(text);
+  if (sum.dropped) log::warn(dropped_line(sum, c.memory_limit_mib));  // under --quiet too
+  if (req.print_written && !written.empty()) {
+    std::string line = "kokkos-ompt-bridge: wrote";
+    for (std::size_t i = 0; i < written.size(); ++i) line += (i ? ", " : " ") + written[i];
+    if (log::level() != log::Level::Off) log::plain(line + "\n");
+  }
+  if (ok_out) *ok_out = ok;
+  return written;
+}
+
+}  // namespace kob

@@ -1,0 +1,67 @@
+// Turning a run's threads and facts into the output files: shared by the library at its exit and
+// by `kob convert`, so that both give the same files from the same raw trace.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/config.hpp"
+#include "common/raw_reader.hpp"
+#include "common/summary.hpp"
+#include "common/thread_source.hpp"
+
+namespace kob {
+
+// Facts about the run as (section, key, value), the raw trace's KV entries (docs/raw-format.md):
+// `meta` the Kokkos metadata, `other:NAME` an otherData section, `kob` the facts below. Later
+// entries win over earlier ones of the same section and key; order of first appearance is kept.
+using Facts = std::vector<raw::Kv>;
+
+// Keys of section `kob`.
+namespace fact {
+constexpr std::string_view kSection = "kob";
+constexpr std::string_view kToolVersion = "tool_version", kPid = "pid", kRank = "rank", kHost = "host", kExe = "exe",
+                           kStartTime = "start_time", kClock = "clock", kEvents = "events", kFormats = "formats",
+                           kInclude = "include", kExclude = "exclude", kMemoryLimit = "memory_limit_mib",
+                           kKokkosInterface = "kokkos_interface_version", kKokkosLoadSequence = "kokkos_load_sequence",
+                           kKokkosDevices = "kokkos_devices", kOmpRuntime = "openmp_runtime",
+                           kOmpInitialDevice = "omp_initial_device", kHelpRun = "help_run", kArgs = "args";
+}  // namespace fact
+
+// The value last given to section/key, or fallback.
+std::string fact_value(const Facts& facts, std::string_view section, std::string_view key, const std::string& fallback = "");
+
+// The configuration the conversion needs (formats, filters, memory cap, events) as `kob` facts, and
+// back: a Config with the options of `args` (one per line, as given to the tool) and then those
+// facts applied over the defaults.
+void add_config_facts(const Config& c, Facts& out);
+Config config_from_facts(const Facts& facts);
+
+// The Chrome trace's and the summary's otherData object.
+std::string other_data_json(const Facts& facts, const Summary& sum);
+// The process as the trace names it: executable, and rank when known.
+std::string process_name(const Facts& facts);
+
+struct RunData {
+  std::vector<const ThreadSource*> threads;
+  bool ended_cleanly = true;  // false: spans still open are cut (build_timeline)
+  std::uint64_t run_end = 0;  // ns; 0: the last event
+  int initial_device_num = -1;
+};
+
+struct OutputRequest {
+  std::string prefix;     // files are PREFIX.trace.json, ...
+  std::string directory;  // created first when not empty
+  bool directory_reported = false;  // a failure to create it was already reported (no second line)
+  std::uint32_t formats = kFormatDefault;
+  bool print_summary = false;  // on stderr (the library, unless --quiet)
+  bool print_written = true;   // the last line naming the files written
+};
+
+// Builds the timeline and writes the requested files, each whole or not at all; problems are one
+// line each on stderr. Returns the paths written; *ok (if given) false when one could not be.
+std::vector<std::string> write_run_outputs(const RunData& run, const Facts& facts, const OutputRequest& req, bool* ok = nullptr);
+
+}  // namespace kob

@@ -1,0 +1,63 @@
+// One thread's recorded events as build_timeline reads them: its identity, what it lost, and its
+// records in the order it made them. The raw trace reader provides one per thread of a PREFIX.kob
+// file; MemoryThread holds records in memory (unit tests, and the library while it has no raw
+// trace).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "common/record.hpp"
+
+namespace kob {
+
+// Why a stretch of a thread's events is missing (docs/raw-format.md, META LOST).
+enum class LossReason : std::uint32_t { Unknown = 0, RingFull = 1, WriteFailed = 2, TraceSizeCap = 3 };
+const char* loss_reason_name(LossReason r);
+
+// A stretch of events a thread recorded but that never reached the raw trace: whole chunks.
+struct Loss {
+  std::uint64_t first_tick = 0, last_tick = 0;
+  std::uint64_t events = 0;
+  LossReason reason = LossReason::Unknown;
+};
+
+class ThreadSource {
+ public:
+  virtual ~ThreadSource() = default;
+
+  // Calls f(recs, n) for consecutive runs of the thread's records, in order; the pointer is valid
+  // during the call only. Readers of a file decode one chunk at a time.
+  using ChunkFn = std::function<void(const Record* recs, std::size_t n)>;
+  virtual void for_each_chunk(const ChunkFn& f) const = 0;
+
+  template <class F>
+  void for_each(F&& f) const {
+    for_each_chunk([&](const Record* recs, std::size_t n) {
+      for (std::size_t i = 0; i < n; ++i) f(recs[i]);
+    });
+  }
+
+  // Identity of the track (see ThreadBuffer).
+  std::uint32_t index = 0;
+  std::uint64_t os_tid = 0;
+  int omp_thread_type = 0;  // 0 unknown, else ompt_thread_t
+  int omp_proc = -1, omp_place = -1;
+  // Events lost: the total, and the stretches where it is known (a file's LOST entries). A
+  // loss with no stretch (dropped > sum of losses) lies after the thread's last recorded event.
+  std::uint64_t dropped = 0;
+  std::vector<Loss> losses;
+};
+
+// Records held in memory.
+class MemoryThread : public ThreadSource {
+ public:
+  std::vector<Record> records;
+  void for_each_chunk(const ChunkFn& f) const override {
+    if (!records.empty()) f(records.data(), records.size());
+  }
+};
+
+}  // namespace kob

@@ -1,0 +1,108 @@
+// Writes a raw trace PREFIX.kob by hand (tests/unit/raw_test_writer.hpp follows docs/raw-format.md)
+// for the `kob convert` tests: N Kokkos kernels on thread 0, each with an OpenMP parallel region
+// of two implicit tasks (threads 0 and 1). Ticks run at 3 per ns from (tick 3000, ns 1000).
+//   make_raw_trace PATH N clean   the run ended cleanly (END); the last chunks in ring slots
+//   make_raw_trace PATH N crash   no END; the last kernel and its parallel region never end
+//   make_raw_trace PATH N lost    clean, and thread 1 lost a stretch of 500 events
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "raw_test_writer.hpp"
+
+using kob::Ev;
+using kob::Record;
+
+namespace {
+
+constexpr std::uint64_t kTick0 = 3000, kNs0 = 1000;
+std::uint64_t tick(std::uint64_t ns) { return kTick0 + 3 * (ns - kNs0); }
+
+Record rec(std::uint64_t ns, Ev type, std::uint32_t a = 0, std::initializer_list<std::uint64_t> u = {}, std::uint16_t sub = 0) {
+  Record r{};
+  r.tick = tick(ns);
+  r.type = type;
+  r.a = a;
+  r.sub = sub;
+  std::size_t i = 0;
+  for (std::uint64_t v : u) r.u[i++] = v;
+  return r;
+}
+
+// Chunks of up to 1000 records as COMPACT blocks; the last one also in its ring slot. A run cut
+// short has that chunk only in the slot. After a clean end the slot holds one more record, added
+// after END (a thread ending at exit), which is not part of the run.
+void chunks(kob_test::RawTraceWriter& w, std::uint32_t thread, const std::vector<Record>& recs, bool crash) {
+  std::uint64_t seq = 0;
+  for (std::size_t at = 0; at < recs.size(); at += 1000) {
+    std::vector<Record> part(recs.begin() + long(at), recs.begin() + long(std::min(recs.size(), at + 1000)));
+    ++seq;
+    const bool last = at + 1000 >= recs.size();
+    if (!last || !crash) w.compact(thread, seq, part);
+    if (last) {
+      if (!crash) part.push_back(rec(9000000000, Ev::OmpThreadEnd));
+      w.ring(thread, seq, 1, static_cast<std::uint32_t>(part.size()), part);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4) return 2;
+  const std::string path = argv[1];
+  const int n = std::atoi(argv[2]);
+  const std::string mode = argv[3];
+  const bool crash = mode == "crash", lost = mode == "lost";
+
+  kob_test::RawStart start;
+  start.pid = 31337;
+  start.clock = 1;
+  start.tick = kTick0;
+  start.ns = kNs0;
+  kob_test::RawTraceWriter w(start);
+  w.name(1, "raw_kernel");
+  w.name(3, "raw_region");  // id 2 never named: a placeholder
+  w.kv("kob", "tool_version", "9.9.9");
+  // no pid entry: the header's
+  w.kv("kob", "exe", "raw_program");
+  w.kv("kob", "host", "rawhost");
+  w.kv("kob", "start_time", "2026-01-02T03:04:05Z");
+  w.kv("kob", "clock", "tsc");
+  w.kv("kob", "args", "--format=chrome\n--events=kokkos,omp-parallel");
+  w.kv("kob", "args", "--format=chrome,summary,json\n--events=kokkos,omp-parallel\n--include=raw_");  // the last wins
+  w.kv("kob", "kokkos_interface_version", "20211015");
+  w.kv("kob", "openmp_runtime", "fake omp");
+  w.kv("meta", "meta_key", "meta_value");
+  w.kv("other:ompt", "initial_device_num", "0");
+  w.thread(0, 9000, 1);
+  w.thread(1, 9001, 2);
+
+  std::vector<Record> t0, t1;
+  t0.push_back(rec(1000, Ev::OmpThreadBegin, 0, {}, 1));
+  t1.push_back(rec(1001, Ev::OmpThreadBegin, 0, {}, 2));
+  t0.push_back(rec(1002, Ev::RegionPush, 3));
+  for (int i = 0; i < n; ++i) {
+    const std::uint64_t b = 2000 + std::uint64_t(i) * 10000, id = std::uint64_t(i) + 1;
+    const bool open = crash && i == n - 1;
+    t0.push_back(rec(b, Ev::KernelBegin, 1, {id, 0x01000000}));
+    t0.push_back(rec(b + 1000, Ev::OmpParallelBegin, 2, {id, id, 0, 0}));
+    t0.push_back(rec(b + 1100, Ev::OmpImplicitTaskBegin, 0, {id, id, 2}, 2));
+    t1.push_back(rec(b + 1200, Ev::OmpImplicitTaskBegin, 1, {id, id, 2}, 2));
+    if (open) break;
+    t1.push_back(rec(b + 3900, Ev::OmpImplicitTaskEnd, 1, {id, id}, 2));
+    t0.push_back(rec(b + 4000, Ev::OmpImplicitTaskEnd, 0, {id, id}, 2));
+    t0.push_back(rec(b + 5000, Ev::OmpParallelEnd, 0, {id, id, 0}));
+    t0.push_back(rec(b + 6000, Ev::KernelEnd, 0, {id}));
+  }
+  if (!crash) t0.push_back(rec(2000 + std::uint64_t(n) * 10000, Ev::RegionPop));
+  chunks(w, 0, t0, crash);
+  chunks(w, 1, t1, crash);
+  const std::uint64_t end_ns = 3000 + std::uint64_t(n) * 10000;
+  w.calib(tick(end_ns), end_ns);
+  if (lost) w.lost(1, 1, tick(5000), tick(7000), 500);
+  if (!crash) w.end(tick(end_ns));
+  if (crash) w.cut_tail(200);
+  return w.write(path) ? 0 : 1;
+}

@@ -1,0 +1,374 @@
+// The raw trace reader on files written by hand (raw_test_writer.hpp, docs/raw-format.md):
+// header checks, the chunk index (COMPACT, RING slots, duplicates, order), META, a cut tail, and
+// what build_timeline and the summary make of a run cut short or with lost stretches.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/clock.hpp"
+#include "common/intern.hpp"
+#include "common/raw_reader.hpp"
+#include "common/summary.hpp"
+#include "helpers.hpp"
+#include "raw_test_writer.hpp"
+
+using kob::Ev;
+using kob::Record;
+using kob_test::RawTraceWriter;
+using kob_test::RecorderReset;
+
+namespace {
+
+Record rec(std::uint64_t tick, Ev type, std::uint32_t a = 0, std::initializer_list<std::uint64_t> u = {}, std::uint16_t sub = 0) {
+  Record r{};
+  r.tick = tick;
+  r.type = type;
+  r.a = a;
+  r.sub = sub;
+  std::size_t i = 0;
+  for (std::uint64_t v : u) r.u[i++] = v;
+  return r;
+}
+
+// n records of thread `tag`: ProfileEvent with u0 = tag * 1000000 + k, tick = 10 * k + offset.
+std::vector<Record> numbered(std::uint64_t tag, std::uint64_t from, std::uint64_t n) {
+  std::vector<Record> v;
+  for (std::uint64_t k = from; k < from + n; ++k) v.push_back(rec(10 * k + 5, Ev::ProfileEvent, 7, {tag * 1000000 + k, k * k}));
+  return v;
+}
+
+struct TempFile {
+  std::string path = kob_test::temp_path("raw" + std::to_string(counter()++) + ".kob");
+  ~TempFile() { std::filesystem::remove(path); }
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+};
+
+std::vector<Record> all_records(const kob::ThreadSource& t) {
+  std::vector<Record> out;
+  t.for_each([&](const Record& r) { out.push_back(r); });
+  return out;
+}
+
+bool open_fails_with(const std::vector<std::uint8_t>& bytes, const std::string& part) {
+  TempFile f;
+  {
+    std::FILE* out = std::fopen(f.path.c_str(), "wb");
+    std::fwrite(bytes.data(), 1, bytes.size(), out);
+    std::fclose(out);
+  }
+  kob::raw::Reader r;
+  std::string error;
+  const bool ok = r.open(f.path, error);
+  INFO(error);
+  return !ok && error.find(part) != std::string::npos && error.find(f.path) != std::string::npos &&
+         error.find('\n') == std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("raw reader: a header that is not ours gives one line naming the file and the cause") {
+  RawTraceWriter w;
+  std::vector<std::uint8_t> good = w.bytes();
+  CHECK(open_fails_with(std::vector<std::uint8_t>(good.begin(), good.begin() + 100), "shorter than its 4096-byte header"));
+  auto bad_magic = good;
+  bad_magic[0] = 'X';
+  CHECK(open_fails_with(bad_magic, "no KOBRAW magic"));
+  auto other_order = good;
+  std::swap(other_order[20], other_order[23]);
+  std::swap(other_order[21], other_order[22]);
+  CHECK(open_fails_with(other_order, "another byte order"));
+  auto v2 = good;
+  v2[8] = 2;
+  CHECK(open_fails_with(v2, "format version 2; this kob reads version 1"));
+  auto rec_size = good;
+  rec_size[16] = 32;
+  CHECK(open_fails_with(rec_size, "unexpected header or record size"));
+  kob::raw::Reader r;
+  std::string error;
+  CHECK_FALSE(r.open("/nonexistent/dir/x.kob", error));
+  CHECK(error.find("cannot open /nonexistent/dir/x.kob: No such file or directory") == 0);
+}
+
+TEST_CASE("raw reader: chunks by sequence number, COMPACT and RING, the larger copy of a seq wins") {
+  RawTraceWriter w;
+  // Thread 0: seq 2 before seq 1 on disk; seq 3 only in a ring slot being filled, with one record
+  // past `committed` (not yet complete: must not be read).
+  w.compact(0, 2, numbered(0, 100, 50));
+  w.compact(0, 1, numbered(0, 0, 100));
+  std::vector<Record> slot3 = numbered(0, 150, 8);
+  w.ring(0, 3, 1, 7, slot3);
+  // Thread 1: seq 1 both as COMPACT (5 records) and as a full slot with 9 committed: the slot's 9.
+  // seq 2: a slot with 3 committed and a COMPACT copy with 6: the COMPACT.
+  w.compact(1, 1, numbered(1, 0, 5));
+  w.ring(1, 1, 2, 9, numbered(1, 0, 9));
+  w.ring(1, 2, 2, 3, numbered(1, 9, 3));
+  w.compact(1, 2, numbered(1, 9, 6));
+  // Slots that hold nothing to read: free (state 0), never used (seq 0).
+  w.ring(1, 3, 0, 5, numbered(1, 15, 5));
+  w.ring(2, 0, 1, 5, numbered(2, 0, 5));
+  TempFile f;
+  REQUIRE(w.write(f.path));
+
+  kob::raw::Reader r;
+  std::string error;
+  REQUIRE(r.open(f.path, error));
+  CHECK_FALSE(r.complete());
+  CHECK(r.cut_tail_bytes() == 0);
+  const auto threads = r.threads();
+  REQUIRE(threads.size() == 1 + 1);  // thread 2's only slot was never used
+  CHECK(threads[0]->index == 0);
+  CHECK(threads[1]->index == 1);
+  CHECK(r.total_records() == 157 + 15);
+
+  std::vector<std::uint64_t> progress;
+  r.on_progress = [&](std::uint64_t done, std::uint64_t total) {
+    CHECK(total == 172);
+    progress.push_back(done);
+  };
+  const std::vector<Record> t0 = all_records(*threads[0]);
+  REQUIRE(t0.size() == 157);
+  for (std::size_t k = 0; k < t0.size(); ++k) {
+    CAPTURE(k);
+    CHECK(t0[k].u[0] == k);
+    CHECK(t0[k].u[1] == k * k);
+    CHECK(t0[k].tick == 10 * k + 5);
+    CHECK(t0[k].type == Ev::ProfileEvent);
+    CHECK(t0[k].a == 7);
+  }
+  const std::vector<Record> t1 = all_records(*threads[1]);
+  REQUIRE(t1.size() == 15);
+  for (std::size_t k = 0; k < t1.size(); ++k) CHECK(t1[k].u[0] == 1000000 + k);
+
+  CHECK(progress == std::vector<std::uint64_t>{100, 150, 157, 166, 172});  // after each chunk
+
+  // With END the writer had copied every slot: the slots are not read (what a thread adds to its
+  // slot after END is not part of the run), only the COMPACT blocks.
+  w.end(2000);
+  TempFile f2;
+  REQUIRE(w.write(f2.path));
+  kob::raw::Reader ended;
+  REQUIRE(ended.open(f2.path, error));
+  CHECK(ended.complete());
+  CHECK(ended.end_tick() == 2000);
+  REQUIRE(ended.threads().size() == 2);
+  CHECK(all_records(*ended.threads()[0]).size() == 150);
+  const std::vector<Record> e1 = all_records(*ended.threads()[1]);
+  REQUIRE(e1.size() == 11);
+  for (std::size_t k = 0; k < e1.size(); ++k) CHECK(e1[k].u[0] == 1000000 + (k < 5 ? k : k + 4));  // seq 1: 0..4, seq 2: 9..14
+}
+
+TEST_CASE("raw reader: META names, threads (last wins), KV, LOST; END absent") {
+  RecorderReset reset;
+  RawTraceWriter w;
+  const auto base = static_cast<std::uint32_t>(kob::names().size());
+  w.name(base + 3, "rr_kernel_from_file");
+  w.name(base + 1, "rr_other");
+  w.thread(0, 111, 0);
+  w.kv("meta", "k1", "v1");
+  w.kv("kob", "exe", "prog");
+  w.compact(0, 1, {rec(100, Ev::KernelBegin, base + 3, {1, 0x01000000})});
+  w.thread(0, 222, 2, 3, 1);
+  w.kv("kob", "exe", "prog2");
+  w.lost(0, 1, 150, 190, 40);
+  w.lost(0, 3, 300, 390, 60);
+  TempFile f;
+  REQUIRE(w.write(f.path));
+  kob::raw::Reader r;
+  std::string error;
+  REQUIRE(r.open(f.path, error));
+  CHECK_FALSE(r.complete());
+  REQUIRE(r.threads().size() == 1);
+  const kob::ThreadSource& t = *r.threads()[0];
+  CHECK(t.os_tid == 222);
+  CHECK(t.omp_thread_type == 2);
+  CHECK(t.omp_proc == 3);
+  CHECK(t.omp_place == 1);
+  CHECK(t.dropped == 100);
+  REQUIRE(t.losses.size() == 2);
+  CHECK(t.losses[1].first_tick == 300);
+  CHECK(t.losses[1].last_tick == 390);
+  CHECK(t.losses[1].events == 60);
+  CHECK(t.losses[1].reason == kob::LossReason::TraceSizeCap);
+  REQUIRE(r.kv().size() == 3);
+  CHECK(r.kv_value("kob", "exe") == "prog2");
+  CHECK(r.kv_value("meta", "k1") == "v1");
+  CHECK(r.kv_value("meta", "nope", "dflt") == "dflt");
+
+  r.load_names();
+  CHECK(std::string(kob::names().str(base + 3)) == "rr_kernel_from_file");
+  CHECK(std::string(kob::names().str(base + 1)) == "rr_other");
+  CHECK(std::string(kob::names().str(base)) == "<name " + std::to_string(base) + " not in the raw trace>");
+  CHECK(std::string(kob::names().str(base + 2)) == "<name " + std::to_string(base + 2) + " not in the raw trace>");
+  CHECK(kob::names().intern("rr_kernel_from_file") == base + 3);  // the table finds it by text too
+}
+
+TEST_CASE("raw reader: a write cut short ends the walk; what came before is read") {
+  RawTraceWriter w;
+  w.compact(0, 1, numbered(0, 0, 20));
+  w.name(5, "x");
+  w.cut_tail(100);
+  TempFile f;
+  REQUIRE(w.write(f.path));
+  kob::raw::Reader r;
+  std::string error;
+  REQUIRE(r.open(f.path, error));
+  CHECK(r.cut_tail_bytes() == 148);
+  CHECK_FALSE(r.complete());
+  REQUIRE(r.threads().size() == 1);
+  CHECK(all_records(*r.threads()[0]).size() == 20);
+  CHECK(r.names().size() == 1);
+
+  RawTraceWriter g;  // a bad magic after a good block
+  g.compact(3, 1, numbered(3, 0, 4));
+  g.garbage(500);
+  g.end(99);  // never reached
+  TempFile f2;
+  REQUIRE(g.write(f2.path));
+  kob::raw::Reader r2;
+  REQUIRE(r2.open(f2.path, error));
+  CHECK(r2.cut_tail_bytes() > 500);
+  CHECK_FALSE(r2.complete());
+  REQUIRE(r2.threads().size() == 1);
+  CHECK(r2.threads()[0]->index == 3);
+  CHECK(all_records(*r2.threads()[0]).size() == 4);
+}
+
+TEST_CASE("raw reader: ticks to ns through the start point and the last CALIB") {
+  RecorderReset reset;
+  RawTraceWriter::Start start;
+  start.clock = 1;
+  start.tick = 1000;
+  start.ns = 5000;
+  RawTraceWriter w(start);
+  w.calib(1600, 5200);  // superseded
+  w.calib(3000, 6000);  // 2 ticks per ns
+  TempFile f;
+  REQUIRE(w.write(f.path));
+  kob::raw::Reader r;
+  std::string error;
+  REQUIRE(r.open(f.path, error));
+  std::uint64_t tick0 = 0, ns0 = 0;
+  double rate = 0;
+  CHECK(r.clock_line(tick0, ns0, rate));
+  CHECK(tick0 == 1000);
+  CHECK(ns0 == 5000);
+  CHECK(rate == doctest::Approx(2.0));
+  r.apply_clock();
+  CHECK(kob::clock::to_ns(2000) == 5500);
+  CHECK(kob::clock::to_ns(5000) == 7000);
+
+  RawTraceWriter ns_clock;  // clock 0: ticks are ns
+  TempFile f2;
+  REQUIRE(ns_clock.write(f2.path));
+  kob::raw::Reader r2;
+  REQUIRE(r2.open(f2.path, error));
+  r2.apply_clock();
+  CHECK(kob::clock::to_ns(123456) == 123456);
+}
+
+TEST_CASE("raw reader: a run cut short: open spans end at their thread's last event, marked cut") {
+  RecorderReset reset;
+  const std::uint32_t k = kob_test::nm("rr_cut_kernel"), reg = kob_test::nm("rr_cut_region");
+  RawTraceWriter w;
+  w.thread(0, 500, 0);
+  w.thread(1, 501, 0);
+  w.compact(0, 1,
+            {rec(100, Ev::RegionPush, reg), rec(110, Ev::KernelBegin, k, {1, 0x01000000}), rec(120, Ev::KernelEnd, 0, {1}),
+             rec(130, Ev::KernelBegin, k, {2, 0x01000000})});
+  w.ring(0, 2, 1, 1, {rec(150, Ev::ProfileEvent, k)});  // the thread's last event
+  w.compact(1, 1, {rec(105, Ev::ProfileEvent, k), rec(400, Ev::ProfileEvent, k)});
+  TempFile f;
+  REQUIRE(w.write(f.path));
+  kob::raw::Reader r;
+  std::string error;
+  REQUIRE(r.open(f.path, error));
+  REQUIRE_FALSE(r.complete());
+  const kob::Timeline t = kob::build_timeline(r.threads(), -1, r.complete());
+  CHECK(t.cut_short);
+  CHECK(t.cut_spans == 2);
+  REQUIRE(t.kernels.size() == 2);
+  CHECK_FALSE(t.kernels[0].cut);
+  CHECK(t.kernels[0].end == 120);
+  CHECK(t.kernels[1].cut);
+  CHECK(t.kernels[1].end == 150);  // not 400, the run's last event (on thread 1)
+  REQUIRE(t.regions.size() == 1);
+  CHECK(t.regions[0].cut);
+  CHECK(t.regions[0].end == 150);
+  bool noted = false;
+  for (const auto& p : t.problems)
+    noted = noted || p == "a Kokkos kernel never ended: cut at its thread's last event (the run did not end cleanly) (1 time)";
+  CHECK(noted);
+
+  std::uint64_t clipped = 0;
+  const std::string trace = kob_test::chrome_trace_text(t, &clipped);
+  CHECK(kob_test::python_json_check(trace, R"PY(
+x = [e for e in d["traceEvents"] if e["ph"] == "X"]
+cut = sorted((e["cat"], e["args"].get("id", 0)) for e in x if e["args"].get("cut") is True)
+assert cut == [("kokkos.kernel", 2), ("kokkos.region", 0)], cut
+assert len([e for e in x if "cut" not in e["args"]]) == 1
+)PY") == 0);
+
+  const kob::Summary s = kob::summarize(t);
+  CHECK(s.cut_short);
+  CHECK(s.cut_spans == 2);
+  const std::string text = kob::summary_text(s, "unit");
+  CHECK(text.find("cut short: the run ended without a clean exit; 2 spans still open then end at their thread's last event") !=
+        std::string::npos);
+  CHECK(kob_test::python_json_check(kob::summary_json(s, "{}"), R"PY(
+assert d["cut_short"] is True and d["cut_spans"] == 2
+)PY") == 0);
+
+  // The same records with END: shown until the end of the run, nothing cut.
+  const kob::Timeline clean = kob::build_timeline(r.threads(), -1, true);
+  CHECK(clean.cut_spans == 0);
+  REQUIRE(clean.kernels.size() == 2);
+  CHECK_FALSE(clean.kernels[1].cut);
+  CHECK(clean.kernels[1].end == 400);
+}
+
+TEST_CASE("raw reader: lost stretches reach the timeline and the summary names them") {
+  RecorderReset reset;
+  const std::uint32_t k = kob_test::nm("rr_lost_kernel");
+  RawTraceWriter w;
+  w.thread(0, 700, 0);
+  w.thread(1, 701, 0);
+  w.compact(0, 1, {rec(1000, Ev::KernelBegin, k, {1, 0x01000000}), rec(2000, Ev::KernelEnd, 0, {1})});
+  w.lost(0, 1, 3000, 5000, 4094);
+  w.compact(0, 3, {rec(6000, Ev::KernelBegin, k, {2, 0x01000000}), rec(7000, Ev::KernelEnd, 0, {2})});
+  w.compact(1, 1, {rec(1500, Ev::ProfileEvent, k), rec(9000, Ev::ProfileEvent, k)});
+  w.end(10000);
+  TempFile f;
+  REQUIRE(w.write(f.path));
+  kob::raw::Reader r;
+  std::string error;
+  REQUIRE(r.open(f.path, error));
+  kob::Timeline t = kob::build_timeline(r.threads(), -1, r.complete());
+  t.run_end = 10000;
+  CHECK(t.dropped == 4094);
+  REQUIRE(t.lost.size() == 1);
+  CHECK(t.lost[0].track == 0);
+  CHECK(t.lost[0].start == 3000);
+  CHECK(t.lost[0].end == 5000);
+  CHECK(t.kernels.size() == 2);  // recorded again after the loss
+  const kob::Summary s = kob::summarize(t);
+  CHECK(s.coverage.complete_until == 2000);  // from the first event (t0 = 1000)
+  const std::string text = kob::summary_text(s, "unit");
+  INFO(text);
+  CHECK(text.find("INCOMPLETE: 4094 events lost; the figures hold every event only until 2000 ns of 9000 ns and miss these stretches:\n"
+                  "  thread 0 (os tid 700): 4094 events lost from 2000 ns to 4000 ns (ring full (the writer thread fell behind))\n") !=
+        std::string::npos);
+  CHECK(kob::dropped_line(s, 64) ==
+        "4094 events lost in 1 stretches (first: thread 0, 2000 ns to 4000 ns, ring full (the writer thread fell behind)); the "
+        "summary lists them");
+  CHECK(kob_test::python_json_check(kob::summary_json(s, "{}"), R"PY(
+c = d["coverage"]
+assert c["lost"] == [{"track": 0, "os_tid": 700, "from_ns": 2000, "to_ns": 4000, "events": 4094,
+                      "reason": "ring full (the writer thread fell behind)"}], c
+assert c["complete"] is False and c["dropped_events"] == 4094
+)PY") == 0);
+}
