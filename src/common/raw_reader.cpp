@@ -68,6 +68,20 @@ bool Reader::read_at(std::uint64_t offset, void* out, std::size_t n) const {
   return true;
 }
 
+std::uint32_t Reader::complete_ring_records(std::uint64_t offset, std::uint32_t from, std::uint64_t room) const {
+  std::uint32_t n = from;
+  Record batch[64];
+  while (n < room) {
+    const std::size_t want = std::min<std::uint64_t>(64, room - n);
+    if (!read_at(offset + std::uint64_t{n} * sizeof(Record), batch, want * sizeof(Record))) break;
+    for (std::size_t i = 0; i < want; ++i, ++n) {
+      const auto type = static_cast<std::uint16_t>(batch[i].type);
+      if (type == 0 || type >= static_cast<std::uint16_t>(Ev::OmpLast) || batch[i].tick == 0) return n;
+    }
+  }
+  return n;
+}
+
 bool Reader::open(const std::string& path, std::string& error) {
   path_ = path;
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -145,10 +159,14 @@ bool Reader::open(const std::string& path, std::string& error) {
         if (payload < kRingRecordsOffset - kBlockHeaderSize || !read_at(off + kBlockHeaderSize, w, sizeof w)) break;
         const std::uint32_t state = get<std::uint32_t>(w), committed = get<std::uint32_t>(w + 4);
         const std::uint64_t room = (payload - (kRingRecordsOffset - kBlockHeaderSize)) / sizeof(Record);
-        if (seq == 0 || (state != 1 && state != 2) || committed == 0) break;
+        if (seq == 0 || (state != 1 && state != 2) || (committed == 0 && state != 1)) break;
         c.ring = true;
         c.offset = off + kRingRecordsOffset;
         c.records = static_cast<std::uint32_t>(std::min<std::uint64_t>(committed, room));
+        // The slot being filled: its thread publishes no count per event (the writer thread
+        // brings `committed` up to date now and then), but slots are zeroed before reuse, so the
+        // complete records past the count are those with a type and a tick.
+        if (state == 1) c.records = complete_ring_records(c.offset, c.records, room);
         break;
       }
       case BlockKind::Meta:

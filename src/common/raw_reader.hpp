@@ -102,6 +102,9 @@ class Reader {
  private:
   friend class FileThread;
   bool read_at(std::uint64_t offset, void* out, std::size_t n) const;
+  // Of a slot being filled whose records start at offset: the records from `from` on that are
+  // complete (a known type and a tick), up to room; returns the new count.
+  std::uint32_t complete_ring_records(std::uint64_t offset, std::uint32_t from, std::uint64_t room) const;
   void parse_meta(const std::uint8_t* p, std::size_t n);
   void note_progress(std::uint64_t n) const;
 

@@ -127,6 +127,17 @@ void wake() {
 void copy_thread(ThreadBuffer& b, bool final) {
   std::lock_guard<std::mutex> lock(g_state->copy_mu);
   const std::uint32_t k = b.ring_size();
+  // The producer keeps its cursor in memory only (one store per event); its slot's count in the
+  // file is brought up to date here, every pass, so that a file cut short (SIGKILL) says where the
+  // complete records end. Only ever raised: the producer sets it exactly when it hands the slot over.
+  for (std::uint32_t i = 0; i < k; ++i) {
+    Slot* s = b.ring_slot(i);
+    if (s->state.load(std::memory_order_acquire) != kSlotFilling) continue;
+    const std::uint32_t n = b.filled(*s, s->recs, kSlotRecords);
+    std::uint32_t old = s->committed.load(std::memory_order_relaxed);
+    while (old < n && !s->committed.compare_exchange_weak(old, n, std::memory_order_release)) {
+    }
+  }
   for (;;) {
     Slot* next = nullptr;
     std::uint32_t state = kSlotFree;
@@ -140,16 +151,17 @@ void copy_thread(ThreadBuffer& b, bool final) {
       }
     }
     if (next == nullptr) return;
-    const std::uint32_t n = next->committed.load(std::memory_order_acquire);
+    const std::uint32_t n = state == kSlotFilling ? b.filled(*next, next->recs, kSlotRecords)
+                                                  : next->committed.load(std::memory_order_acquire);
     if (state == kSlotFilling) {
       // The slot being filled (finish): its records so far, the slot left to its thread.
       if (final && n > 0 && !write_chunk(b.index, next->block.seq, next->recs, n)) b.add_dropped(n);
       return;
     }
     if (!write_chunk(b.index, next->block.seq, next->recs, n)) b.add_dropped(n);
-    // Zeroed so that the file never shows records of an older chunk in a slot. `committed` stays:
-    // the producer may still look at this slot (its last) and must keep seeing it full; it sets
-    // the count to 0 itself when it takes the slot again.
+    // Zeroed so that the file never shows records of an older chunk in a slot, and so that a
+    // reader can tell the complete records past a stale `committed` (nonzero type and tick).
+    // `committed` stays; the producer sets it to 0 itself when it takes the slot again.
     std::memset(static_cast<void*>(next->recs), 0, std::size_t{n} * sizeof(Record));
     next->state.store(kSlotFree, std::memory_order_release);
     futex(&next->state, FUTEX_WAKE_PRIVATE, 1, nullptr);

@@ -124,6 +124,7 @@ bool ThreadBuffer::next_slot() {
   }
   if (cur_ != nullptr && !cur_full_) {
     cur_full_ = true;
+    cur_->committed.store(raw::kSlotRecords, std::memory_order_relaxed);  // the cursor is at its end
     cur_->state.store(raw::kSlotFull, std::memory_order_release);
     writer_seen_ = raw::slot_full(*this);
   }
@@ -156,12 +157,10 @@ bool ThreadBuffer::next_slot() {
   cur_ = next;
   cur_index_ = i;
   cur_full_ = false;
-  head_ = next;
-  cap_ = raw::kSlotRecords;
+  end_ = next->recs + raw::kSlotRecords;
+  pos_.store(next->recs, std::memory_order_release);
   return true;
 }
-
-raw::SlotHead ThreadBuffer::g_no_slot{};
 
 void ThreadBuffer::dropped_event() {
   if (!count_drops_) return;
@@ -193,23 +192,25 @@ bool ThreadBuffer::grow_unregistered() {
   }
   auto* c = new (mem) Chunk;
   c->committed.store(0, std::memory_order_relaxed);
+  if (!chunks_.empty()) chunks_.back()->committed.store(Chunk::kRecords, std::memory_order_relaxed);
   chunks_.push_back(c);
-  head_ = c;
-  cap_ = Chunk::kRecords;
+  end_ = c->recs + Chunk::kRecords;
+  pos_.store(c->recs, std::memory_order_release);
   return true;
 }
 
 std::vector<ThreadBuffer::InMemory> ThreadBuffer::in_memory() const {
   std::vector<InMemory> out;
   if (!registered) {
-    for (std::size_t i = 0; i < chunks_.size(); ++i) out.push_back({&chunks_[i]->committed, chunks_[i]->recs, i + 1});
+    for (std::size_t i = 0; i < chunks_.size(); ++i)
+      out.push_back({filled(*chunks_[i], chunks_[i]->recs, Chunk::kRecords), chunks_[i]->recs, i + 1});
     return out;
   }
   std::vector<const raw::Slot*> live;
   for (std::uint32_t i = 0; i < ring_size_; ++i)
     if (ring_[i]->state.load(std::memory_order_acquire) != raw::kSlotFree) live.push_back(ring_[i]);
   std::sort(live.begin(), live.end(), [](const raw::Slot* a, const raw::Slot* b) { return a->block.seq < b->block.seq; });
-  for (const raw::Slot* s : live) out.push_back({&s->committed, s->recs, s->block.seq});
+  for (const raw::Slot* s : live) out.push_back({filled(*s, s->recs, raw::kSlotRecords), s->recs, s->block.seq});
   return out;
 }
 

@@ -122,25 +122,32 @@ class ThreadBuffer {
   ~ThreadBuffer();
 
   // Appends one record; fill writes its fields (the tick first, so it is taken as late as
-  // possible for begin events). Steady state: a store of the record and of the slot's committed
-  // count, nothing else. When the slot is full the slow path moves to the next free slot of the
-  // ring, or drops and counts the event when none is free (the writer is behind).
+  // possible for begin events). Steady state: the record and the cursor, nothing else (the cursor
+  // is atomic only so that the writer thread can read it; a plain store on x86). When the slot is
+  // full the slow path moves to the next free slot of the ring, or drops and counts the event when
+  // none is free (the writer is behind). The slot's `committed` count in the file is published by
+  // the writer from this cursor, and set exactly when the slot is handed over; a reader of a file
+  // cut short takes the records past it that are complete (slots are zeroed before reuse).
   template <class Fill>
   void emit(Fill&& fill) {
-    raw::SlotHead* h = head_;
-    // The head is one record long, so record i of the slot is record i + 1 counted from the head,
-    // and that is also the committed count once it is written. Only this thread stores the count.
-    std::size_t n = h->committed.load(std::memory_order_relaxed) + 1;
-    if (KOB_UNLIKELY(n > cap_)) {
+    Record* r = pos_.load(std::memory_order_relaxed);
+    if (KOB_UNLIKELY(r == end_)) {
       if (!next_slot()) {
         dropped_event();
         return;
       }
-      h = head_;
-      n = 1;
+      r = pos_.load(std::memory_order_relaxed);
     }
-    fill(reinterpret_cast<Record*>(h)[n]);
-    h->committed.store(static_cast<std::uint32_t>(n), std::memory_order_release);
+    fill(*r);
+    pos_.store(r + 1, std::memory_order_release);
+  }
+
+  // Records in the slot or chunk whose records start at recs: up to the cursor when the thread
+  // writes there now, else the slot's committed count (exact once the slot was handed over).
+  std::uint32_t filled(const raw::SlotHead& head, const Record* recs, std::uint32_t capacity) const {
+    const Record* p = pos_.load(std::memory_order_acquire);
+    if (p >= recs && p <= recs + capacity) return static_cast<std::uint32_t>(p - recs);
+    return head.committed.load(std::memory_order_acquire);
   }
 
   InternCache names;
@@ -174,7 +181,7 @@ class ThreadBuffer {
   void for_each_committed(F&& f, std::uint64_t after_seq = 0) const {
     for (const auto& [committed, recs, seq] : in_memory())
       if (seq > after_seq)
-        for (std::uint32_t i = 0, n = committed->load(std::memory_order_acquire); i < n; ++i) f(recs[i]);
+        for (std::uint32_t i = 0; i < committed; ++i) f(recs[i]);
   }
   // Every record of the thread, in order: what its chunks in the raw trace hold (after
   // raw::finish()), then what its slots hold that the file does not. Interim: the exit path's
@@ -216,7 +223,7 @@ class ThreadBuffer {
   bool setup_ring();
   bool grow_unregistered();
   struct InMemory {
-    const std::atomic<std::uint32_t>* committed;
+    std::uint32_t committed;
     const Record* recs;
     std::uint64_t seq;
   };
@@ -224,11 +231,10 @@ class ThreadBuffer {
   // Counts an event that found no slot; the lost span's ticks are read now (it was made now).
   __attribute__((noinline)) void dropped_event();
 
-  // The slot (or test chunk) being filled and its capacity. Before the first, a shared empty head
-  // with capacity 0, so that the first event takes the slow path.
-  raw::SlotHead* head_ = &g_no_slot;
-  std::size_t cap_ = 0;
-  static raw::SlotHead g_no_slot;
+  // The next record to write and the end of the slot (or test chunk) being filled. Equal (null)
+  // before the first slot and while no slot is free, so that the event takes the slow path.
+  std::atomic<Record*> pos_{nullptr};
+  Record* end_ = nullptr;
   raw::Slot* cur_ = nullptr;
   std::uint32_t cur_index_ = 0;
   std::uint64_t seq_ = 0;  // of the chunk in cur_

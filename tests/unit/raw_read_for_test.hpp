@@ -121,7 +121,12 @@ inline RawRead read_raw(const std::string& path) {
       const std::uint32_t committed = get<std::uint32_t>(d, off + 52);
       if ((state == 1 || state == 2) && seq != 0) {
         RawRead::Chunk c;
-        for (std::uint32_t i = 0; i < committed && i < 2047; ++i) c.recs.push_back(get<kob::Record>(d, off + 64 + i * 64ul));
+        for (std::uint32_t i = 0; i < 2047; ++i) {
+          const auto rec = get<kob::Record>(d, off + 64 + i * 64ul);
+          // Past the (lazily published) count of a slot being filled: the complete records.
+          if (i >= committed && (state != 1 || rec.type == kob::Ev::None || rec.tick == 0)) break;
+          c.recs.push_back(rec);
+        }
         ring[thread][seq] = std::move(c);
       }
     } else if (kind == 4) {

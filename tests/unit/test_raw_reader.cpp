@@ -96,11 +96,13 @@ TEST_CASE("raw reader: a header that is not ours gives one line naming the file 
 
 TEST_CASE("raw reader: chunks by sequence number, COMPACT and RING, the larger copy of a seq wins") {
   RawTraceWriter w;
-  // Thread 0: seq 2 before seq 1 on disk; seq 3 only in a ring slot being filled, with one record
-  // past `committed` (not yet complete: must not be read).
+  // Thread 0: seq 2 before seq 1 on disk; seq 3 only in a ring slot being filled, with two records
+  // past its (lazily published) `committed`: one complete (read), then one cut short by the end of
+  // the process (a type but no tick yet: not read, nor anything after it).
   w.compact(0, 2, numbered(0, 100, 50));
   w.compact(0, 1, numbered(0, 0, 100));
-  std::vector<Record> slot3 = numbered(0, 150, 8);
+  std::vector<Record> slot3 = numbered(0, 150, 10);
+  slot3[8].tick = 0;
   w.ring(0, 3, 1, 7, slot3);
   // Thread 1: seq 1 both as COMPACT (5 records) and as a full slot with 9 committed: the slot's 9.
   // seq 2: a slot with 3 committed and a COMPACT copy with 6: the COMPACT.
@@ -123,15 +125,15 @@ TEST_CASE("raw reader: chunks by sequence number, COMPACT and RING, the larger c
   REQUIRE(threads.size() == 1 + 1);  // thread 2's only slot was never used
   CHECK(threads[0]->index == 0);
   CHECK(threads[1]->index == 1);
-  CHECK(r.total_records() == 157 + 15);
+  CHECK(r.total_records() == 158 + 15);
 
   std::vector<std::uint64_t> progress;
   r.on_progress = [&](std::uint64_t done, std::uint64_t total) {
-    CHECK(total == 172);
+    CHECK(total == 173);
     progress.push_back(done);
   };
   const std::vector<Record> t0 = all_records(*threads[0]);
-  REQUIRE(t0.size() == 157);
+  REQUIRE(t0.size() == 158);
   for (std::size_t k = 0; k < t0.size(); ++k) {
     CAPTURE(k);
     CHECK(t0[k].u[0] == k);
@@ -144,7 +146,7 @@ TEST_CASE("raw reader: chunks by sequence number, COMPACT and RING, the larger c
   REQUIRE(t1.size() == 15);
   for (std::size_t k = 0; k < t1.size(); ++k) CHECK(t1[k].u[0] == 1000000 + k);
 
-  CHECK(progress == std::vector<std::uint64_t>{100, 150, 157, 166, 172});  // after each chunk
+  CHECK(progress == std::vector<std::uint64_t>{100, 150, 158, 167, 173});  // after each chunk
 
   // With END the writer had copied every slot: the slots are not read (what a thread adds to its
   // slot after END is not part of the run), only the COMPACT blocks.
