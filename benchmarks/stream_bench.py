@@ -94,29 +94,64 @@ def overhead(a, out):
     return summ
 
 
-def scale(a, out, name, prog, n, threads):
+def scale(a, out, name, prog, n, threads, formats, convert):
     cmd = [str(prog), str(n)]
     rss0, out0, _, _ = peak_rss_kib(cmd, base_env(threads))
     prefix = f"{out}/{name}"
-    env = {**tool_env(a.lib, f"--quiet --output={prefix}"), "OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": "false"}
+    env = {**tool_env(a.lib, f"--quiet --output={prefix} --format={formats}"), "OMP_NUM_THREADS": str(threads),
+           "OMP_PROC_BIND": "false"}
     rss1, out1, wall1, end1 = peak_rss_kib(cmd, env)
     le = loop_end(out1)
     exit_s = (end1 - le) / 1e9 if le else float("nan")
-    summ = json.load(open(prefix + ".summary.json"))
     kob = pathlib.Path(prefix + ".kob")
+    events, lost, ended = raw_counts(kob)
     pf = pathlib.Path(prefix + ".pftrace")
-    events = summ.get("recorded_events") or summ.get("events_recorded") or 0
-    dropped = summ.get("dropped_events", "?")
-    t0 = time.monotonic()
-    conv = subprocess.run([str(a.kob), "convert", str(kob), f"--output={out}/{name}-conv", "--quiet"],
-                          capture_output=True, text=True)
-    conv_s = time.monotonic() - t0
-    row = {
-        "name": name, "n": n, "threads": threads, "rss0": rss0, "rss1": rss1, "events": events,
-        "kob": kob.stat().st_size if kob.exists() else 0, "pftrace": pf.stat().st_size if pf.exists() else 0,
-        "dropped": dropped, "exit_s": exit_s, "wall": wall1, "convert_s": conv_s if conv.returncode == 0 else None,
+    conv_s = None
+    if convert:
+        t0 = time.monotonic()
+        conv = subprocess.run([str(a.kob), "convert", str(kob), f"--output={out}/{name}-conv", "--quiet"],
+                              capture_output=True, text=True)
+        conv_s = time.monotonic() - t0 if conv.returncode == 0 else None
+        if not pf.exists():
+            pf = pathlib.Path(f"{out}/{name}-conv.pftrace")
+    return {
+        "name": name, "n": n, "threads": threads, "rss0": rss0, "rss1": rss1, "events": events, "formats": formats,
+        "kob": kob.stat().st_size, "pftrace": pf.stat().st_size if pf.exists() else 0,
+        "dropped": lost, "ended": ended, "exit_s": exit_s, "wall": wall1, "convert_s": conv_s, "convert": convert,
     }
-    return row
+
+
+def raw_counts(path):
+    """(records in COMPACT blocks, records in ring slots past them, LOST events, has END) of a raw
+    trace, from block headers and META entries only (docs/raw-format.md)."""
+    import struct
+    compact = lost = 0
+    end = False
+    with open(path, "rb") as f:
+        f.seek(0, 2)
+        size = f.tell()
+        off = 4096
+        while off + 48 <= size:
+            f.seek(off)
+            h = f.read(48)
+            magic, kind, _flags, _thread, payload, _seq, records = struct.unpack_from("<IHHIIQI", h)
+            if magic != 0x4B4C424B or off + 48 + payload > size:
+                break
+            if kind == 1:
+                compact += records
+            elif kind == 3:
+                meta = f.read(payload)
+                e = 0
+                while e + 8 <= len(meta):
+                    tag, _z, ln = struct.unpack_from("<HHI", meta, e)
+                    body = meta[e + 8:e + 8 + ln]
+                    if tag == 5:
+                        lost += struct.unpack_from("<Q", body, 24)[0]
+                    elif tag == 6:
+                        end = True
+                    e += 8 + ln
+            off += (48 + payload + 7) // 8 * 8
+    return compact, lost, end
 
 
 def main():
@@ -131,27 +166,34 @@ def main():
     a = ap.parse_args()
     a.builddir = a.builddir.resolve()
     a.lib = a.builddir / "src" / "libkokkos_ompt_bridge.so"
-    a.kob = a.builddir / "src" / "kob" / "kob"
+    a.kob = a.builddir / "src" / "kob"
     out = a.out or pathlib.Path(tempfile.mkdtemp(prefix="kob-stream-"))
     out.mkdir(parents=True, exist_ok=True)
     only = set(a.only.split(","))
     if "overhead" in only:
         overhead(a, out)
     rows = []
+    omp = a.builddir / "benchmarks" / "tiny_kernels_openmp"
+    serial = a.builddir / "benchmarks" / "tiny_kernels_serial"
+    # The long runs record only (--format=none): the exit conversion is not streaming yet, and
+    # would hold the whole timeline in memory. The medium runs convert at exit as users run it.
     if "omp" in only:
-        rows.append(scale(a, out, "omp", a.builddir / "benchmarks" / "tiny_kernels_openmp", a.omp_kernels, 2))
+        rows.append(scale(a, out, "omp-long", omp, a.omp_kernels, 2, "none", False))
+        rows.append(scale(a, out, "omp", omp, a.omp_kernels // 10, 2, "perfetto,summary,json", True))
     if "serial" in only:
-        rows.append(scale(a, out, "serial", a.builddir / "benchmarks" / "tiny_kernels_serial", a.serial_kernels, 1))
+        rows.append(scale(a, out, "serial-long", serial, a.serial_kernels, 1, "none", False))
+        rows.append(scale(a, out, "serial", serial, a.serial_kernels // 10, 1, "perfetto,summary,json", True))
     if rows:
         print("\n### Long runs: memory, sizes, exit\n")
-        print("| run | events recorded | peak RSS no tool | peak RSS with tool | tool's RSS | raw B/event | .pftrace B/event | dropped | exit s | `kob convert` s |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print("| run | --format | events recorded | peak RSS no tool | with tool | tool's share | raw B/event | .pftrace B/event | dropped | clean END | exit s | `kob convert` s |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|")
         for r in rows:
             ev = r["events"] or 1
-            conv = f"{r['convert_s']:.1f}" if r["convert_s"] is not None else "failed"
-            print(f"| {r['name']} {r['n']:,} kernels, {r['threads']} thr. | {r['events']:,} | {r['rss0'] / 1024:.0f} MiB | "
-                  f"{r['rss1'] / 1024:.0f} MiB | {(r['rss1'] - r['rss0']) / 1024:.0f} MiB | {r['kob'] / ev:.1f} | "
-                  f"{r['pftrace'] / ev:.1f} | {r['dropped']} | {r['exit_s']:.1f} | {conv} |")
+            conv = "–" if not r["convert"] else (f"{r['convert_s']:.1f}" if r["convert_s"] is not None else "failed")
+            pfb = f"{r['pftrace'] / ev:.1f}" if r["pftrace"] else "–"
+            print(f"| {r['name']}: {r['n']:,} kernels, {r['threads']} thr. | {r['formats']} | {r['events']:,} | "
+                  f"{r['rss0'] / 1024:.0f} MiB | {r['rss1'] / 1024:.0f} MiB | {(r['rss1'] - r['rss0']) / 1024:.0f} MiB | "
+                  f"{r['kob'] / ev:.2f} | {pfb} | {r['dropped']} | {'yes' if r['ended'] else 'no'} | {r['exit_s']:.2f} | {conv} |")
     print(f"\n(outputs in {out})")
 
 
