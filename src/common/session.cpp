@@ -202,6 +202,10 @@ void after_fork_child() {
   recorder::after_fork_child();
   State& s = state();
   s.start_wall = std::chrono::system_clock::now();
+  // The child's raw trace (made later) starts with the parent's KV entries; these two are the
+  // child's own, as its exit write names them (later entries win).
+  raw::add_kv("kob", "start_time", start_time_iso());
+  raw::add_kv("kob", "prefix", output_prefix());
   // A write under way in the parent at the fork has no thread here to finish it: nobody waits.
   if (s.written.load() && !s.done) s.done = true;
   s.writer_tid.store(0);
