@@ -27,6 +27,7 @@
 #include "common/recorder.hpp"
 #include "common/run_outputs.hpp"
 #include "common/signals.hpp"
+#include "common/timeline.hpp"
 #include "version.hpp"
 
 namespace kob {
@@ -282,6 +283,7 @@ Facts session_facts() {
   for (std::size_t i = 0; i < s.kokkos.device_ids.size(); ++i) devices += (i ? "," : "") + std::to_string(s.kokkos.device_ids[i]);
   add(fact::kKokkosDevices, devices);
   add(fact::kOmpRuntime, s.omp_runtime);
+  add(fact::kOmpRuntimeCode, omp_runtime_code_range());
   add_config_facts(s.config, f);
   for (const auto& [k, v] : s.metadata) f.push_back({"meta", k, v});
   for (const auto& [section, kvs] : s.other)
