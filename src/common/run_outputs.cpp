@@ -162,6 +162,8 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
     if (ok_out) *ok_out = true;
     return {};
   }
+  // Which code is the OpenMP runtime's (its hidden-helper team), as the recording process knew it.
+  set_omp_runtime_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
   Timeline t = build_timeline(run.threads, run.initial_device_num, run.ended_cleanly);
   t.run_end = run.run_end;
   filter_timeline(t, c.include, c.exclude);

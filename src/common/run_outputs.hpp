@@ -27,7 +27,8 @@ constexpr std::string_view kToolVersion = "tool_version", kPid = "pid", kRank = 
                            kInclude = "include", kExclude = "exclude", kMemoryLimit = "memory_limit_mib",
                            kKokkosInterface = "kokkos_interface_version", kKokkosLoadSequence = "kokkos_load_sequence",
                            kKokkosDevices = "kokkos_devices", kOmpRuntime = "openmp_runtime",
-                           kOmpInitialDevice = "omp_initial_device", kHelpRun = "help_run", kArgs = "args";
+                           kOmpInitialDevice = "omp_initial_device", kHelpRun = "help_run", kArgs = "args",
+                           kOmpRuntimeCode = "omp_runtime_code";
 }  // namespace fact
 
 // The value last given to section/key, or fallback.

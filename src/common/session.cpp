@@ -27,6 +27,7 @@
 #include "common/recorder.hpp"
 #include "common/run_outputs.hpp"
 #include "common/signals.hpp"
+#include "common/timeline.hpp"
 #include "version.hpp"
 
 namespace kob {
@@ -202,6 +203,10 @@ void after_fork_child() {
   recorder::after_fork_child();
   State& s = state();
   s.start_wall = std::chrono::system_clock::now();
+  // The child's raw trace (made later) starts with the parent's KV entries; these two are the
+  // child's own, as its exit write names them (later entries win).
+  raw::add_kv("kob", "start_time", start_time_iso());
+  raw::add_kv("kob", "prefix", output_prefix());
   // A write under way in the parent at the fork has no thread here to finish it: nobody waits.
   if (s.written.load() && !s.done) s.done = true;
   s.writer_tid.store(0);
@@ -278,6 +283,7 @@ Facts session_facts() {
   for (std::size_t i = 0; i < s.kokkos.device_ids.size(); ++i) devices += (i ? "," : "") + std::to_string(s.kokkos.device_ids[i]);
   add(fact::kKokkosDevices, devices);
   add(fact::kOmpRuntime, s.omp_runtime);
+  add(fact::kOmpRuntimeCode, omp_runtime_code_range());
   add_config_facts(s.config, f);
   for (const auto& [k, v] : s.metadata) f.push_back({"meta", k, v});
   for (const auto& [section, kvs] : s.other)

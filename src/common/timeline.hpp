@@ -277,10 +277,15 @@ Timeline build_timeline(const std::vector<const ThreadSource*>& threads, int ini
 bool host_device(int device_num, int initial_device_num, const std::vector<int>& initialised_devices);
 
 // Recognises the OpenMP runtime's own code (for the hidden-helper team's region): give any
-// function of the runtime (an OMPT entry point). omp_runtime_code tells whether an address lies
-// in the same loaded object; always false when unset or when the runtime is linked into the
-// executable itself.
+// function of the runtime (an OMPT entry point); the address range of the loaded object holding
+// it is found at once (from /proc/self/maps: no loader lock). omp_runtime_code tells whether an
+// address lies in that range; always false when unset or when the runtime is linked into the
+// executable itself. The range travels in the raw trace as `kob/omp_runtime_code` ("START-END",
+// hex, END excluded; "" none): omp_runtime_code_range() gives it, set_omp_runtime_code_range()
+// sets it from there (kob convert, which has no OpenMP runtime loaded).
 void set_omp_runtime_function(const void* fn);
+std::string omp_runtime_code_range();
+void set_omp_runtime_code_range(const std::string& range);
 bool omp_runtime_code(std::uint64_t address);
 
 // Drops kernels and regions by name: keep those matching include (if set) and not exclude.

@@ -10,6 +10,7 @@
 #include "common/config.hpp"
 #include "common/log.hpp"
 #include "common/omp_names.hpp"
+#include "common/raw_trace.hpp"
 #include "common/recorder.hpp"
 #include "common/session.hpp"
 #include "common/timeline.hpp"
@@ -166,6 +167,7 @@ int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_
     session::add_other_data("ompt", "initial_device_num", std::to_string(initial_device_num));
     session::set_before_write(before_write);
     set_omp_runtime_function(reinterpret_cast<const void*>(g_rt.set_callback));
+    raw::add_kv("kob", "omp_runtime_code", omp_runtime_code_range());  // for kob convert
     register_callbacks(host_callbacks(), session::config().events);
     register_callbacks(target_callbacks(), session::config().events);
     // The thread that initialises the runtime gets no thread_begin before its first events.

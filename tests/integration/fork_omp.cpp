@@ -4,6 +4,8 @@
 //   _exit  1 parallel region, then _exit(4)
 //   exec   execs /bin/true (exit 0)
 //   none   no fork at all (a plain run, for mpirun)
+// A second argument `late` waits 1.1 s before the fork, so that the child starts in a later second
+// than its parent (its start_time differs).
 // The parent runs 3 parallel regions before the fork and 2 after it (while the child runs), then
 // waits for the child. Deterministic stdout: the child's line (flushed before it ends), then the
 // parent's. Each line gives the number of open file descriptors, so a descriptor the tool leaks
@@ -43,6 +45,7 @@ int main(int argc, char** argv) {
     std::printf("parent sum %ld fds %d\n", parent, open_fds());
     return 0;
   }
+  if (argc > 2 && !std::strcmp(argv[2], "late")) usleep(1'100'000);
   std::fflush(stdout);  // nothing buffered may be printed twice
   const pid_t child = fork();
   if (child < 0) {

@@ -1,6 +1,8 @@
 """fork() with the OMPT route active: the child that goes on (exit), that calls _exit, or that
 execs must never hang; a child that exits writes its own events only, under its own pid, and
-never touches its parent's files. Every run has a time limit: a hang fails the test."""
+never touches its parent's files. Every run has a time limit: a hang fails the test. The raw trace
+a child makes for itself holds what its own exit write used (the session's facts, its own start
+time and prefix): `kob convert` of it gives the same files as the child wrote."""
 import argparse
 import glob
 import json
@@ -14,8 +16,9 @@ import kob_check as kc
 ap = argparse.ArgumentParser()
 ap.add_argument("--program", required=True)
 ap.add_argument("--lib", required=True)
+ap.add_argument("--kob", required=True)
 a = ap.parse_args()
-prog, lib = os.path.abspath(a.program), os.path.abspath(a.lib)
+prog, lib, kob = os.path.abspath(a.program), os.path.abspath(a.lib), os.path.abspath(a.kob)
 T = 2
 TIMEOUT = 30
 
@@ -46,6 +49,26 @@ def sets(wd):
         with open(path) as f:
             found[os.path.relpath(prefix, wd)] = json.load(f)
     return found
+
+
+def check_convert_equals(wd, prefix, what):
+    """kob convert of PREFIX.kob writes the same files as the process wrote at its exit."""
+    conv = os.path.join(kc.workdir(), os.path.basename(prefix))  # not in wd: sets() would find them
+    rc, _, err = kc.run([kob, "convert", os.path.join(wd, prefix + ".kob"), f"--output={conv}",
+                         "--to=chrome,summary,json", "--quiet"])
+    kc.expect_eq(rc, 0, f"{what}: kob convert {prefix}.kob ({err.strip()})")
+    for ext in (".trace.json", ".summary.json"):
+        if os.path.exists(conv + ext):
+            with open(os.path.join(wd, prefix + ext)) as f1, open(conv + ext) as f2:
+                own, converted = json.load(f1), json.load(f2)
+            differ = sorted(k for k in set(own) | set(converted) if own.get(k) != converted.get(k))
+            if "otherData" in differ:
+                differ += [f"otherData.{k}: {own['otherData'].get(k)!r} vs {converted['otherData'].get(k)!r}"
+                           for k in sorted(set(own["otherData"]) | set(converted["otherData"]))
+                           if own["otherData"].get(k) != converted["otherData"].get(k)]
+            kc.expect_eq(differ, [], f"{what}: {prefix}{ext} from kob convert equals the process's own (keys that differ)")
+    with open(os.path.join(wd, prefix + ".summary.txt")) as f1, open(conv + ".summary.txt") as f2:
+        kc.expect_eq(f2.read(), f1.read(), f"{what}: {prefix}.summary.txt from kob convert")
 
 
 def parallels(doc):
@@ -110,8 +133,20 @@ for mode, child_regions in MODES.items():
             kc.expect_eq(tasks["initial task"], 1, f"{what}: the child's initial task")
             with open(os.path.join(wd, prefix + ".summary.json")) as f:
                 kc.expect_eq(json.load(f)["problems"], [], f"{what}: nothing odd in the child's events")
+            check_convert_equals(wd, prefix, what)
         kc.expect_eq(len(notes), 1 if output == "run" else 0, f"{what}: one line says the child's prefix got its pid")
         kc.expect_eq(sum(l.startswith("kokkos-ompt-bridge: wrote") for l in lines), 2, f"{what}: parent and child each write once")
         kc.expect_eq(glob.glob(os.path.join(wd, "**", "*.tmp.*"), recursive=True), [], f"{what}: no temporary file left")
 
+# A child forked a second after its parent started: its own start time (and its own prefix) are
+# in its raw trace, and kob convert of either process's raw trace gives that process's files.
+wd = kc.workdir()
+pid, rc, out, err = run(["exit", "late"], {"OMP_TOOL_LIBRARIES": lib, "KOB_ARGS": f"--quiet {kc.CHROME}"}, wd)
+kc.expect_eq(rc, 0, "late fork: exit code")
+found = sets(wd)
+kc.expect_eq(len(found), 2, f"late fork: parent and child files: {sorted(found)}")
+starts = {p: doc["otherData"]["start_time"] for p, doc in found.items()}
+kc.expect_eq(len(set(starts.values())), 2, f"late fork: the child's start time is its own: {starts}")
+for prefix in found:
+    check_convert_equals(wd, prefix, f"late fork, {prefix}")
 kc.finish()

@@ -16,6 +16,7 @@
 
 #include "common/clock.hpp"
 #include "common/intern.hpp"
+#include "common/raw_reader.hpp"
 #include "common/record.hpp"
 #include "common/recorder.hpp"
 #include "common/thread_source.hpp"
@@ -104,6 +105,14 @@ struct Synth {
 // A file path under the temporary directory, unique to this process.
 inline std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("kob_unit_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+// Thread `index`'s records in a raw trace, read with the library's reader (none: empty).
+inline std::vector<kob::Record> raw_records(const kob::raw::Reader& r, std::uint32_t index) {
+  std::vector<kob::Record> out;
+  for (const kob::ThreadSource* t : r.threads())
+    if (t->index == index) t->for_each([&](const kob::Record& rec) { out.push_back(rec); });
+  return out;
 }
 
 // The timeline as a Chrome trace (written through a temporary file, as the tool writes it), with

@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 
@@ -20,15 +22,12 @@
 #include "common/raw_trace.hpp"
 #include "common/recorder.hpp"
 #include "helpers.hpp"
-#include "raw_read_for_test.hpp"
 
 namespace fs = std::filesystem;
 using kob::Record;
 using kob::ThreadBuffer;
 using kob::raw::kSlotBytes;
 using kob::raw::kSlotRecords;
-using kob_test::RawRead;
-using kob_test::read_raw;
 
 namespace {
 
@@ -49,6 +48,71 @@ std::string tmp_path(const std::string& name) {
   fs::remove(p);
   return p.string();
 }
+
+// A raw trace read with the library's reader (src/common/raw_reader.hpp); plus what the reader does
+// not expose, the block layout (blocks of each kind, where the walk stopped), counted here from
+// the block headers of docs/raw-format.md.
+struct RawRead {
+  struct Lost {
+    std::uint32_t thread, reason;
+    std::uint64_t first, last, events;
+  };
+  kob::raw::Reader reader;
+  bool ok = false;
+  std::uint64_t size = 0;
+  std::vector<Lost> lost;  // every thread's LOST entries
+  std::uint64_t compact_blocks = 0, compact_bytes = 0, ring_slots = 0, pads = 0;
+  bool bad_block = false;  // the walk stopped at something that is not a whole block
+
+  explicit RawRead(const std::string& path) {
+    std::string error;
+    ok = reader.open(path, error);
+    if (!ok) return;
+    size = fs::file_size(path);
+    bad_block = reader.cut_tail_bytes() != 0;
+    for (const kob::ThreadSource* t : reader.threads())
+      for (const kob::Loss& l : t->losses)
+        lost.push_back({t->index, static_cast<std::uint32_t>(l.reason), l.first_tick, l.last_tick, l.events});
+    std::ifstream in(path, std::ios::binary);
+    const std::string d((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (std::size_t off = 4096; off + 48 <= d.size();) {
+      std::uint32_t magic, payload;
+      std::uint16_t kind;
+      std::memcpy(&magic, d.data() + off, 4);
+      std::memcpy(&kind, d.data() + off + 4, 2);
+      std::memcpy(&payload, d.data() + off + 12, 4);
+      if (magic != 0x4B4C424B || off + 48 + payload > d.size()) break;
+      const std::size_t total = (48 + std::size_t{payload} + 7) & ~std::size_t{7};
+      compact_blocks += kind == 1;
+      compact_bytes += kind == 1 ? total : 0;
+      ring_slots += kind == 2;
+      pads += kind == 4;
+      off += total;
+    }
+  }
+  std::vector<Record> records(std::uint32_t thread) const { return kob_test::raw_records(reader, thread); }
+  const kob::ThreadSource* thread(std::uint32_t index) const {
+    for (const kob::ThreadSource* t : reader.threads())
+      if (t->index == index) return t;
+    return nullptr;
+  }
+  std::size_t threads_with_records() const {
+    std::size_t n = 0;
+    for (const kob::ThreadSource* t : reader.threads()) n += !records(t->index).empty();
+    return n;
+  }
+  std::string name(std::uint32_t id) const {
+    std::string text = "(none)";
+    for (const auto& [i, t] : reader.names())
+      if (i == id) text = t;
+    return text;
+  }
+  std::uint64_t lost_events(std::uint32_t reason) const {
+    std::uint64_t n = 0;
+    for (const Lost& l : lost) n += l.reason == reason ? l.events : 0;
+    return n;
+  }
+};
 
 // Emits records first..first+n-1 of tag's sequence on the calling thread: record i has
 // tick = 1000 + i, u[0] = tag, u[1] = i.
@@ -158,25 +222,25 @@ TEST_CASE("raw trace: the writer recycles a thread's 4 slots; every record reach
   CHECK(st.records_written == kN);
   CHECK(st.records_dropped == 0);
 
-  const RawRead r = read_raw(path);
+  const RawRead r(path);
   REQUIRE(r.ok);
-  CHECK(r.end);
+  CHECK(r.reader.complete());
   CHECK_FALSE(r.bad_block);
   CHECK(r.size == st.bytes);
-  CHECK(r.pid == static_cast<std::uint64_t>(getpid()));
-  CHECK(r.ppid == static_cast<std::uint64_t>(getppid()));
+  CHECK(r.reader.header().pid == static_cast<std::uint64_t>(getpid()));
+  CHECK(r.reader.header().parent_pid == static_cast<std::uint64_t>(getppid()));
   CHECK(r.compact_blocks == 51);
   CHECK(r.ring_slots == kob::recorder::kDefaultRing);
   CHECK(r.pads == 1);  // before the page-aligned slot group
   CHECK(r.lost.empty());
-  CHECK(r.calibs >= 1);
+  CHECK(r.reader.calibrations().size() >= 1);
   check_seq(r.records(b->index), 1, kN);
-  REQUIRE(r.threads.count(b->index) == 1);
-  const RawRead::Thread& t = r.threads.at(b->index);
-  CHECK(t.os_tid == b->os_tid);
-  CHECK(t.type == 2);  // the identity at the end
-  CHECK(t.proc == 3);
-  CHECK(t.place == 1);
+  const kob::ThreadSource* t = r.thread(b->index);
+  REQUIRE(t != nullptr);
+  CHECK(t->os_tid == b->os_tid);
+  CHECK(t->omp_thread_type == 2);  // the identity at the end
+  CHECK(t->omp_proc == 3);
+  CHECK(t->omp_place == 1);
 }
 
 TEST_CASE("raw trace: names, KV entries, rename and discard") {
@@ -193,14 +257,14 @@ TEST_CASE("raw trace: names, KV entries, rename and discard") {
   CHECK_FALSE(fs::exists(path));
   std::thread([] { emit_seq(4, 10); }).join();  // a new thread after the move: its slots still map the file
   CHECK(kob::raw::finish());
-  const RawRead r = read_raw(moved);
+  const RawRead r(moved);
   REQUIRE(r.ok);
-  CHECK(r.end);
-  CHECK(r.names.at(before) == "raw_name_before_open");
-  CHECK(r.names.at(after) == "raw_name_after_open");
-  CHECK(r.names.at(0) == "<null>");
-  CHECK(r.kv.at("meta/early") == "1");
-  CHECK(r.kv.at("other:sec/k") == "v w");
+  CHECK(r.reader.complete());
+  CHECK(r.name(before) == "raw_name_before_open");
+  CHECK(r.name(after) == "raw_name_after_open");
+  CHECK(r.name(0) == "<null>");
+  CHECK(r.reader.kv_value("meta", "early") == "1");
+  CHECK(r.reader.kv_value("other:sec", "k") == "v w");
   check_seq(r.records(0), 3, kSlotRecords + 5);
   check_seq(r.records(1), 4, 10);
 
@@ -235,15 +299,15 @@ TEST_CASE("raw trace: after _exit or SIGKILL every committed record is in the fi
     } else {
       CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
     }
-    const RawRead r = read_raw(path);
+    const RawRead r(path);
     REQUIRE(r.ok);
-    CHECK_FALSE(r.end);  // cut short
+    CHECK_FALSE(r.reader.complete());  // cut short
     CHECK_FALSE(r.bad_block);
-    CHECK(r.pid == static_cast<std::uint64_t>(child));
-    CHECK(r.ppid == static_cast<std::uint64_t>(getpid()));
+    CHECK(r.reader.header().pid == static_cast<std::uint64_t>(child));
+    CHECK(r.reader.header().parent_pid == static_cast<std::uint64_t>(getpid()));
     check_seq(r.records(0), 9, kN);
     bool named = false;
-    for (const auto& [id, text] : r.names) named |= text == "name_before_the_kill";
+    for (const auto& [id, text] : r.reader.names()) named |= text == "name_before_the_kill";
     CHECK(named);
     CHECK(r.lost.empty());
   }
@@ -272,7 +336,8 @@ TEST_CASE("raw trace: memory stays the ring whatever the run length; nothing dro
   CAPTURE(after);
   CHECK(after - before < 4 * 1024);  // KiB: far below the 12.5 MiB the records would take in memory
   REQUIRE(kob::raw::finish());
-  const RawRead r = read_raw(path);
+  const RawRead r(path);
+  REQUIRE(r.ok);
   check_seq(r.records(0), 5, kN);
   CHECK(r.lost.empty());
   // Compact: these records take a few bytes each on disk.
@@ -296,9 +361,9 @@ TEST_CASE("raw trace: --max-trace-size drops whole chunks, counted, with exact L
   CHECK_FALSE(b->file_backed());  // the ring does not fit under the cap: anonymous slots
   CHECK(kob::raw::finish());
   const auto st = kob::raw::stats();
-  const RawRead r = read_raw(path);
+  const RawRead r(path);
   REQUIRE(r.ok);
-  CHECK(r.end);
+  CHECK(r.reader.complete());
   CHECK(r.size <= kCap + 2048);  // the few META entries after the cap (thread, LOST, CALIB, END)
   const std::vector<Record> kept = r.records(0);
   const std::uint64_t k = kept.size();
@@ -336,9 +401,9 @@ TEST_CASE("raw trace: a file size limit (EFBIG) drops chunks with LOST entries; 
   }
   const int status = wait_child(child);
   CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
-  const RawRead r = read_raw(path);
+  const RawRead r(path);
   REQUIRE(r.ok);
-  CHECK(r.end);
+  CHECK(r.reader.complete());
   CHECK_FALSE(r.bad_block);  // the cut-short writes were cut off again
   check_seq(r.records(0), 8, kSlotRecords);
   CHECK(r.lost_events(kob::raw::kLostWriteFailed) == kN - kSlotRecords);
@@ -378,17 +443,17 @@ TEST_CASE("raw trace: a fork child never writes its parent's file; it makes its 
       CHECK_FALSE(fs::exists(child_path));
       continue;
     }
-    const RawRead c = read_raw(child_path);
+    const RawRead c(child_path);
     REQUIRE(c.ok);
-    CHECK(c.end);
-    CHECK(c.pid == static_cast<std::uint64_t>(child));
-    CHECK(c.ppid == static_cast<std::uint64_t>(getpid()));
-    CHECK(c.chunks.size() == 1);  // the child's one thread
+    CHECK(c.reader.complete());
+    CHECK(c.reader.header().pid == static_cast<std::uint64_t>(child));
+    CHECK(c.reader.header().parent_pid == static_cast<std::uint64_t>(getpid()));
+    CHECK(c.threads_with_records() == 1);  // the child's one thread
     check_seq(c.records(0), 2, 3 * kSlotRecords + 5);
   }
   CHECK(kob::raw::finish());
-  const RawRead p = read_raw(parent_path);
+  const RawRead p(parent_path);
   REQUIRE(p.ok);
   check_seq(p.records(0), 1, 10);  // the parent's own records only
-  CHECK(p.chunks.size() == 1);
+  CHECK(p.threads_with_records() == 1);
 }

@@ -10,7 +10,6 @@
 #include "common/raw_trace.hpp"
 #include "common/raw_writer.hpp"
 #include "helpers.hpp"
-#include "raw_read_for_test.hpp"
 
 using kob::Chunk;
 using kob::Record;
@@ -61,7 +60,7 @@ void check_seq(const std::vector<Record>& recs, std::uint64_t tag, std::uint64_t
 TEST_CASE("recorder: 8 threads x 10000 records through the raw trace, each read back once and in order") {
   RawReset reset;
   kob::recorder::set_writer_wait_for_test(2000);
-  const std::string path = kob_test::temp_file("recorder-8.kob");
+  const std::string path = kob_test::temp_path("recorder-8.kob");
   REQUIRE(kob::raw::open(path));
   constexpr int kThreads = 8;
   constexpr std::uint64_t kPerThread = 10'000;
@@ -97,12 +96,13 @@ TEST_CASE("recorder: 8 threads x 10000 records through the raw trace, each read 
   // The rings only, however many records went through them.
   CHECK(kob::recorder::memory_used() == kThreads * kob::recorder::kDefaultRing * kSlotBytes);
   REQUIRE(kob::raw::finish());
-  const kob_test::RawRead r = kob_test::read_raw(path);
-  REQUIRE(r.ok);
+  kob::raw::Reader r;
+  std::string error;
+  REQUIRE(r.open(path, error));
   std::uint64_t total = 0;
   for (int t = 0; t < kThreads; ++t) {
     REQUIRE(std::find(regd.begin(), regd.end(), own[t]) != regd.end());
-    const std::vector<Record> recs = r.records(own[t]->index);
+    const std::vector<Record> recs = kob_test::raw_records(r, own[t]->index);
     check_seq(recs, static_cast<std::uint64_t>(t), kPerThread);
     total += recs.size();
   }
@@ -139,7 +139,7 @@ TEST_CASE("recorder: the memory cap gives later threads fewer slots (at least 2)
 
 TEST_CASE("recorder: ring size, and without a writer a thread copies its own full slots") {
   RawReset reset;
-  const std::string path = kob_test::temp_file("recorder-nowriter.kob");
+  const std::string path = kob_test::temp_path("recorder-nowriter.kob");
   kob::recorder::set_ring_slots(2);
   REQUIRE(kob::raw::open(path));
   kob::raw::writer::stop();  // as in a fork child: no writer thread
@@ -152,7 +152,10 @@ TEST_CASE("recorder: ring size, and without a writer a thread copies its own ful
   CHECK(b->dropped() == 0);  // never waited, never dropped: each full slot copied at once
   CHECK(kob::raw::stats().chunks_written == 7);
   REQUIRE(kob::raw::finish());
-  check_seq(kob_test::read_raw(path).records(b->index), 4, 7 * kSlotRecords + 3);
+  kob::raw::Reader r;
+  std::string error;
+  REQUIRE(r.open(path, error));
+  check_seq(kob_test::raw_records(r, b->index), 4, 7 * kSlotRecords + 3);
 }
 
 TEST_CASE("recorder: a buffer never registered (tests' hand-made tracks) keeps every record, under the cap") {

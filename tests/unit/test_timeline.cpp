@@ -384,3 +384,35 @@ TEST_CASE("timeline: filter by kernel and region names") {
   CHECK(t.filtered_kernels == 2);
   CHECK(t.filtered_regions == 1);
 }
+
+TEST_CASE("timeline: the OpenMP runtime's code range, as the raw trace carries it") {
+  kob::set_omp_runtime_code_range("1000-2000");
+  CHECK(kob::omp_runtime_code_range() == "1000-2000");
+  CHECK(kob::omp_runtime_code(0x1000));
+  CHECK(kob::omp_runtime_code(0x1fff));
+  CHECK_FALSE(kob::omp_runtime_code(0x2000));
+  CHECK_FALSE(kob::omp_runtime_code(0xfff));
+  for (const char* bad : {"", "2000-1000", "x-2000", "1000", "1000-", "-2000", "1-2-3", "1000-2000 "}) {
+    CAPTURE(bad);
+    kob::set_omp_runtime_code_range(bad);
+    CHECK(kob::omp_runtime_code_range().empty());
+    CHECK_FALSE(kob::omp_runtime_code(0x1800));
+  }
+  // This test's own code lies in the executable: no range (a runtime linked into it is not told apart).
+  kob::set_omp_runtime_function(reinterpret_cast<const void*>(&kob::omp_runtime_code_range));
+  CHECK(kob::omp_runtime_code_range().empty());
+  kob::set_omp_runtime_code_range("");
+}
+
+TEST_CASE("timeline: with dropped events each open kernel is discarded and counted") {
+  RecorderReset reset;
+  Synth s(2);
+  s.kernel_begin(0, 1, 1, "tl_lost_a");
+  s.kernel_begin(1, 2, 2, "tl_lost_b");
+  s.bufs[0]->dropped = 1;
+  s.bufs[1]->dropped = 1;
+  const Timeline t = s.build();
+  CHECK(t.kernels.empty());
+  REQUIRE(t.problems.size() == 1);
+  CHECK(t.problems[0] == "a Kokkos kernel without an end, discarded (events were dropped) (2 times)");
+}
