@@ -46,12 +46,6 @@ struct File {
   std::vector<std::pair<std::uint32_t, std::string>> pending_names;  // interned while lazy
   std::vector<LostSpan> lost;  // not yet written
   std::vector<std::uint8_t> chunk_buf;  // encoding buffer (no thread_local: see record_codec.cpp)
-  // Interim (for_each_written): where each thread's chunks went.
-  struct ChunkRef {
-    std::uint64_t offset, seq, base_tick;
-    std::uint32_t bytes, records;
-  };
-  std::map<std::uint32_t, std::vector<ChunkRef>> chunks;
   Stats stats;
 };
 
@@ -437,36 +431,9 @@ bool write_chunk(std::uint32_t thread, std::uint64_t seq, const Record* recs, st
     add_lost_locked(f, LostSpan{thread, reason, h.base_tick, h.last_tick, n, seq});
     return false;
   }
-  f.chunks[thread].push_back({f.end - block_bytes(bytes) + sizeof(BlockHeader), seq, h.base_tick,
-                              static_cast<std::uint32_t>(bytes), n});
   f.stats.chunks_written++;
   f.stats.records_written += n;
   return true;
-}
-
-std::uint64_t for_each_written(std::uint32_t thread, const RecordFn& fn) {
-  std::vector<File::ChunkRef> refs;
-  std::string p;
-  {
-    File& f = file();
-    std::lock_guard<std::mutex> lock(f.mu);
-    auto it = f.chunks.find(thread);
-    if (it == f.chunks.end() || f.path.empty()) return 0;
-    refs = it->second;
-    p = f.path;
-  }
-  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  std::vector<std::uint8_t> buf;
-  std::uint64_t last = 0;
-  for (const File::ChunkRef& c : refs) {
-    buf.resize(c.bytes);
-    if (pread(fd, buf.data(), c.bytes, static_cast<off_t>(c.offset)) != static_cast<ssize_t>(c.bytes)) break;
-    codec::decode(buf.data(), c.bytes, c.records, c.base_tick, fn);
-    last = c.seq;
-  }
-  ::close(fd);
-  return last;
 }
 
 void write_calib() {
@@ -551,7 +518,6 @@ void reset_for_test() {
   f.kvs.clear();
   f.pending_names.clear();
   f.lost.clear();
-  f.chunks.clear();
   f.stats = Stats{};
 }
 
@@ -570,7 +536,6 @@ void after_fork_child(const std::string& child_path) {
   f.cap_reached = false;
   f.pending_names.clear();
   f.lost.clear();
-  f.chunks.clear();
   f.stats = Stats{};
   f.mu.unlock();
 }

@@ -44,12 +44,6 @@ void before_fork();
 void after_fork_parent();
 void after_fork_child(const std::string& child_path);
 
-// Interim, until the exit path reads the file with the raw reader: calls f for every record of
-// thread `thread` written to the file as COMPACT blocks (after finish()), in chunk order; returns
-// the last chunk's sequence number (0: none).
-using RecordFn = std::function<void(const Record&)>;
-std::uint64_t for_each_written(std::uint32_t thread, const RecordFn& f);
-
 // Counters for the summary and tests.
 struct Stats {
   std::uint64_t chunks_written = 0;

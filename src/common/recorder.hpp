@@ -183,13 +183,12 @@ class ThreadBuffer {
       if (seq > after_seq)
         for (std::uint32_t i = 0; i < committed; ++i) f(recs[i]);
   }
-  // Every record of the thread, in order: what its chunks in the raw trace hold (after
-  // raw::finish()), then what its slots hold that the file does not. Interim: the exit path's
-  // source until it reads the raw trace itself (raw_reader); then this goes.
+  // What the exit path reads when there is no raw trace (it could not be made): the records still
+  // in memory, i.e. what the thread recorded since its slots were last copied (their copies had
+  // nowhere to go).
   template <class F>
   void for_each(F&& f) const {
-    const std::uint64_t last = registered ? raw::for_each_written(index, raw::RecordFn(f)) : 0;
-    for_each_committed(f, last);
+    for_each_committed(f);
   }
   std::vector<Record> in_memory_records() const {
     std::vector<Record> out;
