@@ -24,6 +24,11 @@
 namespace kob::raw {
 
 namespace {
+// Room kept under --max-trace-size for the META entries written after the last chunk.
+constexpr std::uint64_t kMetaReserve = 16 << 10;
+}  // namespace
+
+namespace {
 
 // A run of lost events of one thread, for one LOST entry. Chunks dropped one after another (by
 // sequence number) extend it; anything else starts a new one, so every entry is an exact span.
@@ -415,7 +420,9 @@ bool write_chunk(std::uint32_t thread, std::uint64_t seq, const Record* recs, st
   if (buf.size() < std::size_t{n} * codec::kMaxRecordBytes) buf.resize(std::size_t{n} * codec::kMaxRecordBytes);
   const std::size_t bytes = codec::encode(recs, n, h.base_tick, buf.data());
   std::uint32_t reason = 0;
-  if (f.cap_reached || (f.max_size != 0 && f.end + block_bytes(bytes) > f.max_size)) {
+  // Chunks stop kMetaReserve short of the cap: the META entries that follow (lost stretches,
+  // threads, names, the final calibration and END) still fit under it.
+  if (f.cap_reached || (f.max_size != 0 && f.end + block_bytes(bytes) + kMetaReserve > f.max_size)) {
     // Sticky, so that what the file holds of each thread is one unbroken start of its run.
     f.cap_reached = true;
     reason = kLostSizeCap;
@@ -436,7 +443,7 @@ bool write_chunk(std::uint32_t thread, std::uint64_t seq, const Record* recs, st
   return true;
 }
 
-void write_calib() {
+void write_calib(bool periodic) {
   const clock::Point p = clock::point_now();
   std::string c;
   put_u64(c, p.tick);
@@ -444,7 +451,8 @@ void write_calib() {
   put_u64(c, p.width);
   File& f = file();
   std::lock_guard<std::mutex> lock(f.mu);
-  if (f.fd >= 0) write_meta_locked(f, kCalib, c);
+  // Past --max-trace-size only the final point is written: the file must not keep growing.
+  if (f.fd >= 0 && !(periodic && f.cap_reached)) write_meta_locked(f, kCalib, c);
 }
 
 void flush_lost() {
@@ -469,7 +477,7 @@ bool finish() {
     if (b->open_lost(first, last, n)) note_lost(b->index, kLostRingFull, first, last, n);
     note_thread(*b);
   }
-  write_calib();
+  write_calib(false);
   std::lock_guard<std::mutex> lock(f.mu);
   if (f.fd < 0) return false;
   flush_lost_locked(f);

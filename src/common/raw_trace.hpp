@@ -71,8 +71,9 @@ void note_lost(std::uint32_t thread, std::uint32_t reason, std::uint64_t first_t
 // caller counts the records as dropped; a LOST entry follows) when it cannot be written; true
 // also when there is no file at all (nothing can be missing from a trace that does not exist).
 bool write_chunk(std::uint32_t thread, std::uint64_t seq, const Record* recs, std::uint32_t n);
-// Writes a CALIB entry (the writer, every second, and finish).
-void write_calib();
+// Writes a CALIB entry: periodic (the writer, every second; none once --max-trace-size was
+// reached, so the file stops growing) or final (finish).
+void write_calib(bool periodic);
 // Writes pending LOST spans (the writer, every second).
 void flush_lost();
 

@@ -73,7 +73,7 @@ void* loop(void*) {
     const std::uint64_t now = clock::raw_ns();
     if (now - last_calib >= kCalibNs) {
       last_calib = now;
-      write_calib();
+      write_calib(true);
       flush_lost();
     }
   }

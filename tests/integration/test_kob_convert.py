@@ -122,7 +122,8 @@ kc.expect_eq([(l["track"], l["os_tid"], l["from_ns"], l["to_ns"], l["events"]) f
 pid, fd = pty.fork()
 if pid == 0:
     os.environ.update(kc.program_env({"KOB_PROGRESS_DELAY_MS": "0"}))
-    os.execv(args.kob, [args.kob, "convert", clean, "--to=none", "--quiet"])
+    # json: something to convert (with none nothing is read: only the raw trace is the output)
+    os.execv(args.kob, [args.kob, "convert", clean, "--to=json", "--quiet"])
 chunks = []
 while True:
     try:
