@@ -107,6 +107,33 @@ inline std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("kob_unit_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
+// Emits n records on the calling thread through its buffer: tick = 1000 + i, u[0] = tag, u[1] = i
+// (i from `first`), type ProfileEvent, a = 7.
+inline void emit_seq(std::uint64_t tag, std::uint64_t n, std::uint64_t first = 0) {
+  kob::ThreadBuffer& b = kob::this_thread();
+  for (std::uint64_t i = first; i < first + n; ++i) {
+    b.emit([&](kob::Record& r) {
+      r.tick = 1000 + i;
+      r.type = kob::Ev::ProfileEvent;
+      r.sub = 0;
+      r.a = 7;
+      r.u[0] = tag;
+      r.u[1] = i;
+      for (int k = 2; k < 6; ++k) r.u[k] = 0;
+    });
+  }
+}
+
+// Whether recs are exactly emit_seq(tag, n)'s records, in order.
+inline bool is_seq(const std::vector<kob::Record>& recs, std::uint64_t tag, std::uint64_t n) {
+  if (recs.size() != n) return false;
+  for (std::size_t i = 0; i < recs.size(); ++i) {
+    const kob::Record& r = recs[i];
+    if (r.u[1] != i || r.u[0] != tag || r.tick != 1000 + i || r.type != kob::Ev::ProfileEvent || r.a != 7) return false;
+  }
+  return true;
+}
+
 // Thread `index`'s records in a raw trace, read with the library's reader (none: empty).
 inline std::vector<kob::Record> raw_records(const kob::raw::Reader& r, std::uint32_t index) {
   std::vector<kob::Record> out;

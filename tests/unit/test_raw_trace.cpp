@@ -30,6 +30,7 @@ using kob::raw::kSlotBytes;
 using kob::raw::kSlotRecords;
 
 namespace {
+using kob_test::emit_seq;
 
 // Stops the writer and forgets every thread, file and counter on entry and exit.
 struct RawReset {
@@ -114,33 +115,10 @@ struct RawRead {
   }
 };
 
-// Emits records first..first+n-1 of tag's sequence on the calling thread: record i has
-// tick = 1000 + i, u[0] = tag, u[1] = i.
-void emit_seq(std::uint64_t tag, std::uint64_t n, std::uint64_t first = 0) {
-  ThreadBuffer& b = kob::this_thread();
-  for (std::uint64_t i = first; i < first + n; ++i) {
-    b.emit([&](Record& r) {
-      r.tick = 1000 + i;
-      r.type = kob::Ev::ProfileEvent;
-      r.sub = 0;
-      r.a = 7;
-      r.u[0] = tag;
-      r.u[1] = i;
-      for (int k = 2; k < 6; ++k) r.u[k] = 0;
-    });
-  }
-}
-
-// The records are exactly tag's sequence 0..n-1 (tick0 + i), in order.
+// The records are exactly emit_seq(tag, n)'s, in order.
 void check_seq(const std::vector<Record>& recs, std::uint64_t tag, std::uint64_t n) {
-  constexpr std::uint64_t tick0 = 1000;
   CHECK(recs.size() == n);
-  std::uint64_t wrong = 0;
-  for (std::size_t i = 0; i < recs.size(); ++i) {
-    const Record& r = recs[i];
-    if (r.u[1] != i || r.u[0] != tag || r.tick != tick0 + i || r.type != kob::Ev::ProfileEvent || r.a != 7) ++wrong;
-  }
-  CHECK(wrong == 0);
+  CHECK(kob_test::is_seq(recs, tag, n));
 }
 
 // LOST entries of `reason`: one exact, gapless run of ticks [first, last] (entries may split it).

@@ -19,6 +19,7 @@ using kob::raw::kSlotBytes;
 using kob::raw::kSlotRecords;
 
 namespace {
+using kob_test::emit_seq;
 
 // Stops the writer and forgets every thread, file and counter on entry and exit.
 struct RawReset {
@@ -30,29 +31,10 @@ struct RawReset {
   }
 };
 
-// Emits n records on the calling thread: tick = 1000 + i, u[0] = tag, u[1] = i.
-void emit_seq(std::uint64_t tag, std::uint64_t n) {
-  ThreadBuffer& b = kob::this_thread();
-  for (std::uint64_t i = 0; i < n; ++i) {
-    b.emit([&](Record& r) {
-      r.tick = 1000 + i;
-      r.type = kob::Ev::ProfileEvent;
-      r.sub = 0;
-      r.a = 7;
-      r.u[0] = tag;
-      r.u[1] = i;
-      for (int k = 2; k < 6; ++k) r.u[k] = 0;
-    });
-  }
-}
-
-// The records are exactly tag's sequence 0..n-1, in order.
+// The records are exactly emit_seq(tag, n)'s, in order.
 void check_seq(const std::vector<Record>& recs, std::uint64_t tag, std::uint64_t n) {
   CHECK(recs.size() == n);
-  std::uint64_t wrong = 0;
-  for (std::size_t i = 0; i < recs.size(); ++i)
-    if (recs[i].u[0] != tag || recs[i].u[1] != i || recs[i].tick != 1000 + i) ++wrong;
-  CHECK(wrong == 0);
+  CHECK(kob_test::is_seq(recs, tag, n));
 }
 
 }  // namespace
