@@ -37,7 +37,12 @@ CRASH_SIGNAL = {"segv": "SIGSEGV", "overflow": "SIGSEGV", "abort": "SIGABRT", "t
 
 
 def no_core_dump():
+    """In the child before exec: no core files, and the signals under test at their default
+    action, whatever this test inherited (under `nohup` SIGHUP is ignored, and an ignored
+    signal stays ignored across exec)."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
 
 
 def run(args, route=None, prefix=None, ready="ran ", send=(), to_child=False, asan_extra="", kob_args=""):
