@@ -183,6 +183,10 @@ int cancel_taskgroup() {
       while (cancelled.load() == 0) {
 #pragma omp taskyield
       }
+      // Task A stored the flag just before its cancel directive: give that directive time to
+      // take effect (on a loaded 2-core machine A can be preempted in between), else a task
+      // created now may start before the taskgroup is cancelled.
+      nap(100);
       for (int i = 0; i < 6; ++i) {
 #pragma omp task shared(bodies)
         bodies.fetch_add(1);
