@@ -1163,8 +1163,13 @@ Timeline build_timeline(const std::vector<const ThreadSource*>& threads, int ini
     t.tracks.back().omp_place = b->omp_place;
     t.dropped += b->dropped;
     t.tracks.back().dropped = b->dropped;
-    for (const Loss& l : b->losses)
+    for (const Loss& l : b->losses) {
       t.lost.push_back({track, clock::to_ns(l.first_tick), clock::to_ns(l.last_tick), l.events, l.reason});
+      // A stretch lost before every recorded event (or after) is still part of the run: the
+      // time line starts (ends) with it, so that the summary can say when it was.
+      t_min = std::min(t_min, t.lost.back().start);
+      t_max = std::max(t_max, t.lost.back().end);
+    }
     omp.begin_thread(track);
 
     std::vector<std::uint32_t> region_names;

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "common/summary.hpp"
 #include "helpers.hpp"
 
 using kob::KernelKind;
@@ -415,4 +416,22 @@ TEST_CASE("timeline: with dropped events each open kernel is discarded and count
   CHECK(t.kernels.empty());
   REQUIRE(t.problems.size() == 1);
   CHECK(t.problems[0] == "a Kokkos kernel without an end, discarded (events were dropped) (2 times)");
+}
+
+TEST_CASE("timeline: a stretch lost before every recorded event starts the run, so the summary can place it") {
+  RecorderReset reset;
+  Synth s(2);
+  s.kernel_begin(0, 1000, 1, "tl_after_loss");
+  s.kernel_end(0, 1100, 1);
+  // Thread 1's whole run was lost (e.g. past --max-trace-size), before thread 0's first event.
+  s.bufs[1]->dropped = 50;
+  s.bufs[1]->losses.push_back({200, 400, 50, kob::LossReason::TraceSizeCap});
+  const kob::Timeline t = kob::build_timeline(s.list());
+  CHECK(t.t0 == 200);
+  CHECK(t.t_end == 1100);
+  const kob::Summary sum = kob::summarize(t);
+  REQUIRE(sum.coverage.lost.size() == 1);
+  CHECK(sum.coverage.lost[0].from == 0);
+  CHECK(sum.coverage.lost[0].to == 200);  // was 0 to 0 while the time line began at the first recorded event
+  CHECK(sum.coverage.lost[0].events == 50);
 }
