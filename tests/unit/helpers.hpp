@@ -17,6 +17,7 @@
 #include "common/clock.hpp"
 #include "common/intern.hpp"
 #include "common/raw_reader.hpp"
+#include "common/raw_trace.hpp"
 #include "common/record.hpp"
 #include "common/recorder.hpp"
 #include "common/thread_source.hpp"
@@ -37,6 +38,27 @@ struct RecorderReset {
     kob::clock::set_calibration_for_test(false, 0, 0, 1.0);
   }
 };
+
+// RecorderReset plus the raw trace: stops the writer and forgets every thread, file and counter
+// on entry and exit.
+struct RawReset {
+  RawReset() { reset(); }
+  ~RawReset() { reset(); }
+  static void reset() {
+    kob::raw::reset_for_test();
+    RecorderReset::reset();
+  }
+};
+
+// A span of type Span on a track, from start to end (ns); its other fields default.
+template <class Span>
+Span span(std::uint32_t track, std::uint64_t start, std::uint64_t end) {
+  Span s;
+  s.track = track;
+  s.start = start;
+  s.end = end;
+  return s;
+}
 
 inline std::uint32_t nm(const char* s) { return kob::names().intern(s); }
 

@@ -262,14 +262,7 @@ std::string pftrace_bytes(const Timeline& t, bool* ok, std::uint64_t* clipped = 
   return data;
 }
 
-template <class Span>
-Span span(std::uint32_t track, std::uint64_t start, std::uint64_t end) {
-  Span s;
-  s.track = track;
-  s.start = start;
-  s.end = end;
-  return s;
-}
+using kob_test::span;
 
 }  // namespace
 

@@ -32,15 +32,7 @@ using kob::raw::kSlotRecords;
 namespace {
 using kob_test::emit_seq;
 
-// Stops the writer and forgets every thread, file and counter on entry and exit.
-struct RawReset {
-  RawReset() { reset(); }
-  ~RawReset() { reset(); }
-  static void reset() {
-    kob::raw::reset_for_test();
-    kob_test::RecorderReset::reset();
-  }
-};
+using kob_test::RawReset;
 
 std::string tmp_path(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("kob-raw-test-" + std::to_string(getpid()));

@@ -21,15 +21,7 @@ using kob::raw::kSlotRecords;
 namespace {
 using kob_test::emit_seq;
 
-// Stops the writer and forgets every thread, file and counter on entry and exit.
-struct RawReset {
-  RawReset() { reset(); }
-  ~RawReset() { reset(); }
-  static void reset() {
-    kob::raw::reset_for_test();
-    RecorderReset::reset();
-  }
-};
+using kob_test::RawReset;
 
 // The records are exactly emit_seq(tag, n)'s, in order.
 void check_seq(const std::vector<Record>& recs, std::uint64_t tag, std::uint64_t n) {

@@ -53,14 +53,7 @@ class RecordingSink : public kob::trace::TraceSink {
   }
 };
 
-template <class Span>
-Span span(std::uint32_t track, std::uint64_t start, std::uint64_t end) {
-  Span s;
-  s.track = track;
-  s.start = start;
-  s.end = end;
-  return s;
-}
+using kob_test::span;
 
 }  // namespace
 

@@ -15,14 +15,7 @@ using kob_test::nm;
 
 namespace {
 
-template <class Span>
-Span span(std::uint32_t track, std::uint64_t start, std::uint64_t end) {
-  Span s;
-  s.track = track;
-  s.start = start;
-  s.end = end;
-  return s;
-}
+using kob_test::span;
 
 // Python: checks that X events on each tid nest (no partial overlap), times in integer ns.
 const char* kNestCheck = R"PY(
