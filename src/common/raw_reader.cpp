@@ -346,25 +346,23 @@ std::uint64_t FileThread::records() const {
   return n;
 }
 
-void FileThread::for_each_chunk(const ChunkFn& f) const {
-  std::vector<Record> recs;
-  std::vector<std::uint8_t> bytes;
-  for (const Chunk& c : chunks_) {
-    recs.clear();
-    if (c.ring) {
-      recs.resize(c.records);
-      if (!file_->read_at(c.offset, recs.data(), std::size_t(c.records) * sizeof(Record))) recs.clear();
-    } else {
-      bytes.resize(c.bytes);
-      if (file_->read_at(c.offset, bytes.data(), c.bytes)) {
-        recs.reserve(c.records);
-        codec::decode(bytes.data(), bytes.size(), c.records, c.base_tick, [&](const Record& r) { recs.push_back(r); });
-      }
+void FileThread::read_chunk(std::size_t i, std::vector<Record>& recs) const {
+  recs.clear();
+  if (i >= chunks_.size()) return;
+  const Chunk& c = chunks_[i];
+  if (c.ring) {
+    recs.resize(c.records);
+    if (!file_->read_at(c.offset, recs.data(), std::size_t(c.records) * sizeof(Record))) recs.clear();
+  } else {
+    thread_local std::vector<std::uint8_t> bytes;
+    bytes.resize(c.bytes);
+    if (file_->read_at(c.offset, bytes.data(), c.bytes)) {
+      recs.reserve(c.records);
+      codec::decode(bytes.data(), bytes.size(), c.records, c.base_tick, [&](const Record& r) { recs.push_back(r); });
     }
-    if (recs.size() < c.records) file_->damaged_ += c.records - recs.size();
-    if (!recs.empty()) f(recs.data(), recs.size());
-    file_->note_progress(c.records);
   }
+  if (recs.size() < c.records) file_->damaged_ += c.records - recs.size();
+  file_->note_progress(c.records);
 }
 
 }  // namespace kob::raw

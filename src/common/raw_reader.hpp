@@ -40,7 +40,8 @@ class Reader;
 // One thread of the file.
 class FileThread : public ThreadSource {
  public:
-  void for_each_chunk(const ChunkFn& f) const override;
+  std::size_t chunk_count() const override { return chunks_.size(); }
+  void read_chunk(std::size_t i, std::vector<Record>& out) const override;
   std::uint64_t records() const;  // in its chunks, as their headers say
 
  private:
