@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <set>
 
 #include "common/devid.hpp"
 #include "common/intern.hpp"
@@ -72,17 +71,18 @@ struct KernelRef {
   KernelKey key{};
 };
 
-// A kept region not yet taken by the region that holds it. Regions of one path waiting at the
+// Kept regions not yet taken by the region that holds them. Regions of one path waiting at the
 // same time share their fate (see region()), so they wait as one entry.
 struct RegionWait {
-  std::uint64_t start = 0, end = 0;  // the first one's
+  std::uint64_t end = 0;   // the first one's
   std::uint32_t depth = 0;
-  std::uint64_t sum = 0;             // their time
+  std::uint64_t sum = 0;   // their time
+  const std::string* path = nullptr;  // its key in by_path
 };
 
 struct TrackRegions {
-  std::map<std::string, RegionWait> by_path;
-  std::set<std::pair<std::uint64_t, const std::string*>> by_start;
+  std::multimap<std::uint64_t, RegionWait> by_start;  // by the first one's start
+  std::map<std::string, std::multimap<std::uint64_t, RegionWait>::iterator> by_path;
 };
 
 struct OmpTrackAcc {
@@ -292,27 +292,30 @@ void SummaryFold::fence(const FenceSpan& f) {
   st.total += f.dur();
 }
 
-// Exclusive time. A region's children (the kept regions it holds directly) arrive before it. Each
-// kept region waits in its track's list until the region that holds it arrives; the arriving
-// region takes every waiting one that starts inside it (ties as a walk in start order would
-// decide: by start, then longer first, then shallower first). Two waiting regions of one path
-// have the same ancestors by name, so (kept or dropped by name alike) the same innermost kept
-// ancestor still open: they wait as one entry, and the list is bounded by the distinct paths.
+// Exclusive time, as a walk of each track's regions in start order with a stack of open ones
+// gives it: a region's children are the kept regions it holds directly. They arrive before it.
+// Each kept region waits in its track's list until the region that holds it arrives; the
+// arriving region takes every waiting one that starts inside it (ties as the walk decides: by
+// start, then longer first, then shallower first; a region of no length at the very end of
+// another is not inside it). Two waiting regions of one path with some length have the same
+// ancestors by name, so (kept or dropped by name alike) the same innermost kept ancestor still
+// open: they wait as one entry, and the list is bounded by the distinct paths. (A region of no
+// length adds nothing to its holder and need not wait; it would break that rule when it sits at
+// the very end of its parent, where the walk gives it to the next region.)
 void SummaryFold::region(const RegionSpan& r) {
   State& s = *s_;
   TrackRegions& tr = s.region_track(r.track);
   std::uint64_t child = 0;
-  for (auto it = tr.by_start.lower_bound({r.start, nullptr}); it != tr.by_start.end() && it->first < r.end;) {
-    auto w = tr.by_path.find(*it->second);
-    const RegionWait& e = w->second;
-    const bool inside = e.start > r.start || e.end < r.end || (e.end == r.end && e.depth > r.depth);
+  for (auto it = tr.by_start.lower_bound(r.start); it != tr.by_start.end() && it->first < r.end;) {
+    const RegionWait& e = it->second;
+    const bool inside = it->first > r.start || e.end < r.end || (e.end == r.end && e.depth > r.depth);
     if (!inside) {
       ++it;
       continue;
     }
     child += e.sum;
+    tr.by_path.erase(*e.path);
     it = tr.by_start.erase(it);
-    tr.by_path.erase(w);
   }
   RegionAcc& acc = s.regions[r.path];
   RegionStats& st = acc.st;
@@ -333,14 +336,17 @@ void SummaryFold::region(const RegionSpan& r) {
     tr.by_path.clear();
     return;
   }
-  auto [w, fresh] = tr.by_path.try_emplace(r.path);
-  if (fresh) {
-    w->second.start = r.start;
-    w->second.end = r.end;
-    w->second.depth = r.depth;
-    tr.by_start.emplace(r.start, &w->first);
+  if (r.start == r.end) return;  // adds nothing to the time of the region that holds it
+  auto p = tr.by_path.find(r.path);
+  if (p == tr.by_path.end()) {
+    RegionWait w;
+    w.end = r.end;
+    w.depth = r.depth;
+    auto it = tr.by_start.emplace(r.start, w);
+    p = tr.by_path.emplace(r.path, it).first;
+    it->second.path = &p->first;
   }
-  w->second.sum += r.dur();
+  p->second->second.sum += r.dur();
 }
 
 void SummaryFold::section(const SectionSpan& sec) {
