@@ -15,6 +15,7 @@
 
 #include "common/log.hpp"
 #include "common/raw_trace.hpp"
+#include "common/signals.hpp"
 
 namespace kob {
 
@@ -53,6 +54,7 @@ ThreadBuffer* register_thread() {
     r.threads.push_back(b);
   }
   t_buffer = b;
+  signals::give_thread_alt_stack();
   return b;
 }
 

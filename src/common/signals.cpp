@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <semaphore.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -172,6 +173,25 @@ void give_alt_stack() {
   sigaltstack(&ss, nullptr);
 }
 
+// Another thread's alternate stack, made when the thread first records and unmapped when it ends
+// (only if it is still the thread's alternate stack then: the program may have set its own).
+constexpr std::size_t kThreadAltStack = 64 * 1024;
+struct ThreadAltStack {
+  void* base = nullptr;
+  ~ThreadAltStack() {
+    if (base == nullptr) return;
+    stack_t current{};
+    if (sigaltstack(nullptr, &current) == 0 && current.ss_sp == base) {
+      stack_t off{};
+      off.ss_flags = SS_DISABLE;
+      if (sigaltstack(&off, nullptr) != 0) return;  // still in use: leave it mapped
+    }
+    munmap(base, kThreadAltStack);
+  }
+};
+thread_local ThreadAltStack t_alt_stack;
+std::atomic<bool> g_crash_installed{false};
+
 bool start_watcher() {
   if (sem_init(&g_request, 0, 0) != 0) return false;
   pthread_t tid;
@@ -196,6 +216,7 @@ bool install(const Options& options) {
   give_alt_stack();
   for (auto& slot : g_crash)
     if (!slot.installed) install_one(slot, on_crash, SA_ONSTACK | SA_RESETHAND);
+  g_crash_installed.store(true);
   if (options.write == nullptr) return true;
   if (g_watcher_pid.load() != static_cast<long>(getpid()) && !start_watcher()) {
     log::warn("cannot start the signal watcher thread; the output files are not written if SIGTERM, SIGINT or SIGHUP ends the program");
@@ -206,6 +227,22 @@ bool install(const Options& options) {
   for (auto& slot : g_term)
     if (!slot.installed) install_one(slot, on_termination, SA_NODEFER);
   return true;
+}
+
+void give_thread_alt_stack() {
+  if (!g_crash_installed.load(std::memory_order_relaxed) || t_alt_stack.base != nullptr) return;
+  stack_t current{};
+  if (sigaltstack(nullptr, &current) != 0 || !(current.ss_flags & SS_DISABLE)) return;  // it has one
+  void* p = mmap(nullptr, kThreadAltStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return;
+  stack_t ss{};
+  ss.ss_sp = p;
+  ss.ss_size = kThreadAltStack;
+  if (sigaltstack(&ss, nullptr) != 0) {
+    munmap(p, kThreadAltStack);
+    return;
+  }
+  t_alt_stack.base = p;
 }
 
 void set_crash_line(const std::string& raw_trace_path, const std::string& kob_command) {
@@ -245,6 +282,7 @@ void reset_for_test() {
   }
   g_write_state.store(0);
   g_crash_reported.store(false);
+  g_crash_installed.store(false);
 }
 
 }  // namespace kob::signals

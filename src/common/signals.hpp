@@ -29,6 +29,11 @@ struct Options {
 // handlers are then not installed, the crash handlers are.
 bool install(const Options& options);
 
+// Gives the calling thread an alternate signal stack of its own when the crash handlers are
+// installed and it has none, so that a stack overflow on any thread still prints the crash line;
+// unmapped when the thread ends. Once per thread, when it first records (not a hot path).
+void give_thread_alt_stack();
+
 // The crash line's run: PREFIX.kob and the `kob` command found next to the library (or `kob`).
 // Precomputed here, read by the crash handler; call again when the prefix changes. An empty path:
 // no line (--log-level=off).

@@ -4,10 +4,11 @@
 // tool is loaded (before Kokkos::initialize) or after it.
 //
 //   signal_victim ACTION [HANDLER] [N]
-//   ACTION:  exit | wait | segv | overflow | abort | throw | _exit | fork-wait
+//   ACTION:  exit | wait | segv | overflow | overflow-worker | abort | throw | _exit | fork-wait
 //   HANDLER: none | before-exit3 | before-siginfo-resethand | before-flag | after-flag | ignore-hup
 #include <Kokkos_Core.hpp>
 
+#include <omp.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -132,6 +133,12 @@ int main(int argc, char** argv) {
     *p = 1;
   }
   if (action == "overflow") std::printf("%d\n", overflow(0));
+  if (action == "overflow-worker") {  // on an OpenMP worker thread, not the main one
+    int r = 0;
+#pragma omp parallel num_threads(2) reduction(+ : r)
+    if (omp_get_thread_num() == 1) r += overflow(0);
+    std::printf("%d\n", r);
+  }
   if (action == "abort") std::abort();
   if (action == "throw") throw std::runtime_error("signal_victim: uncaught on purpose");
   if (action == "_exit") _exit(5);

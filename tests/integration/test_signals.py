@@ -4,7 +4,8 @@ SIGTERM...), same stdout. --part signals: SIGTERM/SIGINT/SIGHUP write the usual 
 kernel in them, also when the program has its own handler (installed before the tool: chained;
 after it: it replaces ours), ignores the signal, or the signal ends a forked child. --part crashes:
 segfault, abort(), an uncaught exception print one line naming `kob convert PREFIX.kob`; _exit and
-SIGKILL print nothing; a stack overflow prints the line too (alternate signal stack). --part recover: `kob convert PREFIX.kob` finds every kernel after each of
+SIGKILL print nothing; a stack overflow, on the main thread or on an OpenMP worker, prints the line too
+(alternate signal stacks). --part recover: `kob convert PREFIX.kob` finds every kernel after each of
 these ends (skipped while the `kob` executable is not built). Every run has a time limit."""
 import argparse
 import glob
@@ -33,7 +34,7 @@ T = 2
 TIMEOUT = 60
 SKIP = 77  # meson: skipped
 TOOL_VARS = ("KOKKOS_PROFILE_LIBRARY", "OMP_TOOL_LIBRARIES", "LD_PRELOAD", "KOB_ARGS")
-CRASH_SIGNAL = {"segv": "SIGSEGV", "overflow": "SIGSEGV", "abort": "SIGABRT", "throw": "SIGABRT"}
+CRASH_SIGNAL = {"segv": "SIGSEGV", "overflow": "SIGSEGV", "overflow-worker": "SIGSEGV", "abort": "SIGABRT", "throw": "SIGABRT"}
 
 
 def no_core_dump():
@@ -182,11 +183,11 @@ def expected_crash_line(sig_name, prefix, err):
 
 def crashes_part():
     cases = [("segv", ["segv", "none", N], ()), ("overflow", ["overflow", "none", N], ()),
-             ("abort", ["abort", "none", N], ()), ("throw", ["throw", "none", N], ()),
+             ("overflow-worker", ["overflow-worker", "none", N], ()), ("abort", ["abort", "none", N], ()), ("throw", ["throw", "none", N], ()),
              ("_exit", ["_exit", "none", N], ()), ("SIGKILL", ["wait", "none", N], (signal.SIGKILL,))]
     for what, args, send in cases:
         # ASan's own SEGV handler would report the planted fault as a finding, with or without us.
-        asan = "handle_segv=0" if what in ("segv", "overflow") else ""
+        asan = "handle_segv=0" if what in ("segv", "overflow", "overflow-worker") else ""
         base_rc, base_out, base_err = run(args, send=send, asan_extra=asan)
         if not kc.check(base_rc is not None, f"{what}: the program without the tool ends"):
             continue
@@ -207,10 +208,10 @@ def crashes_part():
     base_rc, _, base_err = run(["abort", "none", N])
     rc, _, err = run(["abort", "none", N], "OMP_TOOL_LIBRARIES", os.path.join(kc.workdir(), "out"), kob_args="--log-level=off")
     kc.expect_eq((rc, err), (base_rc, base_err), "abort under --log-level=off: exit status and stderr as without the tool")
-    expected = {"segv": -signal.SIGSEGV, "overflow": -signal.SIGSEGV, "abort": -signal.SIGABRT, "throw": -signal.SIGABRT, "_exit": 5,
+    expected = {"segv": -signal.SIGSEGV, "overflow": -signal.SIGSEGV, "overflow-worker": -signal.SIGSEGV, "abort": -signal.SIGABRT, "throw": -signal.SIGABRT, "_exit": 5,
                 "SIGKILL": -signal.SIGKILL}
     for what, args, send in cases:
-        asan = "handle_segv=0" if what in ("segv", "overflow") else ""
+        asan = "handle_segv=0" if what in ("segv", "overflow", "overflow-worker") else ""
         kc.expect_eq(run(args, send=send, asan_extra=asan)[0], expected[what], f"{what}: the planted end, without the tool")
 
 
