@@ -129,6 +129,15 @@ inline std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("kob_unit_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
+// Removes a test's file when the test ends, however it ends.
+struct RemoveAtEnd {
+  std::string path;
+  ~RemoveAtEnd() {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+};
+
 // Emits n records on the calling thread through its buffer: tick = 1000 + i, u[0] = tag, u[1] = i
 // (i from `first`), type ProfileEvent, a = 7.
 inline void emit_seq(std::uint64_t tag, std::uint64_t n, std::uint64_t first = 0) {

@@ -34,8 +34,19 @@ using kob_test::emit_seq;
 
 using kob_test::RawReset;
 
-std::string tmp_path(const std::string& name) {
+// This process's directory of test files, removed when the process ends (not by its fork children).
+struct TestDir {
+  const pid_t owner = getpid();
   const fs::path dir = fs::temp_directory_path() / ("kob-raw-test-" + std::to_string(getpid()));
+  ~TestDir() {
+    std::error_code ec;
+    if (getpid() == owner) fs::remove_all(dir, ec);
+  }
+};
+
+std::string tmp_path(const std::string& name) {
+  static TestDir test_dir;
+  const fs::path& dir = test_dir.dir;
   fs::create_directories(dir);
   const fs::path p = dir / name;
   fs::remove(p);

@@ -32,9 +32,10 @@ void check_seq(const std::vector<Record>& recs, std::uint64_t tag, std::uint64_t
 }  // namespace
 
 TEST_CASE("recorder: 8 threads x 10000 records through the raw trace, each read back once and in order") {
+  const std::string path = kob_test::temp_path("recorder-8.kob");
+  const kob_test::RemoveAtEnd remove_file{path};
   RawReset reset;
   kob::recorder::set_writer_wait_for_test(2000);
-  const std::string path = kob_test::temp_path("recorder-8.kob");
   REQUIRE(kob::raw::open(path));
   constexpr int kThreads = 8;
   constexpr std::uint64_t kPerThread = 10'000;
@@ -112,8 +113,9 @@ TEST_CASE("recorder: the memory cap gives later threads fewer slots (at least 2)
 }
 
 TEST_CASE("recorder: ring size, and without a writer a thread copies its own full slots") {
-  RawReset reset;
   const std::string path = kob_test::temp_path("recorder-nowriter.kob");
+  const kob_test::RemoveAtEnd remove_file{path};
+  RawReset reset;
   kob::recorder::set_ring_slots(2);
   REQUIRE(kob::raw::open(path));
   kob::raw::writer::stop();  // as in a fork child: no writer thread

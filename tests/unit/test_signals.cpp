@@ -19,6 +19,7 @@
 #include "common/atomic_file.hpp"
 #include "common/session.hpp"
 #include "common/signals.hpp"
+#include "helpers.hpp"
 
 namespace sg = kob::signals;
 
@@ -295,7 +296,9 @@ TEST_CASE("write_outputs called while another thread writes returns only once th
   // process mid-write. The second call is made while the first is held inside; it may only
   // return after the first has finished ('A' before 'C').
   const Ended e = in_child([] {
-    setenv("KOB_ARGS", "--format=none --quiet", 1);
+    // Its raw trace goes to the temporary directory (and away at the end), not into the cwd.
+    const std::string prefix = kob_test::temp_path("write_twice");
+    setenv("KOB_ARGS", ("--format=none --quiet --output=" + prefix).c_str(), 1);
     kob::session::ensure_started();
     kob::session::set_before_write(slow_first_write);
     std::thread first([] { kob::session::write_outputs(); });
@@ -308,6 +311,7 @@ TEST_CASE("write_outputs called while another thread writes returns only once th
     g_first_release.store(true);
     first.join();
     second.join();
+    std::remove((prefix + ".kob").c_str());
     return 0;
   });
   CHECK(exited(e, 0));
