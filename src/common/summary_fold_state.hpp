@@ -65,8 +65,10 @@ struct ParallelJoin {
 };
 
 // Figures for a kernel id not seen yet. Its parallel regions ran on `track` and the last ended at
-// `after`: a later span on that track from another kernel (or from none) means the kernel was
-// closed by then, so if it has not come it never will (dropped by --include/--exclude).
+// `after`: a kernel or parallel region on that track that starts later and belongs to another
+// kernel (or to none) means the kernel was closed by then (a Kokkos dispatch launches nothing on
+// its thread after its parallel region), so if it has not come it never will (dropped by
+// --include/--exclude) and its figures are dropped, as the walk over a whole timeline skipped them.
 struct KernelWait {
   OmpAcc acc;
   std::uint32_t track = 0;
@@ -127,7 +129,6 @@ struct RecentCopy {
   bool counted = false;  // its call is in the deep-copy row
 };
 
-
 }  // namespace summary_fold_detail
 
 struct SummaryFold::State {
@@ -145,7 +146,6 @@ struct SummaryFold::State {
   using RecentCopy = summary_fold_detail::RecentCopy;
   template <class V>
   using Recent = summary_fold_detail::Recent<V>;
-
 
   // Kokkos.
   std::map<KernelKey, KernelAcc> kernels;
@@ -273,6 +273,5 @@ struct SummaryFold::State {
     }
   }
 };
-
 
 }  // namespace kob
