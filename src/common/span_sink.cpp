@@ -8,16 +8,19 @@ namespace kob {
 
 namespace {
 
+// Spans of equal extent come inner kind first, as they usually nest: a mutex or sync inside an
+// implicit task inside a parallel region, data ops inside a target region, all of these inside a
+// Kokkos kernel, kernels inside deep copies (the host copy kernel) and regions.
 enum class Kind : std::uint8_t {
-  Kernel, Fence, Region, Section, DeepCopy, Memory, Instant, DualView, Parallel, ImplicitTask, Work, Sync,
-  TaskCreate, Task, Mutex, OmpInstant, Target, DataOp, Submit, DeviceLoad, DeviceOp
+  Mutex, Sync, Work, Task, ImplicitTask, Parallel, DataOp, Submit, DeviceOp, Target, Fence, Kernel, DeepCopy, Region, Section,
+  Memory, Instant, DualView, TaskCreate, OmpInstant, DeviceLoad
 };
 
 // 32 bytes: two million spans sort in a fraction of a second.
 struct Item {
   std::uint64_t at = 0;     // when it is final: a span's end, an instant's time
   std::uint64_t start = 0;  // later start first: what is nested comes before what holds it
-  std::uint32_t depth = 0;  // deeper first (regions)
+  std::uint32_t depth = 0;  // regions: deeper first
   std::uint32_t index = 0;  // in its vector (a Timeline never holds 2^32 of one kind)
   Kind kind = Kind::Kernel;
   bool late = false;        // a worker's implicit task: after everything else final at the same time
@@ -97,15 +100,15 @@ void replay_timeline(const Timeline& t, SpanSink& sink) {
   points(t.omp_device_loads, Kind::DeviceLoad);
   for (std::size_t i = 0; i < t.omp_device_ops.size(); ++i) span(t.omp_device_ops[i], Kind::DeviceOp, i);
 
-  // By time final; then later start, deeper first, so that nested spans come before what holds
-  // them; then each vector's own order.
+  // By time final; then later start, inner kind first, deeper region first, so that nested spans
+  // come before what holds them; then each vector's own order.
   std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     if (a.at != b.at) return a.at < b.at;
     if (a.late != b.late) return b.late;
     if (a.point != b.point) return b.point;
     if (a.start != b.start) return a.start > b.start;
-    if (a.depth != b.depth) return a.depth > b.depth;
     if (a.kind != b.kind) return a.kind < b.kind;
+    if (a.depth != b.depth) return a.depth > b.depth;
     return a.index < b.index;
   });
   for (const Item& i : items) {

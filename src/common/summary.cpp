@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
-#include <tuple>
-#include <unordered_map>
 
 #include "common/devid.hpp"
 #include "common/intern.hpp"

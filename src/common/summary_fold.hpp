@@ -57,6 +57,9 @@ class SummaryFold : public SpanSink {
 
  private:
   struct State;
+  void target_copy(const DeepCopySpan& d);              // summary_fold_target.cpp
+  void finish_omp(const Timeline& t, Summary& s);       // summary_fold_omp.cpp
+  void finish_target(const Timeline& t, Summary& s);    // summary_fold_target.cpp
   std::unique_ptr<State> s_;
   Summary summary_;
 };

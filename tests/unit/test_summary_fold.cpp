@@ -960,3 +960,78 @@ TEST_CASE("summary fold: the state held stays small over 100000 kernels, kept or
     }
   }
 }
+
+namespace {
+
+// Where replay_timeline gave each span and instant: position by address.
+struct OrderSink : kob::SpanSink {
+  std::map<const void*, std::size_t> at;
+  std::vector<const kob::OmpTaskCreate*> creates;
+  std::vector<std::uint64_t> memory_times;
+  std::size_t n = 0, finishes = 0;
+  void put(const void* p) { at.emplace(p, n++); }
+  void kernel(const kob::KernelSpan& x) override { put(&x); }
+  void region(const kob::RegionSpan& x) override { put(&x); }
+  void memory(const kob::MemoryEvent& x) override {
+    put(&x);
+    memory_times.push_back(x.time);
+  }
+  void omp_parallel(const kob::OmpParallelSpan& x) override { put(&x); }
+  void omp_implicit_task(const kob::OmpImplicitTaskSpan& x) override { put(&x); }
+  void omp_task_create(const kob::OmpTaskCreate& x) override {
+    put(&x);
+    creates.push_back(&x);
+  }
+  void omp_data_op(const kob::OmpDataOpSpan& x) override { put(&x); }
+  void deep_copy(const kob::DeepCopySpan& x) override { put(&x); }
+  void finish(const kob::Timeline& rest) override {
+    ++finishes;
+    CHECK(rest.kernels.empty());
+    CHECK(rest.regions.empty());
+    CHECK(rest.tracks.size() == 5);
+    CHECK(rest.problems.size() == 1);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("replay_timeline: each span once, nested ones first, workers' implicit tasks after their region and kernel") {
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const RandomRun run(seed);
+    const kob::Timeline& t = run.t;
+    OrderSink o;
+    kob::replay_timeline(t, o);
+    CHECK(o.finishes == 1);
+    CHECK(o.at.size() == t.kernels.size() + t.regions.size() + t.memory.size() + t.omp_parallels.size() + t.omp_implicit_tasks.size() +
+                             t.omp_task_creates.size() + t.omp_data_ops.size() + t.deep_copies.size());
+    CHECK(o.n == o.at.size());  // none twice
+    // A region holding another (as the walk in start order decides) comes after it.
+    for (const kob::RegionSpan& a : t.regions)
+      for (const kob::RegionSpan& b : t.regions) {
+        const bool holds = a.track == b.track && &a != &b && b.start < a.end &&
+                           std::make_tuple(a.start, b.end, a.depth) < std::make_tuple(b.start, a.end, b.depth) && b.end <= a.end;
+        if (holds) CHECK(o.at[&b] < o.at[&a]);
+      }
+    // Data ops come before the deep copy that caused them.
+    for (const kob::OmpDataOpSpan& x : t.omp_data_ops)
+      for (const kob::DeepCopySpan& d : t.deep_copies)
+        if (x.deep_copy == d.id) CHECK(o.at[&x] < o.at[&d]);
+    for (const kob::OmpImplicitTaskSpan& i : t.omp_implicit_tasks) {
+      if (i.initial) continue;
+      for (const kob::OmpParallelSpan& p : t.omp_parallels) {
+        if (p.id != i.parallel_id) continue;
+        if (p.track == i.track) {
+          CHECK(o.at[&i] < o.at[&p]);  // the primary thread's ends inside the region
+          continue;
+        }
+        CHECK(o.at[&p] < o.at[&i]);
+        for (const kob::KernelSpan& k : t.kernels)
+          if (k.id == p.kernel) CHECK(o.at[&k] < o.at[&i]);
+      }
+    }
+    // Task creates in their vector's order (their numbers), memory in time order.
+    REQUIRE(o.creates.size() == t.omp_task_creates.size());
+    for (std::size_t i = 0; i < o.creates.size(); ++i) CHECK(o.creates[i] == &t.omp_task_creates[i]);
+    CHECK(std::is_sorted(o.memory_times.begin(), o.memory_times.end()));
+  }
+}

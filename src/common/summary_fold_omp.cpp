@@ -1,0 +1,209 @@
+// SummaryFold, OpenMP: parallel regions joined with their implicit tasks and their Kokkos kernel.
+#include "common/intern.hpp"
+#include "common/summary_fold_state.hpp"
+
+namespace kob {
+
+using namespace summary_fold_detail;  // the state's helper types
+
+void SummaryFold::omp_parallel(const OmpParallelSpan& p) {
+  State& s = *s_;
+  s.expire_waits(p.track, p.start, p.kernel);
+  ParallelJoin& j = s.joins[p.id];
+  j.have_parallel = true;
+  j.kernel = p.kernel;
+  j.team_size = p.team_size;
+  j.track = p.track;
+  j.end = p.end;
+  // libomp's hidden-helper team is the runtime's own machinery (it runs `target nowait` tasks):
+  // its region, implicit tasks, barriers and idle waits stay out of the parallel figures.
+  if (!p.hidden_helper) {
+    ++s.parallel_regions;
+    if (p.kernel == 0) {
+      ++s.outside_regions;
+      if (p.level == 0) s.outside_time += p.dur();
+    } else {
+      j.counted = true;
+      ++s.refs[p.kernel].open;
+      OmpAcc acc;
+      acc.parallel_regions = 1;
+      acc.team_size_sum = p.team_size;
+      s.credit(p.kernel, acc, p.track, p.end);
+    }
+  }
+  if (j.tasks >= j.team_size) s.complete(p.id, j);
+}
+
+void SummaryFold::omp_implicit_task(const OmpImplicitTaskSpan& i) {
+  State& s = *s_;
+  OmpTrackAcc& th = s.omp_track(i.track);
+  if (i.initial) {
+    ++th.initial_tasks;
+    return;
+  }
+  ++th.implicit_tasks;
+  if (i.level == 0) th.busy += i.busy();
+  ParallelJoin& j = s.joins[i.parallel_id];
+  ++j.tasks;
+  j.max_busy = std::max(j.max_busy, i.busy());
+  j.sum_busy += i.busy();
+  j.task_time += i.dur();
+  j.wait_time += std::min(i.wait_ns, i.dur());
+  if (j.have_parallel && j.tasks >= j.team_size) s.complete(i.parallel_id, j);
+}
+
+void SummaryFold::omp_work(const OmpWorkSpan& w) {
+  OmpCountStats& c = s_->omp_track(w.track).work[w.type];
+  ++c.count;
+  c.total += w.dur();
+}
+
+void SummaryFold::omp_sync(const OmpSyncSpan& y) {
+  OmpCountStats& c = s_->omp_track(y.track).sync[y.kind];
+  ++c.count;
+  c.total += y.dur();
+  c.wait += y.wait_ns;
+}
+
+void SummaryFold::omp_task_create(const OmpTaskCreate&) { ++s_->counts.tasks_created; }
+
+void SummaryFold::omp_task(const OmpTaskSpan& k) {
+  // A taskwait-depend task (flag ompt_task_taskwait) never runs: its span is a wait, no stretch.
+  if ((k.flags & 0x10) == 0) ++s_->counts.task_stretches;
+}
+
+void SummaryFold::omp_mutex(const OmpMutexSpan& m) {
+  OmpMutexStats& st = s_->mutex[m.kind];
+  if (!m.hold) {
+    st.wait += m.dur();
+    st.failed_tries += m.failed ? 1 : 0;
+  } else if (m.nested) {
+    ++st.nested_holds;
+  } else {
+    ++st.holds;
+    st.hold += m.dur();
+  }
+}
+
+void SummaryFold::omp_instant(const OmpInstant& e) {
+  OmpSummary& o = s_->counts;
+  switch (e.type) {
+    case Ev::OmpDispatch: ++s_->dispatch[e.sub].count; break;
+    case Ev::OmpDependences:
+      ++o.tasks_with_dependences;
+      o.dependences += e.a;
+      break;
+    case Ev::OmpTaskDependence: ++o.task_dependences; break;
+    case Ev::OmpLockInit: ++o.lock_inits; break;
+    case Ev::OmpLockDestroy: ++o.lock_destroys; break;
+    case Ev::OmpCancel: ++o.cancels; break;
+    case Ev::OmpFlush: ++o.flushes; break;
+    case Ev::OmpError: ++(e.sub == 2 ? o.errors_fatal : o.errors_warning); break;
+    default: break;
+  }
+}
+
+void SummaryFold::finish_omp(const Timeline& t, Summary& s) {
+  State& st = *s_;
+  const InternTable& names = kob::names();
+  const auto helper = [&](std::size_t track) { return track < t.tracks.size() && t.tracks[track].hidden_helper; };
+  OmpSummary& o = s.openmp;
+  o.records = t.omp_records;
+  if (!o.present()) return;
+  const OmpSummary& c = st.counts;
+  for (const Track& tr : t.tracks) o.hidden_helper_threads += tr.hidden_helper ? 1 : 0;
+  std::map<std::uint16_t, OmpCountStats> work, sync;
+  const auto merge = [](std::map<std::uint16_t, OmpCountStats>& into, const std::map<std::uint16_t, OmpCountStats>& from) {
+    for (const auto& [k, x] : from) {
+      OmpCountStats& y = into[k];
+      y.count += x.count;
+      y.total += x.total;
+      y.wait += x.wait;
+    }
+  };
+  for (std::size_t i = 0; i < st.omp_tracks.size(); ++i) {
+    if (helper(i)) continue;
+    o.initial_tasks += st.omp_tracks[i].initial_tasks;
+    o.implicit_tasks += st.omp_tracks[i].implicit_tasks;
+    merge(work, st.omp_tracks[i].work);
+    merge(sync, st.omp_tracks[i].sync);
+  }
+  for (std::size_t i = 0; i < t.tracks.size(); ++i) {
+    const Track& tr = t.tracks[i];
+    if (tr.hidden_helper) continue;
+    switch (tr.omp_thread_type) {
+      case 0: break;
+      case 1: ++o.threads_initial; break;
+      case 2: ++o.threads_worker; break;
+      case 3: ++o.threads_other; break;
+      default: ++o.threads_unknown; break;
+    }
+    OmpThreadStats th;
+    if (i < st.omp_tracks.size()) {
+      th.implicit_tasks = st.omp_tracks[i].implicit_tasks;
+      th.busy = st.omp_tracks[i].busy;
+    }
+    th.index = tr.index;
+    th.os_tid = tr.os_tid;
+    th.type = omp_names::thread_type(tr.omp_thread_type);
+    th.proc = tr.omp_proc;
+    th.place = tr.omp_place;
+    th.wait = tr.omp_wait_ns;
+    if (tr.omp_thread_type != 0 || th.implicit_tasks != 0 || th.wait != 0) o.threads.push_back(th);
+  }
+  o.parallel_regions = st.parallel_regions;
+  o.outside_regions = st.outside_regions;
+  o.outside_time = st.outside_time;
+  // A team's events come from all its threads: one that dropped events leaves every row short.
+  bool lossy_team = false;
+  for (const Track& tr : t.tracks) lossy_team = lossy_team || (tr.dropped != 0 && tr.omp_thread_type != 0);
+  for (const KernelStats& ks : s.kernels)
+    for (const auto& [key, a] : st.omp_kernels) {
+      if (names.str(key.first) != ks.name || kernel_kind_name(key.second) != ks.kind) continue;
+      OmpKernelStats k;
+      k.name = ks.name;
+      k.kind = ks.kind;
+      auto calls = st.kernels.find(key);
+      k.calls = calls == st.kernels.end() ? 0 : calls->second.calls;
+      k.parallel_regions = a.parallel_regions;
+      k.team_size_sum = a.team_size_sum;
+      k.task_time = a.task_time;
+      k.wait_time = a.wait_time;
+      k.imbalance_sum = a.imbalance_sum;
+      k.imbalance_regions = a.imbalance_regions;
+      k.partial = ks.partial || lossy_team;
+      o.kernels.push_back(k);
+    }
+  for (auto& [k, x] : work) {
+    o.work.push_back(x);
+    o.work.back().name = omp_names::work(k);
+  }
+  for (auto& [k, x] : sync) {
+    o.sync.push_back(x);
+    o.sync.back().name = omp_names::sync(k);
+  }
+  for (auto& [k, x] : st.dispatch) {
+    o.dispatch.push_back(x);
+    o.dispatch.back().name = omp_names::dispatch(k);
+  }
+  o.tasks_created = c.tasks_created;
+  o.task_stretches = c.task_stretches;
+  o.tasks_completed = t.omp_tasks_completed;
+  o.tasks_cancelled = t.omp_tasks_cancelled;
+  o.tasks_discarded = t.omp_tasks_discarded;
+  o.errors_warning = c.errors_warning;
+  o.errors_fatal = c.errors_fatal;
+  o.dependences = c.dependences;
+  o.tasks_with_dependences = c.tasks_with_dependences;
+  o.task_dependences = c.task_dependences;
+  o.lock_inits = c.lock_inits;
+  o.lock_destroys = c.lock_destroys;
+  o.cancels = c.cancels;
+  o.flushes = c.flushes;
+  for (auto& [k, m] : st.mutex) {
+    o.mutex.push_back(m);
+    o.mutex.back().kind = omp_names::mutex(k);
+  }
+}
+
+}  // namespace kob
