@@ -67,6 +67,16 @@ int overflow(volatile int depth) {
   return overflow(depth + 1) + frame[(depth * 7) % 1024];
 }
 
+// The same on an OpenMP worker thread. A function of its own: clang starts the OpenMP runtime at
+// the entry of any function holding a parallel construct, and main must not start it (the
+// "handler before the tool" cases install theirs before the runtime loads the tool).
+__attribute__((noinline)) int overflow_on_worker() {
+  int r = 0;
+#pragma omp parallel num_threads(2) reduction(+ : r)
+  if (omp_get_thread_num() == 1) r += overflow(0);
+  return r;
+}
+
 void wait_for_flag() {
   const timespec step{0, 10 * 1000 * 1000};
   while (!g_flag) nanosleep(&step, nullptr);
@@ -133,12 +143,7 @@ int main(int argc, char** argv) {
     *p = 1;
   }
   if (action == "overflow") std::printf("%d\n", overflow(0));
-  if (action == "overflow-worker") {  // on an OpenMP worker thread, not the main one
-    int r = 0;
-#pragma omp parallel num_threads(2) reduction(+ : r)
-    if (omp_get_thread_num() == 1) r += overflow(0);
-    std::printf("%d\n", r);
-  }
+  if (action == "overflow-worker") std::printf("%d\n", overflow_on_worker());
   if (action == "abort") std::abort();
   if (action == "throw") throw std::runtime_error("signal_victim: uncaught on purpose");
   if (action == "_exit") _exit(5);
