@@ -174,22 +174,21 @@ void give_alt_stack() {
 }
 
 // Another thread's alternate stack, made when the thread first records and unmapped when it ends
-// (only if it is still the thread's alternate stack then: the program may have set its own).
+// (only if it is still the thread's alternate stack then: the program may have set its own). A
+// pthread key's destructor, not a thread_local object: that would register a per-thread exit
+// record with the C++ runtime (an allocation the leak checker sees in a fork child).
 constexpr std::size_t kThreadAltStack = 64 * 1024;
-struct ThreadAltStack {
-  void* base = nullptr;
-  ~ThreadAltStack() {
-    if (base == nullptr) return;
-    stack_t current{};
-    if (sigaltstack(nullptr, &current) == 0 && current.ss_sp == base) {
-      stack_t off{};
-      off.ss_flags = SS_DISABLE;
-      if (sigaltstack(&off, nullptr) != 0) return;  // still in use: leave it mapped
-    }
-    munmap(base, kThreadAltStack);
+void drop_thread_alt_stack(void* base) {
+  stack_t current{};
+  if (sigaltstack(nullptr, &current) == 0 && current.ss_sp == base) {
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    if (sigaltstack(&off, nullptr) != 0) return;  // still in use: leave it mapped
   }
-};
-thread_local ThreadAltStack t_alt_stack;
+  munmap(base, kThreadAltStack);
+}
+pthread_key_t g_alt_stack_key;
+bool g_alt_stack_key_made = [] { return pthread_key_create(&g_alt_stack_key, drop_thread_alt_stack) == 0; }();
 std::atomic<bool> g_crash_installed{false};
 
 bool start_watcher() {
@@ -230,7 +229,8 @@ bool install(const Options& options) {
 }
 
 void give_thread_alt_stack() {
-  if (!g_crash_installed.load(std::memory_order_relaxed) || t_alt_stack.base != nullptr) return;
+  if (!g_crash_installed.load(std::memory_order_relaxed) || !g_alt_stack_key_made) return;
+  if (pthread_getspecific(g_alt_stack_key) != nullptr) return;
   stack_t current{};
   if (sigaltstack(nullptr, &current) != 0 || !(current.ss_flags & SS_DISABLE)) return;  // it has one
   void* p = mmap(nullptr, kThreadAltStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -238,11 +238,10 @@ void give_thread_alt_stack() {
   stack_t ss{};
   ss.ss_sp = p;
   ss.ss_size = kThreadAltStack;
-  if (sigaltstack(&ss, nullptr) != 0) {
-    munmap(p, kThreadAltStack);
+  if (sigaltstack(&ss, nullptr) != 0 || pthread_setspecific(g_alt_stack_key, p) != 0) {
+    drop_thread_alt_stack(p);
     return;
   }
-  t_alt_stack.base = p;
 }
 
 void set_crash_line(const std::string& raw_trace_path, const std::string& kob_command) {
