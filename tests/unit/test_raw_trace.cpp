@@ -492,6 +492,39 @@ TEST_CASE("raw trace: 1000 threads one after another under the default cap: ever
   CHECK(r.ring_slots <= kLimit / kSlotBytes);
 }
 
+TEST_CASE("raw trace: a cap of one ring serves 200 threads in turn, whether or not the writer has caught up") {
+  RawReset reset;
+  kob::recorder::set_writer_wait_for_test(2000);
+  const std::uint64_t limit = kob::recorder::kDefaultRing * kSlotBytes;
+  kob::recorder::set_memory_limit(limit);
+  const std::string path = tmp_path("one-ring.kob");
+  REQUIRE(kob::raw::open(path));
+  constexpr int kThreads = 200;
+  // Each thread needs the ring of the one before: if the writer has not copied that thread's last
+  // slot yet, the new thread copies it itself.
+  auto count = [](int t) { return 1 + (static_cast<std::uint64_t>(t) * 104729) % (2 * kSlotRecords); };
+  std::vector<std::uint32_t> index(kThreads), ring(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    std::thread([&, t] {
+      ThreadBuffer& b = kob::this_thread();
+      index[t] = b.index;
+      ring[t] = b.ring_size();
+      emit_seq(static_cast<std::uint64_t>(t), count(t));
+    }).join();
+  }
+  CHECK(kob::recorder::dropped_total() == 0);
+  CHECK(kob::recorder::memory_used() == limit);
+  CHECK(std::count(ring.begin(), ring.end(), kob::recorder::kDefaultRing) == kThreads);
+  REQUIRE(kob::raw::finish());
+  const RawRead r(path);
+  REQUIRE(r.ok);
+  CHECK(r.lost.empty());
+  int exact = 0;
+  for (int t = 0; t < kThreads; ++t) exact += kob_test::is_seq(r.records(index[t]), static_cast<std::uint64_t>(t), count(t));
+  CHECK(exact == kThreads);
+  CHECK(r.ring_slots == kob::recorder::kDefaultRing);  // the one ring, mapped once
+}
+
 TEST_CASE("raw trace: events after a thread's end hook (thread_local destructors, a late callback) stay on its track, in order") {
   RawReset reset;
   const std::string path = tmp_path("late-events.kob");
