@@ -150,7 +150,10 @@ void copy_thread(ThreadBuffer& b, bool final) {
         break;
       }
     }
-    if (next == nullptr) return;
+    if (next == nullptr) {
+      b.reclaim_ring();  // an ended thread's ring, all copied, goes to the pool
+      return;
+    }
     const std::uint32_t n = state == kSlotFilling ? b.filled(*next, next->recs, kSlotRecords)
                                                   : next->committed.load(std::memory_order_acquire);
     if (state == kSlotFilling) {

@@ -1,6 +1,7 @@
 #include "common/recorder.hpp"
 
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 
 #include "common/log.hpp"
 #include "common/raw_trace.hpp"
+#include "common/raw_writer.hpp"
 #include "common/signals.hpp"
 
 namespace kob {
@@ -23,9 +25,15 @@ constinit thread_local ThreadBuffer* t_buffer __attribute__((tls_model("initial-
 IdCounters g_ids;
 
 namespace {
+// A ring given back by an ended thread: its slots, contiguous from base, all free and zeroed.
+struct PooledRing {
+  raw::Slot* base;
+  std::uint32_t slots;
+};
 struct Registry {
   std::mutex mu;
   std::vector<ThreadBuffer*> threads;
+  std::vector<PooledRing> pool;  // still mapped (in the raw trace) and counted in g_used
 };
 Registry& registry() {
   static Registry* r = new Registry();  // never destroyed: read during exit
@@ -38,9 +46,39 @@ constexpr long kWaitNs = 5'000'000;
 std::atomic<int> g_wait_rounds{10};
 std::atomic<std::uint64_t> g_used{0};
 std::atomic<bool> g_closed{false};
+std::atomic<std::uint32_t> g_retired{0};  // threads ended whose ring the writer has not taken yet
+
+// The end of a thread: a pthread key destructor, because those run after the thread's C++
+// thread_local destructors (events there are still in order before it) and for every thread,
+// OpenMP or not. Re-armed when the thread records again: glibc then runs another round.
+pthread_key_t g_end_key;
+void on_thread_end(void* b) { static_cast<ThreadBuffer*>(b)->retire(); }
+void arm_thread_end(ThreadBuffer* b) {
+  static const bool ok = pthread_key_create(&g_end_key, on_thread_end) == 0;
+  if (ok) pthread_setspecific(g_end_key, b);
+}
+
+// Slots a fresh ring could have under the cap now.
+std::uint32_t fresh_room(std::uint32_t want) {
+  const std::uint64_t used = g_used.load(std::memory_order_relaxed), limit = g_limit.load(std::memory_order_relaxed);
+  const std::uint64_t room = used < limit ? (limit - used) / raw::kSlotBytes : 0;
+  return room >= want ? want : room >= 2 ? static_cast<std::uint32_t>(room) : 0;
+}
+
+// A thread needs a ring while the cap is spent and ended threads' rings still wait for the writer
+// (asleep, or busy with the file): it copies their last slots itself, which puts their rings in
+// the pool. Without the registry lock (a copy takes it to pool a ring).
+void help_reclaim() {
+  if (g_retired.load(std::memory_order_relaxed) == 0 || g_closed.load(std::memory_order_relaxed) ||
+      fresh_room(g_ring_slots.load(std::memory_order_relaxed)) == g_ring_slots.load(std::memory_order_relaxed))
+    return;
+  for (ThreadBuffer* b : recorder::threads())
+    if (b->retired()) raw::writer::copy_thread(*b, false);
+}
 }  // namespace
 
 ThreadBuffer* register_thread() {
+  help_reclaim();
   auto* b = new ThreadBuffer();
   b->os_tid = static_cast<std::uint64_t>(syscall(SYS_gettid));
   b->registered = true;
@@ -54,6 +92,7 @@ ThreadBuffer* register_thread() {
     r.threads.push_back(b);
   }
   t_buffer = b;
+  arm_thread_end(b);
   signals::give_thread_alt_stack();
   return b;
 }
@@ -65,7 +104,7 @@ void unmap_ring(raw::Slot* const* ring, std::uint32_t n) {
 }  // namespace
 
 ThreadBuffer::~ThreadBuffer() {
-  unmap_ring(ring_, ring_size_);
+  unmap_ring(ring_, ring_size_.load(std::memory_order_relaxed));
   for (Chunk* c : chunks_) {
     c->~Chunk();
     std::free(c);
@@ -78,6 +117,7 @@ bool ThreadBuffer::setup_ring() {
   ring_tried_ = true;
   if (g_closed.load(std::memory_order_relaxed)) return false;  // nothing more is recorded
   const std::uint32_t want = g_ring_slots.load(std::memory_order_relaxed);
+  if (take_pooled_ring(fresh_room(want))) return true;
   std::uint32_t k = 0;
   std::uint64_t used = g_used.load(std::memory_order_relaxed);
   do {
@@ -110,8 +150,92 @@ bool ThreadBuffer::setup_ring() {
       ring_[i] = s;
     }
   }
-  ring_size_ = k;
+  ring_size_.store(k, std::memory_order_release);
   return true;
+}
+
+// Under the registry lock: the largest ring in the pool, if a fresh one would not be larger. Its
+// slots are free and zeroed; they get this thread's index (a reader takes a slot's thread from
+// its header, and ignores free slots).
+bool ThreadBuffer::take_pooled_ring(std::uint32_t fresh) {
+  auto& pool = registry().pool;
+  auto best = pool.end();
+  for (auto it = pool.begin(); it != pool.end(); ++it)
+    if (best == pool.end() || it->slots > best->slots) best = it;
+  if (best == pool.end() || best->slots < fresh) return false;
+  const PooledRing ring = *best;
+  pool.erase(best);
+  for (std::uint32_t i = 0; i < ring.slots; ++i) {
+    auto* s = reinterpret_cast<raw::Slot*>(reinterpret_cast<char*>(ring.base) + std::size_t{i} * raw::kSlotBytes);
+    s->block.thread = index;
+    s->block.seq = 0;
+    s->committed.store(0, std::memory_order_relaxed);
+    ring_[i] = s;
+  }
+  file_backed_ = true;
+  ring_size_.store(ring.slots, std::memory_order_release);
+  return true;
+}
+
+void ThreadBuffer::retire() {
+  if (!registered || !file_backed_ || life_.load(std::memory_order_relaxed) != kLive ||
+      ring_size_.load(std::memory_order_relaxed) == 0 || g_closed.load(std::memory_order_relaxed))
+    return;
+  const std::uint64_t lost = lost_n_.load(std::memory_order_relaxed);
+  if (lost != 0) {
+    raw::note_lost(index, raw::kLostRingFull, lost_first_.load(std::memory_order_relaxed),
+                   lost_last_.load(std::memory_order_relaxed), lost);
+    lost_n_.store(0, std::memory_order_relaxed);
+  }
+  if (cur_ != nullptr && !cur_full_) {
+    // Handed over like a full slot, with its exact count (0 too: the writer moves past it).
+    cur_full_ = true;
+    cur_->committed.store(static_cast<std::uint32_t>(pos_.load(std::memory_order_relaxed) - cur_->recs),
+                          std::memory_order_relaxed);
+    cur_->state.store(raw::kSlotFull, std::memory_order_release);
+  }
+  end_ = nullptr;
+  pos_.store(nullptr, std::memory_order_release);  // a later event takes the slow path (revive)
+  waited_ = false;
+  g_retired.fetch_add(1, std::memory_order_relaxed);
+  life_.store(kRetired, std::memory_order_release);
+  raw::slot_full(*this);
+}
+
+bool ThreadBuffer::reclaim_ring() {
+  if (life_.load(std::memory_order_acquire) != kRetired) return false;
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  // Again under the lock: the thread may have recorded again (revive) and ended again since.
+  if (life_.load(std::memory_order_acquire) != kRetired) return false;
+  const std::uint32_t k = ring_size_.load(std::memory_order_relaxed);
+  for (std::uint32_t i = 0; i < k; ++i)
+    if (ring_[i]->state.load(std::memory_order_acquire) != raw::kSlotFree) return false;
+  if (k != 0) r.pool.push_back({ring_[0], k});
+  ring_size_.store(0, std::memory_order_release);
+  life_.store(kReclaimed, std::memory_order_release);
+  g_retired.fetch_sub(1, std::memory_order_relaxed);
+  return true;
+}
+
+// An event after the thread's end was handled: the thread takes its ring back if the writer has
+// not pooled it yet (it goes on after the slot it handed over), else sets up a ring afresh.
+bool ThreadBuffer::revive() {
+  if (life_.load(std::memory_order_acquire) == kReclaimed) help_reclaim();
+  {
+    std::lock_guard<std::mutex> lock(registry().mu);
+    if (life_.load(std::memory_order_relaxed) == kRetired) {
+      g_retired.fetch_sub(1, std::memory_order_relaxed);
+    } else {
+      cur_ = nullptr;
+      cur_index_ = 0;
+      cur_full_ = false;
+      setup_ring();
+    }
+    life_.store(kLive, std::memory_order_release);
+  }
+  arm_thread_end(this);
+  return ring_size_.load(std::memory_order_relaxed) != 0;
 }
 
 // Slow path: the slot is full (or there is none yet). Hands the full slot to the writer and takes
@@ -119,9 +243,14 @@ bool ThreadBuffer::setup_ring() {
 // run of drops, and only when a writer thread runs), else the caller drops the event.
 bool ThreadBuffer::next_slot() {
   if (!registered) return grow_unregistered();
-  if (!ring_tried_) setup_ring();
-  if (ring_size_ == 0 || g_closed.load(std::memory_order_relaxed)) {
-    count_drops_ = ring_size_ == 0 && !g_closed.load(std::memory_order_relaxed);
+  if (KOB_UNLIKELY(life_.load(std::memory_order_relaxed) != kLive)) revive();
+  if (!ring_tried_) {
+    std::lock_guard<std::mutex> lock(registry().mu);
+    setup_ring();
+  }
+  const std::uint32_t ring_size = ring_size_.load(std::memory_order_relaxed);
+  if (ring_size == 0 || g_closed.load(std::memory_order_relaxed)) {
+    count_drops_ = ring_size == 0 && !g_closed.load(std::memory_order_relaxed);
     return false;
   }
   if (cur_ != nullptr && !cur_full_) {
@@ -130,7 +259,7 @@ bool ThreadBuffer::next_slot() {
     cur_->state.store(raw::kSlotFull, std::memory_order_release);
     writer_seen_ = raw::slot_full(*this);
   }
-  const std::uint32_t i = cur_ == nullptr ? 0 : (cur_index_ + 1) % ring_size_;
+  const std::uint32_t i = cur_ == nullptr ? 0 : (cur_index_ + 1) % ring_size;
   raw::Slot* next = ring_[i];
   if (next->state.load(std::memory_order_acquire) != raw::kSlotFree && writer_seen_ && !waited_) {
     // The writer is behind: sleep (no spinning) until it frees the slot, at most a few tens of ms.
@@ -168,7 +297,7 @@ void ThreadBuffer::dropped_event() {
   if (!count_drops_) return;
   const std::uint64_t tick = clock::now();
   dropped_.fetch_add(1, std::memory_order_relaxed);
-  if (!registered || ring_size_ == 0) return;
+  if (!registered || ring_size_.load(std::memory_order_relaxed) == 0) return;
   if (lost_n_.load(std::memory_order_relaxed) == 0) {
     lost_first_.store(tick, std::memory_order_relaxed);
     log::warn_once(log::Once::RawRingFull,
@@ -209,7 +338,7 @@ std::vector<ThreadBuffer::InMemory> ThreadBuffer::in_memory() const {
     return out;
   }
   std::vector<const raw::Slot*> live;
-  for (std::uint32_t i = 0; i < ring_size_; ++i)
+  for (std::uint32_t i = 0, k = ring_size(); i < k; ++i)
     if (ring_[i]->state.load(std::memory_order_acquire) != raw::kSlotFree) live.push_back(ring_[i]);
   std::sort(live.begin(), live.end(), [](const raw::Slot* a, const raw::Slot* b) { return a->block.seq < b->block.seq; });
   for (const raw::Slot* s : live) out.push_back({filled(*s, s->recs, raw::kSlotRecords), s->recs, s->block.seq});
@@ -229,6 +358,11 @@ void set_ring_slots(std::uint32_t n) {
   g_ring_slots.store(n < 2 ? 2 : n > ThreadBuffer::kMaxRing ? ThreadBuffer::kMaxRing : n, std::memory_order_relaxed);
 }
 std::uint64_t memory_used() { return g_used.load(std::memory_order_relaxed); }
+std::uint32_t pooled_rings() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  return static_cast<std::uint32_t>(r.pool.size());
+}
 void close() { g_closed.store(true, std::memory_order_relaxed); }
 bool closed() { return g_closed.load(std::memory_order_relaxed); }
 
@@ -254,13 +388,17 @@ void after_fork_child() {
   // The parent's slots: unmapped, never written here (they are the parent's file or memory). The
   // buffers themselves are forgotten, not freed (their memory may be in an odd state).
   for (ThreadBuffer* b : r.threads) {
-    unmap_ring(b->ring_, b->ring_size_);
-    b->ring_size_ = 0;
+    unmap_ring(b->ring_, b->ring_size_.load(std::memory_order_relaxed));
+    b->ring_size_.store(0, std::memory_order_relaxed);
   }
   r.threads.clear();
+  for (const PooledRing& p : r.pool) unmap_ring(&p.base, p.slots);
+  r.pool.clear();
+  g_retired.store(0, std::memory_order_relaxed);
   g_used.store(0, std::memory_order_relaxed);
   r.mu.unlock();
   t_buffer = nullptr;
+  arm_thread_end(nullptr);
   if (old != nullptr) {
     ThreadBuffer* b = register_thread();
     b->kokkos = old->kokkos;
@@ -273,6 +411,10 @@ void reset_for_test() {
   std::lock_guard<std::mutex> lock(r.mu);
   for (ThreadBuffer* b : r.threads) delete b;  // tests only: their threads have ended
   r.threads.clear();
+  for (const PooledRing& p : r.pool) unmap_ring(&p.base, p.slots);
+  r.pool.clear();
+  g_retired.store(0);
+  arm_thread_end(nullptr);
   g_used.store(0);
   g_closed.store(false);
   g_ring_slots.store(kDefaultRing);

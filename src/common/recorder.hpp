@@ -121,6 +121,14 @@ class ThreadBuffer {
   // The tool never destroys a registered buffer (the writer and the exit read them); tests do.
   ~ThreadBuffer();
 
+  // The thread ends (its pthread key destructor, which runs after its C++ thread_local
+  // destructors): its slot being filled goes to the writer as final, and once the writer has
+  // copied every slot of it, the ring goes to a pool that later threads take their slots from.
+  // Only a ring in the raw trace is handed back (without a file the ring holds the only copy of
+  // what the thread recorded last). An event after this (a later destructor, libomp's own end of
+  // a root thread) takes the ring back, or a pooled or fresh one, and arms the end again.
+  void retire();
+
   // Appends one record; fill writes its fields (the tick first, so it is taken as late as
   // possible for begin events). Steady state: the record and the cursor, nothing else (the cursor
   // is atomic only so that the writer thread can read it; a plain store on x86). When the slot is
@@ -199,11 +207,15 @@ class ThreadBuffer {
   std::size_t record_count() const;
 
   // ---- the writer's side (raw_writer.cpp) ----
-  std::uint32_t ring_size() const { return ring_size_; }
+  std::uint32_t ring_size() const { return ring_size_.load(std::memory_order_acquire); }
   raw::Slot* ring_slot(std::uint32_t i) const { return ring_[i]; }
   bool file_backed() const { return file_backed_; }
   // Records the writer copied or dropped: it counts those it could not write here.
   void add_dropped(std::uint64_t n) { dropped_.fetch_add(n, std::memory_order_relaxed); }
+  // After a copy (under the writer's copy lock): a retired thread whose slots are all copied
+  // gives its ring to the pool; its ring_size() is 0 from then on. True when it did.
+  bool reclaim_ring();
+  bool retired() const { return life_.load(std::memory_order_acquire) == kRetired; }
   std::uint64_t next_write_seq = 1;  // the writer's: the chunk it copies next
   int written_type = 0, written_proc = -1, written_place = -1;  // the writer's: in the last THREAD entry
   bool registered = false;
@@ -219,7 +231,9 @@ class ThreadBuffer {
   friend ThreadBuffer* register_thread();
   friend void recorder::after_fork_child();
   bool next_slot();
-  bool setup_ring();
+  bool setup_ring();  // under the registry lock
+  bool take_pooled_ring(std::uint32_t fresh);
+  bool revive();
   bool grow_unregistered();
   struct InMemory {
     std::uint32_t committed;
@@ -238,7 +252,13 @@ class ThreadBuffer {
   std::uint32_t cur_index_ = 0;
   std::uint64_t seq_ = 0;  // of the chunk in cur_
   raw::Slot* ring_[kMaxRing] = {};
-  std::uint32_t ring_size_ = 0;
+  // Atomic: a thread that records again after its ring went to the pool sets up a new one while
+  // the writer reads the size (0 until the new slots are in ring_).
+  std::atomic<std::uint32_t> ring_size_{0};
+  // kLive, kRetired (the thread ended; the writer may take the ring once all of it is copied),
+  // kReclaimed (the ring is in the pool). Changes away from kRetired under the registry lock.
+  static constexpr std::uint32_t kLive = 0, kRetired = 1, kReclaimed = 2;
+  std::atomic<std::uint32_t> life_{kLive};
   bool ring_tried_ = false;
   bool file_backed_ = false;
   bool count_drops_ = true;  // false once the recorder is closed: late events are not counted
@@ -284,6 +304,8 @@ namespace recorder {
 void set_memory_limit(std::uint64_t bytes);
 std::uint64_t memory_used();
 inline constexpr std::uint32_t kDefaultRing = 4;
+// Rings of ended threads waiting in the pool for a later thread (their memory stays counted).
+std::uint32_t pooled_rings();
 // Slots per thread for threads that register from now on (tests; 2 to ThreadBuffer::kMaxRing).
 void set_ring_slots(std::uint32_t n);
 // Tests: how many 5 ms waits a producer makes for the writer before it drops (default 10), so that a

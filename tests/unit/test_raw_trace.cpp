@@ -20,6 +20,7 @@
 
 #include "common/intern.hpp"
 #include "common/raw_trace.hpp"
+#include "common/raw_writer.hpp"
 #include "common/recorder.hpp"
 #include "helpers.hpp"
 
@@ -185,14 +186,16 @@ TEST_CASE("raw trace: the writer recycles a thread's 4 slots; every record reach
   CHECK(kob::raw::path() == path);
   constexpr std::uint64_t kN = 50 * kSlotRecords + 17;
   ThreadBuffer* b = nullptr;
+  std::uint32_t ring = 0;
   std::thread([&] {
     b = &kob::this_thread();
     emit_seq(1, kN);
     b->omp_thread_type.store(2);
     b->omp_proc.store(3);
     b->omp_place.store(1);
+    ring = b->ring_size();  // while it runs: at its end the ring goes back to the pool
   }).join();
-  CHECK(b->ring_size() == kob::recorder::kDefaultRing);
+  CHECK(ring == kob::recorder::kDefaultRing);
   CHECK(b->file_backed());
   CHECK(kob::recorder::memory_used() == kob::recorder::kDefaultRing * kSlotBytes);
   CHECK(kob::raw::finish());
@@ -302,14 +305,16 @@ TEST_CASE("raw trace: memory stays the ring whatever the run length; nothing dro
   constexpr std::uint64_t kN = 100 * kSlotRecords;  // 25 times the ring, 12.5 MiB as 64-byte records
   ThreadBuffer* b = nullptr;
   long before = 0, after = 0;
+  std::uint32_t ring = 0;
   std::thread([&] {
     b = &kob::this_thread();  // registers: the ring is mapped and faulted in here
     emit_seq(5, kSlotRecords);  // warm: the writer's buffers exist too
     before = vm_rss_kib();
     emit_seq(5, kN - kSlotRecords, kSlotRecords);
     after = vm_rss_kib();
+    ring = b->ring_size();
   }).join();
-  CHECK(b->ring_size() == kob::recorder::kDefaultRing);
+  CHECK(ring == kob::recorder::kDefaultRing);
   CHECK(kob::recorder::memory_used() == kob::recorder::kDefaultRing * kSlotBytes);
   CHECK(b->dropped() == 0);
   REQUIRE(before > 0);
@@ -437,4 +442,131 @@ TEST_CASE("raw trace: a fork child never writes its parent's file; it makes its 
   REQUIRE(p.ok);
   check_seq(p.records(0), 1, 10);  // the parent's own records only
   CHECK(p.threads_with_records() == 1);
+}
+
+TEST_CASE("raw trace: 1000 threads one after another under the default cap: every record in the file, none dropped, slots reused") {
+  RawReset reset;
+  kob::recorder::set_writer_wait_for_test(2000);
+  constexpr std::uint64_t kLimit = 64ull << 20;  // --memory-limit=64: rings for 128 threads
+  kob::recorder::set_memory_limit(kLimit);
+  const std::string path = tmp_path("many-threads.kob");
+  REQUIRE(kob::raw::open(path));
+  constexpr int kThreads = 1000;
+  // 1 to kSlotRecords + 500 records each: some threads end in their first slot, some in their second.
+  auto count = [](int t) { return 1 + (static_cast<std::uint64_t>(t) * 7919) % (kSlotRecords + 500); };
+  std::vector<std::uint32_t> index(kThreads), ring(kThreads);
+  std::uint64_t most_used = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    std::thread([&, t] {
+      ThreadBuffer& b = kob::this_thread();
+      index[t] = b.index;
+      ring[t] = b.ring_size();
+      most_used = std::max(most_used, kob::recorder::memory_used());
+      emit_seq(static_cast<std::uint64_t>(t), count(t));
+    }).join();
+  }
+  CHECK(kob::recorder::threads().size() == kThreads);
+  CHECK(kob::recorder::dropped_total() == 0);
+  CHECK(most_used <= kLimit);
+  CHECK(kob::recorder::memory_used() <= kLimit);
+  int full_rings = 0;
+  for (int t = 0; t < kThreads; ++t) full_rings += ring[t] == kob::recorder::kDefaultRing;
+  CHECK(full_rings == kThreads);  // not one thread got fewer slots, let alone none
+  REQUIRE(kob::raw::finish());
+  const RawRead r(path);
+  REQUIRE(r.ok);
+  CHECK(r.reader.complete());
+  CHECK(r.lost.empty());
+  int exact = 0;
+  std::uint64_t total = 0, expected = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    const std::vector<Record> recs = r.records(index[t]);
+    exact += kob_test::is_seq(recs, static_cast<std::uint64_t>(t), count(t));
+    total += recs.size();
+    expected += count(t);
+  }
+  CHECK(exact == kThreads);
+  CHECK(total == expected);
+  // Later threads took the slots of ended ones: the file holds no more rings than the cap allows
+  // at once (4000 slots without reuse).
+  CHECK(r.ring_slots <= kLimit / kSlotBytes);
+}
+
+TEST_CASE("raw trace: a cap of one ring serves 200 threads in turn, whether or not the writer has caught up") {
+  RawReset reset;
+  kob::recorder::set_writer_wait_for_test(2000);
+  const std::uint64_t limit = kob::recorder::kDefaultRing * kSlotBytes;
+  kob::recorder::set_memory_limit(limit);
+  const std::string path = tmp_path("one-ring.kob");
+  REQUIRE(kob::raw::open(path));
+  constexpr int kThreads = 200;
+  // Each thread needs the ring of the one before: if the writer has not copied that thread's last
+  // slot yet, the new thread copies it itself.
+  auto count = [](int t) { return 1 + (static_cast<std::uint64_t>(t) * 104729) % (2 * kSlotRecords); };
+  std::vector<std::uint32_t> index(kThreads), ring(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    std::thread([&, t] {
+      ThreadBuffer& b = kob::this_thread();
+      index[t] = b.index;
+      ring[t] = b.ring_size();
+      emit_seq(static_cast<std::uint64_t>(t), count(t));
+    }).join();
+  }
+  CHECK(kob::recorder::dropped_total() == 0);
+  CHECK(kob::recorder::memory_used() == limit);
+  CHECK(std::count(ring.begin(), ring.end(), kob::recorder::kDefaultRing) == kThreads);
+  REQUIRE(kob::raw::finish());
+  const RawRead r(path);
+  REQUIRE(r.ok);
+  CHECK(r.lost.empty());
+  int exact = 0;
+  for (int t = 0; t < kThreads; ++t) exact += kob_test::is_seq(r.records(index[t]), static_cast<std::uint64_t>(t), count(t));
+  CHECK(exact == kThreads);
+  CHECK(r.ring_slots == kob::recorder::kDefaultRing);  // the one ring, mapped once
+}
+
+TEST_CASE("raw trace: events after a thread's end hook (thread_local destructors, a late callback) stay on its track, in order") {
+  RawReset reset;
+  const std::string path = tmp_path("late-events.kob");
+  REQUIRE(kob::raw::open(path));
+  kob::raw::writer::stop();  // threads copy their own slots: when a ring goes to the pool is certain
+  struct EmitAtEnd {
+    ~EmitAtEnd() { emit_seq(6, 5, 10); }
+  };
+  ThreadBuffer* b = nullptr;
+  std::thread([&] {
+    b = &kob::this_thread();
+    emit_seq(6, 10);
+    thread_local EmitAtEnd at_end;  // its destructor records after the thread function returned
+    (void)at_end;
+  }).join();
+  CHECK(b->ring_size() == 0);  // the end hook ran after the thread_local destructor
+  CHECK(kob::recorder::pooled_rings() == 1);
+
+  ThreadBuffer* c = nullptr;
+  std::uint32_t ring_at_start = 0, ring_after_end = 0, pooled_after_end = 0, ring_again = 0;
+  std::thread([&] {
+    c = &kob::this_thread();
+    ring_at_start = c->ring_size();
+    emit_seq(7, 10);
+    c->retire();  // what the end hook does; libomp's own end of a root thread may still report events
+    ring_after_end = c->ring_size();
+    pooled_after_end = kob::recorder::pooled_rings();
+    emit_seq(7, kSlotRecords + 5, 10);  // past one slot: the ring taken back works as a ring
+    ring_again = c->ring_size();
+  }).join();
+  CHECK(ring_at_start == kob::recorder::kDefaultRing);  // b's ring, from the pool
+  CHECK(ring_after_end == 0);
+  CHECK(pooled_after_end == 1);
+  CHECK(ring_again == kob::recorder::kDefaultRing);
+  CHECK(c->ring_size() == 0);  // ended again: the hook was armed again
+  CHECK(kob::recorder::pooled_rings() == 1);
+  CHECK(kob::recorder::dropped_total() == 0);
+  REQUIRE(kob::raw::finish());
+  const RawRead r(path);
+  REQUIRE(r.ok);
+  CHECK(r.reader.complete());
+  check_seq(r.records(b->index), 6, 15);
+  check_seq(r.records(c->index), 7, kSlotRecords + 15);
+  CHECK(r.ring_slots == kob::recorder::kDefaultRing);  // one ring mapped in all
 }

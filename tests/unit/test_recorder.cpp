@@ -40,6 +40,7 @@ TEST_CASE("recorder: 8 threads x 10000 records through the raw trace, each read 
   constexpr int kThreads = 8;
   constexpr std::uint64_t kPerThread = 10'000;
   std::vector<ThreadBuffer*> own(kThreads, nullptr);
+  std::vector<std::uint32_t> ring(kThreads, 0);
   std::latch registered(kThreads), go(1);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
@@ -49,6 +50,7 @@ TEST_CASE("recorder: 8 threads x 10000 records through the raw trace, each read 
       go.wait();  // all emit at the same time
       emit_seq(static_cast<std::uint64_t>(t), kPerThread);
       CHECK(&kob::this_thread() == own[t]);  // the same buffer for the life of the thread
+      ring[t] = own[t]->ring_size();  // while it runs: at its end the ring goes to the pool
     });
   }
   registered.wait();
@@ -63,12 +65,13 @@ TEST_CASE("recorder: 8 threads x 10000 records through the raw trace, each read 
     CHECK(regd[i]->index == i);  // registration order
     indices.insert(regd[i]->index);
     tids.insert(regd[i]->os_tid);
-    CHECK(regd[i]->ring_size() == kob::recorder::kDefaultRing);
   }
+  for (int t = 0; t < kThreads; ++t) CHECK(ring[t] == kob::recorder::kDefaultRing);
   CHECK(indices.size() == kThreads);
   CHECK(tids.size() == kThreads);
   CHECK(kob::recorder::dropped_total() == 0);
-  // The rings only, however many records went through them.
+  // The rings only (ended threads' rings stay counted, in the pool), however many records went
+  // through them.
   CHECK(kob::recorder::memory_used() == kThreads * kob::recorder::kDefaultRing * kSlotBytes);
   REQUIRE(kob::raw::finish());
   kob::raw::Reader r;
@@ -120,13 +123,19 @@ TEST_CASE("recorder: ring size, and without a writer a thread copies its own ful
   REQUIRE(kob::raw::open(path));
   kob::raw::writer::stop();  // as in a fork child: no writer thread
   ThreadBuffer* b = nullptr;
+  std::uint32_t ring = 0;
   std::thread([&] {
     b = &kob::this_thread();
     emit_seq(4, 7 * kSlotRecords + 3);
+    ring = b->ring_size();
   }).join();
-  CHECK(b->ring_size() == 2);
+  CHECK(ring == 2);
   CHECK(b->dropped() == 0);  // never waited, never dropped: each full slot copied at once
-  CHECK(kob::raw::stats().chunks_written == 7);
+  // 7 full slots, and the last one, handed over and copied when the thread ended; its ring is
+  // in the pool.
+  CHECK(kob::raw::stats().chunks_written == 8);
+  CHECK(b->ring_size() == 0);
+  CHECK(kob::recorder::pooled_rings() == 1);
   REQUIRE(kob::raw::finish());
   kob::raw::Reader r;
   std::string error;
