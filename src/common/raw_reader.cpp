@@ -298,7 +298,9 @@ std::uint64_t Reader::total_records() const {
 
 void Reader::note_progress(std::uint64_t n) const {
   decoded_ += n;
-  if (on_progress) on_progress(decoded_, total_records());
+  if (!on_progress) return;
+  if (total_ == 0) total_ = total_records();  // counted once: a walk over every chunk
+  on_progress(decoded_, total_);
 }
 
 bool Reader::clock_line(std::uint64_t& tick0, std::uint64_t& ns0, double& ticks_per_ns) const {
@@ -347,22 +349,23 @@ std::uint64_t FileThread::records() const {
 }
 
 void FileThread::for_each_chunk(const ChunkFn& f) const {
+  // One buffer for the records and one for the bytes, reused by every chunk of the thread.
   std::vector<Record> recs;
   std::vector<std::uint8_t> bytes;
   for (const Chunk& c : chunks_) {
-    recs.clear();
+    if (recs.size() < c.records) recs.resize(c.records);
+    std::size_t n = 0;
     if (c.ring) {
-      recs.resize(c.records);
-      if (!file_->read_at(c.offset, recs.data(), std::size_t(c.records) * sizeof(Record))) recs.clear();
+      if (file_->read_at(c.offset, recs.data(), std::size_t(c.records) * sizeof(Record))) n = c.records;
     } else {
-      bytes.resize(c.bytes);
+      if (bytes.size() < c.bytes) bytes.resize(c.bytes);
       if (file_->read_at(c.offset, bytes.data(), c.bytes)) {
-        recs.reserve(c.records);
-        codec::decode(bytes.data(), bytes.size(), c.records, c.base_tick, [&](const Record& r) { recs.push_back(r); });
+        Record* out = recs.data();
+        n = codec::decode(bytes.data(), c.bytes, c.records, c.base_tick, [&out](const Record& r) { *out++ = r; });
       }
     }
-    if (recs.size() < c.records) file_->damaged_ += c.records - recs.size();
-    if (!recs.empty()) f(recs.data(), recs.size());
+    if (n < c.records) file_->damaged_ += c.records - n;
+    if (n != 0) f(recs.data(), n);
     file_->note_progress(c.records);
   }
 }

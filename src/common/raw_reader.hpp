@@ -126,6 +126,7 @@ class Reader {
   std::vector<std::pair<std::uint32_t, Loss>> loss_entries_;        // while opening
   std::vector<std::unique_ptr<FileThread>> threads_;
   mutable std::uint64_t decoded_ = 0;
+  mutable std::uint64_t total_ = 0;  // total_records(), once known
   mutable std::uint64_t damaged_ = 0;
 };
 

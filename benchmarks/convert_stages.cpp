@@ -1,0 +1,123 @@
+// The stages of `kob convert` timed one by one on a raw trace (benchmarks/convert_bench.py runs
+// it): open (header, block index, META), decode (every record, nothing done with it),
+// build_timeline (decoding included, as it reads the threads itself), summary, the trace producer
+// with a sink that keeps nothing, each trace format and the two summary files.
+// Prints one line per stage: `stage NAME ns TOTAL_NS`, and `records N`.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "common/perfetto_writer.hpp"
+#include "common/raw_reader.hpp"
+#include "common/run_outputs.hpp"
+#include "common/summary.hpp"
+#include "common/timeline.hpp"
+#include "common/trace_producer.hpp"
+#include "common/trace_writer.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::uint64_t since(Clock::time_point t) {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count());
+}
+
+void stage(const char* name, std::uint64_t ns) { std::printf("stage %s ns %llu\n", name, static_cast<unsigned long long>(ns)); }
+
+// Takes every event and throws it away: the producer's own cost (nesting, flows, arguments).
+class NullSink : public kob::trace::TraceSink {
+ public:
+  void process(std::uint64_t, std::string_view, std::uint64_t) override {}
+  void track(const kob::trace::TrackDesc&) override {}
+  void event(const kob::trace::Event& e) override { sum += e.ts + e.name.size(); }
+  void flow(const kob::trace::Flow& f) override { sum += f.id; }
+  bool finish(const std::string&) override { return true; }
+  std::uint64_t sum = 0;
+};
+
+// Writes through f into path; false when it cannot be opened or written.
+template <class F>
+bool write_file(const std::string& path, F&& f) {
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  if (!out) return false;
+  const bool ok = f(out);
+  return std::fclose(out) == 0 && ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: convert_stages RAW.kob OUTPUT_PREFIX [LAST_STAGE]\n");
+    return 2;
+  }
+  const std::string path = argv[1], prefix = argv[2];
+  const std::string last = argc == 4 ? argv[3] : "";  // for a profiler: stop after this stage
+  auto t = Clock::now();
+  kob::raw::Reader reader;
+  std::string error;
+  if (!reader.open(path, error)) {
+    std::fprintf(stderr, "convert_stages: %s\n", error.c_str());
+    return 1;
+  }
+  reader.apply_clock();
+  reader.load_names();
+  stage("open", since(t));
+  std::printf("records %llu\n", static_cast<unsigned long long>(reader.total_records()));
+
+  t = Clock::now();
+  std::uint64_t seen = 0, sum = 0;
+  for (const kob::ThreadSource* th : reader.threads())
+    th->for_each_chunk([&](const kob::Record* recs, std::size_t n) {
+      for (std::size_t i = 0; i < n; ++i) sum += recs[i].tick;
+      seen += n;
+    });
+  stage("decode", since(t));
+  if (seen == 0) std::printf("checksum %llu\n", static_cast<unsigned long long>(sum));
+  if (last == "decode") return 0;
+
+  kob::Facts facts{{std::string(kob::fact::kSection), std::string(kob::fact::kPid), std::to_string(reader.header().pid)}};
+  facts.insert(facts.end(), reader.kv().begin(), reader.kv().end());
+  kob::set_omp_runtime_code_range(kob::fact_value(facts, kob::fact::kSection, kob::fact::kOmpRuntimeCode));
+  int initial = -1;
+  try {
+    initial = std::stoi(kob::fact_value(facts, kob::fact::kSection, kob::fact::kOmpInitialDevice, "-1"));
+  } catch (...) {
+  }
+  t = Clock::now();
+  kob::Timeline tl = kob::build_timeline(reader.threads(), initial, reader.complete());
+  const kob::Config c = kob::config_from_facts(facts);
+  kob::filter_timeline(tl, c.include, c.exclude);
+  stage("build_timeline", since(t));
+
+  t = Clock::now();
+  const kob::Summary sum_ = kob::summarize(tl);
+  stage("summary", since(t));
+
+  kob::TraceInfo info;
+  info.pid = reader.header().pid;
+  info.process_name = kob::process_name(facts);
+  info.other_data_json = kob::other_data_json(facts, sum_);
+
+  t = Clock::now();
+  NullSink null;
+  kob::produce_trace(tl, info, null);
+  stage("producer", since(t));
+
+  t = Clock::now();
+  if (!write_file(prefix + ".pftrace", [&](std::FILE* f) { return kob::write_perfetto_trace(f, tl, info); })) return 1;
+  stage("perfetto", since(t));
+
+  t = Clock::now();
+  if (!write_file(prefix + ".trace.json", [&](std::FILE* f) { return kob::write_chrome_trace(f, tl, info); })) return 1;
+  stage("chrome", since(t));
+
+  t = Clock::now();
+  const std::string text = kob::summary_text(sum_, "bench");
+  const std::string js = kob::summary_json(sum_, info.other_data_json);
+  stage("summary_files", since(t));
+  if (text.empty() || js.empty()) return 1;
+  return 0;
+}
