@@ -2,6 +2,7 @@
 // microseconds with exact nanosecond decimals.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -12,6 +13,9 @@ namespace kob::json {
 // UTF-8 become U+FFFD, so names from any source never break the document.
 void append_string(std::string& out, std::string_view s);
 std::string quote(std::string_view s);
+// The same bytes written at out, which has room for max_string_bytes(s.size()); returns the end.
+constexpr std::size_t max_string_bytes(std::size_t n) { return 6 * n + 2; }
+char* write_string(char* out, std::string_view s);
 
 // Appends ns / 1000 as a JSON number with three decimals ("12.345"), without floating point.
 void append_us(std::string& out, std::uint64_t ns);
