@@ -122,6 +122,7 @@ int main(int argc, char** argv) {
   t = now();
   if (!write_file(prefix + ".pftrace", [&](std::FILE* f) { return kob::write_perfetto_trace(f, tl, info); })) return 1;
   stage("perfetto", since(t));
+  if (last == "perfetto") return 0;
 
   t = now();
   if (!write_file(prefix + ".trace.json", [&](std::FILE* f) { return kob::write_chrome_trace(f, tl, info); })) return 1;

@@ -131,32 +131,41 @@ class Producer {
   // Complete events, made to nest per track.
   void complete_events(std::uint64_t* clipped_out) {
     const Timeline& t = t_;
-    std::vector<XRef> xs;
-    xs.reserve(t.kernels.size() + t.fences.size() + t.regions.size() + t.deep_copies.size() + t.omp_parallels.size() +
-               t.omp_implicit_tasks.size() + t.omp_works.size() + t.omp_syncs.size() + t.omp_tasks.size() +
-               t.omp_mutexes.size());
-    auto add_x = [&](const auto& v, SpanKind kind) {
-      for (std::size_t i = 0; i < v.size(); ++i) xs.push_back({v[i].track, v[i].start, v[i].end, kind, i});
+    // Every complete event once, grouped by track: one pass counts per track, one places.
+    auto each = [&](auto&& fn) {
+      auto of = [&](const auto& v, SpanKind kind) {
+        for (std::size_t i = 0; i < v.size(); ++i) fn(v[i].track, v[i].start, v[i].end, kind, i);
+      };
+      of(t.kernels, SpanKind::Kernel);
+      of(t.fences, SpanKind::Fence);
+      of(t.regions, SpanKind::Region);
+      of(t.deep_copies, SpanKind::DeepCopy);
+      of(t.omp_parallels, SpanKind::OmpParallel);
+      of(t.omp_implicit_tasks, SpanKind::OmpImplicitTask);
+      of(t.omp_works, SpanKind::OmpWork);
+      of(t.omp_syncs, SpanKind::OmpSync);
+      of(t.omp_tasks, SpanKind::OmpTask);
+      of(t.omp_mutexes, SpanKind::OmpMutex);
+      of(t.omp_targets, SpanKind::OmpTarget);
+      of(t.omp_data_ops, SpanKind::OmpDataOp);
+      of(t.omp_submits, SpanKind::OmpSubmit);
+      for (std::size_t i = 0; i < t.omp_device_ops.size(); ++i) {
+        const OmpDeviceOp& d = t.omp_device_ops[i];
+        const std::uint32_t track = device_track(d.device);
+        if (track != UINT32_MAX) fn(track, d.start, d.end, SpanKind::OmpDevice, i);
+      }
     };
-    add_x(t.kernels, SpanKind::Kernel);
-    add_x(t.fences, SpanKind::Fence);
-    add_x(t.regions, SpanKind::Region);
-    add_x(t.deep_copies, SpanKind::DeepCopy);
-    add_x(t.omp_parallels, SpanKind::OmpParallel);
-    add_x(t.omp_implicit_tasks, SpanKind::OmpImplicitTask);
-    add_x(t.omp_works, SpanKind::OmpWork);
-    add_x(t.omp_syncs, SpanKind::OmpSync);
-    add_x(t.omp_tasks, SpanKind::OmpTask);
-    add_x(t.omp_mutexes, SpanKind::OmpMutex);
-    add_x(t.omp_targets, SpanKind::OmpTarget);
-    add_x(t.omp_data_ops, SpanKind::OmpDataOp);
-    add_x(t.omp_submits, SpanKind::OmpSubmit);
-    for (std::size_t i = 0; i < t.omp_device_ops.size(); ++i) {
-      const OmpDeviceOp& d = t.omp_device_ops[i];
-      const std::uint32_t track = device_track(d.device);
-      if (track != UINT32_MAX) xs.push_back({track, d.start, d.end, SpanKind::OmpDevice, i});
+    std::vector<std::size_t> at(ids_.size() + 1, 0);
+    each([&](std::uint32_t track, std::uint64_t, std::uint64_t, SpanKind, std::size_t) { ++at[track + 1]; });
+    for (std::size_t i = 1; i < at.size(); ++i) at[i] += at[i - 1];
+    std::vector<XRef> xs(at.back());
+    {
+      std::vector<std::size_t> next(at.begin(), at.end() - 1);
+      each([&](std::uint32_t track, std::uint64_t start, std::uint64_t end, SpanKind kind, std::size_t i) {
+        xs[next[track]++] = {track, start, end, kind, i};
+      });
     }
-    sort_by_track(xs);
+    sort_tracks(xs, at);
     std::uint64_t clipped = 0;
     // A mutex may be held across constructs (set in one masked block, unset after a barrier in
     // another): such a hold keeps its true span on a hold lane of its thread instead of being cut.
@@ -207,20 +216,11 @@ class Producer {
     return a.index < b.index;
   }
 
-  // Sorts xs by track, then as `before` says. Each of the Timeline's vectors is (nearly always)
-  // sorted by start already, so xs is grouped by track (a stable counting sort), and each track's
-  // runs (one per vector) are sorted if they are not, then merged: no comparison sort of the
-  // whole, which took most of the producer's time.
-  void sort_by_track(std::vector<XRef>& xs) const {
-    std::vector<std::size_t> at(ids_.size() + 1, 0);
-    for (const XRef& x : xs) ++at[x.track + 1];
-    for (std::size_t i = 1; i < at.size(); ++i) at[i] += at[i - 1];
-    std::vector<XRef> by_track(xs.size());
-    {
-      std::vector<std::size_t> next(at.begin(), at.end() - 1);
-      for (const XRef& x : xs) by_track[next[x.track]++] = x;
-    }
-    xs.swap(by_track);
+  // Sorts each track's events (xs[at[tr]] .. xs[at[tr + 1]]) as `before` says. Each of the
+  // Timeline's vectors is (nearly always) sorted by start already, so each track's runs (one per
+  // vector) are sorted if they are not, then merged: no comparison sort of the whole, which took
+  // most of the producer's time.
+  static void sort_tracks(std::vector<XRef>& xs, const std::vector<std::size_t>& at) {
     std::vector<std::size_t> runs;
     for (std::size_t tr = 0; tr + 1 < at.size(); ++tr) {
       const std::size_t b = at[tr], e = at[tr + 1];
