@@ -52,8 +52,21 @@ class InternTable {
     return it->second;
   }
 
+  // The id of a text that never changes at its address (the producer's literals: categories and
+  // argument names): known by the address alone, no length or text compared.
+  std::uint64_t literal_id(const char* s) {
+    Lit& l = literals_[(reinterpret_cast<std::uintptr_t>(s) >> 3) & (kSlots - 1)];
+    if (l.p != s) l = {s, id(s)};
+    return l.iid;
+  }
+
  private:
   static constexpr std::size_t kSlots = 256;
+  struct Lit {
+    const char* p = nullptr;
+    std::uint64_t iid = 0;
+  };
+  Lit literals_[kSlots];
   struct Slot {
     const char* data = nullptr;
     std::size_t size = 0;
@@ -260,22 +273,30 @@ class PerfettoSink : public trace::TraceSink {
 
   std::uint64_t intern(Sequence& seq, Table table, std::string_view s) {
     const std::uint64_t iid = tables_[table].id(s);
+    if (first_use(seq, table, iid)) fresh_.push_back({table, iid, s});
+    return iid;
+  }
+  std::uint64_t intern_literal(Sequence& seq, Table table, const char* s) {
+    const std::uint64_t iid = tables_[table].literal_id(s);
+    if (first_use(seq, table, iid)) fresh_.push_back({table, iid, std::string_view(s)});
+    return iid;
+  }
+  // Whether the sequence has not had the name yet (it goes with the next packet); marks it had.
+  static bool first_use(Sequence& seq, Table table, std::uint64_t iid) {
     std::vector<bool>& sent = seq.sent[table];
     if (sent.size() <= iid) sent.resize(iid + 64);
-    if (!sent[iid]) {
-      sent[iid] = true;
-      fresh_.push_back({table, iid, s});
-    }
-    return iid;
+    if (sent[iid]) return false;
+    sent[iid] = true;
+    return true;
   }
 
   void track_event(Sequence& seq, std::uint64_t uuid, std::uint32_t type, const trace::Event& e) {
     fresh_.clear();
-    const std::uint64_t cat_iid = intern(seq, kCategories, e.cat);
+    const std::uint64_t cat_iid = intern_literal(seq, kCategories, e.cat);
     const std::uint64_t name_iid = intern(seq, kNames, e.name);
     std::size_t n = 0;
     if (e.args) {
-      for (const Arg& a : *e.args) key_iids_[n++] = intern(seq, kArgNames, a.key);
+      for (const Arg& a : *e.args) key_iids_[n++] = intern_literal(seq, kArgNames, a.key);
     }
     proto::Nested pk(w_, pf::trace::packet);
     header(seq, e.ts);
