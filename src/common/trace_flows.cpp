@@ -18,10 +18,15 @@ class IdIndex {
     auto by_id = [](const E& a, const E& b) { return a.id < b.id; };
     if (!std::is_sorted(e_.begin(), e_.end(), by_id)) std::stable_sort(e_.begin(), e_.end(), by_id);
   }
-  // The position of id, kNone when absent.
+  // The position of id, kNone when absent. Lookups come mostly in id order: the last entry
+  // found and the one after it are tried before a search.
   std::size_t find(std::uint64_t id) const {
+    if (next_ > 0 && first_of(next_ - 1, id)) return e_[next_ - 1].at;
+    if (next_ < e_.size() && first_of(next_, id)) return e_[next_++].at;
     auto it = std::lower_bound(e_.begin(), e_.end(), id, [](const E& e, std::uint64_t v) { return e.id < v; });
-    return it != e_.end() && it->id == id ? it->at : kNone;
+    if (it == e_.end() || it->id != id) return kNone;
+    next_ = static_cast<std::size_t>(it - e_.begin()) + 1;
+    return it->at;
   }
 
  private:
@@ -29,7 +34,10 @@ class IdIndex {
     std::uint64_t id;
     std::size_t at;
   };
+  // Whether entry i is the first one of id.
+  bool first_of(std::size_t i, std::uint64_t id) const { return e_[i].id == id && (i == 0 || e_[i - 1].id != id); }
   std::vector<E> e_;
+  mutable std::size_t next_ = 0;
 };
 
 template <class V, class Id>

@@ -28,11 +28,13 @@ constexpr std::uint64_t kDeviceIdBase = 1000000;
 // libomp's hidden-helper threads sort as a group of their own after the program's threads.
 constexpr std::uint64_t kHiddenHelperSortBase = 500000;
 
+// 32 bytes: one per complete event of the run, so its size counts. An index fits 32 bits (a
+// Timeline vector of 2^32 spans would need hundreds of GiB).
 struct XRef {
   std::uint32_t track;
+  std::uint32_t index;
   std::uint64_t start, end;
   SpanKind kind;
-  std::size_t index;
 };
 
 class Producer {
@@ -162,7 +164,7 @@ class Producer {
     {
       std::vector<std::size_t> next(at.begin(), at.end() - 1);
       each([&](std::uint32_t track, std::uint64_t start, std::uint64_t end, SpanKind kind, std::size_t i) {
-        xs[next[track]++] = {track, start, end, kind, i};
+        xs[next[track]++] = {track, static_cast<std::uint32_t>(i), start, end, kind};
       });
     }
     sort_tracks(xs, at);
