@@ -58,14 +58,20 @@ class Writer {
     return {tag_at, len_++};
   }
   void close(Open o) {
-    const std::size_t at = o.at;
-    const std::size_t n = len_ - at - 1;
-    if (n == 0) {
-      len_ = o.tag_at;
+    const std::size_t n = len_ - o.at - 1;
+    if (n - 1 < 0x7f) {  // 1..127 bytes: the length byte is all there is to write
+      buf_[o.at] = static_cast<char>(n);
       return;
     }
-    if (n < 0x80) {
-      buf_[at] = static_cast<char>(n);
+    close_rare(o, n);
+  }
+
+ private:
+  // An empty message (left out) or one of 128 bytes or more (its bytes moved to make room).
+  __attribute__((noinline)) void close_rare(Open o, std::size_t n) {
+    const std::size_t at = o.at;
+    if (n == 0) {
+      len_ = o.tag_at;
       return;
     }
     std::size_t width = 1;
@@ -84,9 +90,11 @@ class Writer {
     }
   }
 
- private:
   void need(std::size_t n) {
     if (cap_ - len_ >= n) return;
+    grow(n);
+  }
+  __attribute__((noinline)) void grow(std::size_t n) {
     std::size_t cap = cap_ * 2;
     while (cap - len_ < n) cap *= 2;
     std::unique_ptr<char[]> b(new char[cap]);
