@@ -600,7 +600,7 @@ class Producer {
   // The interned names, read once: a lookup is an index, with no lock and no strlen.
   struct Names {
     std::vector<std::string_view> by_id;
-    std::string_view str(std::uint32_t id) const { return id < by_id.size() ? by_id[id] : std::string_view(); }
+    std::string_view str(std::uint32_t id) const { return id < by_id.size() ? by_id[id] : std::string_view(""); }
   };
 
   const Timeline& t_;
