@@ -164,21 +164,30 @@ class ChromeSink : public trace::TraceSink {
  private:
   static constexpr std::size_t kFlushAt = 1 << 22;
 
-  // Categories and argument keys are the producer's literals: their texts are measured once per
-  // address (a small cache; a miss measures again).
-  std::string_view literal(const char* s) {
-    Lit& l = lits_[(reinterpret_cast<std::uintptr_t>(s) >> 3) & (kLits - 1)];
-    if (l.p != s) l = {s, std::strlen(s)};
-    return {s, l.n};
+  // Categories and argument keys are the producer's literals: the text written for them is made
+  // once per address and phase (a small cache; a miss makes it again).
+  std::string_view prefix(char ph, const char* cat) {  // ,\n{"ph":"X","cat":"CAT","name":
+    Lit& l = lits_[((reinterpret_cast<std::uintptr_t>(cat) >> 3) ^ static_cast<unsigned char>(ph)) & (kLits - 1)];
+    if (l.p != cat || l.ph != ph) {
+      l.p = cat;
+      l.ph = ph;
+      l.text.assign(",\n{\"ph\":\"").append(1, ph).append("\",\"cat\":\"").append(cat).append("\",\"name\":");
+    }
+    return l.text;
+  }
+  std::string_view key(const char* k) {  // "KEY":
+    Lit& l = lits_[((reinterpret_cast<std::uintptr_t>(k) >> 3) ^ 0x55u) & (kLits - 1)];
+    if (l.p != k || l.ph != 0) {
+      l.p = k;
+      l.ph = 0;
+      l.text.assign("\"").append(k).append("\":");
+    }
+    return l.text;
   }
 
   // Common head of every event: ,\n{"ph":..,"cat":..,"name":..,"pid":..,"tid":..,"ts":..
   void head(char ph, const char* cat, std::string_view name, std::uint32_t track, std::uint64_t ts) {
-    o_.lit(",\n{\"ph\":\"");
-    o_.ch(ph);
-    o_.lit("\",\"cat\":\"");
-    o_.lit(literal(cat));
-    o_.lit("\",\"name\":");
+    o_.lit(prefix(ph, cat));
     o_.str(name);
     o_.lit(tids_[track]);
     o_.us(ts - t0_);
@@ -190,9 +199,7 @@ class ChromeSink : public trace::TraceSink {
     for (const Arg& x : a) {
       if (!first) o_.ch(',');
       first = false;
-      o_.ch('"');
-      o_.lit(literal(x.key));
-      o_.lit("\":");
+      o_.lit(key(x.key));
       switch (x.type) {
         case Arg::Type::Uint: o_.uint(x.u); break;
         case Arg::Type::Int: o_.sint(x.i); break;
@@ -215,7 +222,8 @@ class ChromeSink : public trace::TraceSink {
   static constexpr std::size_t kLits = 256;
   struct Lit {
     const char* p = nullptr;
-    std::size_t n = 0;
+    char ph = 0;  // 0: an argument key
+    std::string text;
   };
 
   std::FILE* f_;
