@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <memory>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 
@@ -160,7 +162,10 @@ class Producer {
     std::vector<std::size_t> at(ids_.size() + 1, 0);
     each([&](std::uint32_t track, std::uint64_t, std::uint64_t, SpanKind, std::size_t) { ++at[track + 1]; });
     for (std::size_t i = 1; i < at.size(); ++i) at[i] += at[i - 1];
-    std::vector<XRef> xs(at.back());
+    // Not a vector: every element is written below, and zeroing this (the largest array of the
+    // conversion) first would cost a pass of its own.
+    const std::unique_ptr<XRef[]> xs_store(new XRef[at.back()]);
+    const std::span<XRef> xs(xs_store.get(), at.back());
     {
       std::vector<std::size_t> next(at.begin(), at.end() - 1);
       each([&](std::uint32_t track, std::uint64_t start, std::uint64_t end, SpanKind kind, std::size_t i) {
@@ -222,7 +227,7 @@ class Producer {
   // Timeline's vectors is (nearly always) sorted by start already, so each track's runs (one per
   // vector) are sorted if they are not, then merged: no comparison sort of the whole, which took
   // most of the producer's time.
-  static void sort_tracks(std::vector<XRef>& xs, const std::vector<std::size_t>& at) {
+  static void sort_tracks(std::span<XRef> xs, const std::vector<std::size_t>& at) {
     std::vector<std::size_t> runs;
     for (std::size_t tr = 0; tr + 1 < at.size(); ++tr) {
       const std::size_t b = at[tr], e = at[tr + 1];
@@ -248,7 +253,7 @@ class Producer {
   }
 
   // Hold lanes: per thread, the moved holds packed into as few lanes as keep them nested.
-  void lanes(std::vector<XRef>& xs, std::vector<std::size_t>& moved) {
+  void lanes(std::span<XRef> xs, std::vector<std::size_t>& moved) {
     if (moved.empty()) return;
     std::sort(moved.begin(), moved.end(), [&](std::size_t a, std::size_t b) {
       return std::tie(xs[a].track, xs[a].start, xs[b].end) < std::tie(xs[b].track, xs[b].start, xs[a].end);
