@@ -17,9 +17,19 @@ namespace {
 constexpr bool plain(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
 }  // namespace
 
-char* write_string(char* out, std::string_view s) {
+std::size_t piece_end(std::string_view s, std::size_t at) {
+  if (s.size() - at <= kPiece) return s.size();
+  const std::size_t end = at + kPiece;
+  // Cut before a byte that is not a continuation byte (10xxxxxx), the nearest within 3 back:
+  // no sequence runs across it. When there is none, the lead byte of any sequence is 4 or more
+  // bytes back, and a sequence has at most 3 continuation bytes: none runs across `end` either.
+  for (std::size_t c = end; c + 3 >= end; --c)
+    if ((static_cast<unsigned char>(s[c]) & 0xC0) != 0x80) return c;
+  return end;
+}
+
+char* write_chars(char* out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
-  *out++ = '"';
   const char* p = s.data();
   const std::size_t n = s.size();
   for (std::size_t i = 0; i < n;) {
@@ -59,15 +69,20 @@ char* write_string(char* out, std::string_view s) {
       ++i;
     }
   }
-  *out++ = '"';
   return out;
 }
 
 void append_string(std::string& out, std::string_view s) {
-  const std::size_t at = out.size();
-  out.resize(at + max_string_bytes(s.size()));
-  char* end = write_string(out.data() + at, s);
-  out.resize(static_cast<std::size_t>(end - out.data()));
+  out += '"';
+  for (std::size_t at = 0; at < s.size();) {
+    const std::size_t end = piece_end(s, at);
+    const std::size_t used = out.size();
+    out.resize(used + 6 * (end - at));
+    char* e = write_chars(out.data() + used, s.substr(at, end - at));
+    out.resize(static_cast<std::size_t>(e - out.data()));
+    at = end;
+  }
+  out += '"';
 }
 
 std::string quote(std::string_view s) {

@@ -56,8 +56,14 @@ class Out {
     p_ += 4;
   }
   void str(std::string_view s) {
-    need(json::max_string_bytes(s.size()));
-    p_ = json::write_string(p_, s);
+    ch('"');
+    for (std::size_t at = 0; at < s.size();) {
+      const std::size_t end = json::piece_end(s, at);
+      need(6 * (end - at));
+      p_ = json::write_chars(p_, s.substr(at, end - at));
+      at = end;
+    }
+    ch('"');
   }
 
  private:
