@@ -3,6 +3,8 @@
 
   convert_bench.py --builddir DIR [--kernels N] [--raw PREFIX.kob] [--runs N] [--out DIR]
 
+(--out keeps the files made there; without it they go to a temporary directory, removed at the end)
+
 Records a raw trace (--format=none) of benchmarks/tiny_kernels_openmp with N OpenMP-backend
 Kokkos kernels on 2 threads (about 16 records per kernel), unless --raw names one. Then, --runs
 times each (the median is printed):
@@ -21,6 +23,7 @@ import argparse
 import os
 import pathlib
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -117,7 +120,10 @@ def main():
     for to, label in ((None, "default formats (perfetto, summary, json)"), ("all", "--to=all (+ Chrome JSON)")):
         w, c = overall(a, raw, out, to)
         print(row(f"`kob convert` {label}", w * 1e9, c * 1e9, records))
-    print(f"\n(outputs in {out})")
+    if a.out:
+        print(f"\n(outputs in {out})")
+    else:
+        shutil.rmtree(out)  # a temporary directory: the raw trace and the files made from it
 
 
 if __name__ == "__main__":
