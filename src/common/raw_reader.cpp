@@ -348,26 +348,29 @@ std::uint64_t FileThread::records() const {
   return n;
 }
 
-void FileThread::for_each_chunk(const ChunkFn& f) const {
-  // One buffer for the records and one for the bytes, reused by every chunk of the thread.
-  std::vector<Record> recs;
-  std::vector<std::uint8_t> bytes;
-  for (const Chunk& c : chunks_) {
-    if (recs.size() < c.records) recs.resize(c.records);
-    std::size_t n = 0;
-    if (c.ring) {
-      if (file_->read_at(c.offset, recs.data(), std::size_t(c.records) * sizeof(Record))) n = c.records;
-    } else {
-      if (bytes.size() < c.bytes) bytes.resize(c.bytes);
-      if (file_->read_at(c.offset, bytes.data(), c.bytes)) {
-        Record* out = recs.data();
-        n = codec::decode(bytes.data(), c.bytes, c.records, c.base_tick, [&out](const Record& r) { *out++ = r; });
-      }
-    }
-    if (n < c.records) file_->damaged_ += c.records - n;
-    if (n != 0) f(recs.data(), n);
-    file_->note_progress(c.records);
+void FileThread::read_chunk(std::size_t i, std::vector<Record>& recs) const {
+  if (i >= chunks_.size()) {
+    recs.clear();
+    return;
   }
+  const Chunk& c = chunks_[i];
+  // Decoded straight into recs: sized up (not cleared first, so a caller that reuses it does not
+  // have it zeroed for every chunk), then cut to what was read.
+  recs.resize(c.records);
+  std::size_t n = 0;
+  if (c.ring) {
+    if (file_->read_at(c.offset, recs.data(), std::size_t(c.records) * sizeof(Record))) n = c.records;
+  } else {
+    thread_local std::vector<std::uint8_t> bytes;
+    if (bytes.size() < c.bytes) bytes.resize(c.bytes);
+    if (file_->read_at(c.offset, bytes.data(), c.bytes)) {
+      Record* out = recs.data();
+      n = codec::decode(bytes.data(), c.bytes, c.records, c.base_tick, [&out](const Record& r) { *out++ = r; });
+    }
+  }
+  recs.resize(n);
+  if (n < c.records) file_->damaged_ += c.records - n;
+  file_->note_progress(c.records);
 }
 
 }  // namespace kob::raw

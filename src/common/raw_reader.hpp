@@ -1,6 +1,6 @@
 // Reads a raw trace, PREFIX.kob (docs/raw-format.md): the header, the blocks, each thread's
 // chunks in sequence order, and the META facts. Records are decoded one chunk at a time while a
-// thread is read (FileThread::for_each_chunk), never the whole run at once.
+// thread is read (FileThread::read_chunk), never the whole run at once.
 #pragma once
 
 #include <cstdint>
@@ -40,7 +40,8 @@ class Reader;
 // One thread of the file.
 class FileThread : public ThreadSource {
  public:
-  void for_each_chunk(const ChunkFn& f) const override;
+  std::size_t chunk_count() const override { return chunks_.size(); }
+  void read_chunk(std::size_t i, std::vector<Record>& out) const override;
   std::uint64_t records() const;  // in its chunks, as their headers say
 
  private:

@@ -9,7 +9,11 @@
 #include "common/json.hpp"
 #include "common/log.hpp"
 #include "common/perfetto_writer.hpp"
+#include "common/filter_sink.hpp"
+#include "common/summary_fold.hpp"
+#include "common/tee_sink.hpp"
 #include "common/timeline.hpp"
+#include "common/timeline_builder.hpp"
 #include "common/trace_writer.hpp"
 
 namespace kob {
@@ -164,10 +168,20 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   }
   // Which code is the OpenMP runtime's (its hidden-helper team), as the recording process knew it.
   set_omp_runtime_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
-  Timeline t = build_timeline(run.threads, run.initial_device_num, run.ended_cleanly);
-  t.run_end = run.run_end;
-  filter_timeline(t, c.include, c.exclude);
-  Summary sum = summarize(t);
+  // One pass over the records: the summary folds them as they come (its memory follows what is
+  // open, not the run length); the whole timeline is kept only when a trace is asked for.
+  const bool traces = (req.formats & (kFormatPerfetto | kFormatChrome)) != 0;
+  SummaryFold fold;
+  TimelineCollector collected;
+  TeeSink both(fold, collected);
+  FilterSink filtered(traces ? static_cast<SpanSink&>(both) : fold, c.include, c.exclude);
+  {
+    TimelineBuilder builder(filtered, run.initial_device_num);
+    read_threads(run.threads, builder);
+    builder.finish(run.ended_cleanly, run.run_end);
+  }
+  const Summary sum = fold.result();
+  const Timeline t = collected.take();
   bool ok = true;
   std::string error;
   const bool can_write = req.directory.empty() || atomic_file::make_directories(req.directory, error);

@@ -450,8 +450,10 @@ class BufferThread : public ThreadSource {
     omp_place = b->omp_place.load(std::memory_order_relaxed);
     dropped = b->dropped();
   }
-  void for_each_chunk(const ChunkFn& f) const override {
-    b_->for_each([&](const Record& r) { f(&r, 1); });
+  std::size_t chunk_count() const override { return 1; }
+  void read_chunk(std::size_t, std::vector<Record>& out) const override {
+    out.clear();
+    b_->for_each([&](const Record& r) { out.push_back(r); });
   }
 
  private:

@@ -28,10 +28,21 @@ class ThreadSource {
  public:
   virtual ~ThreadSource() = default;
 
-  // Calls f(recs, n) for consecutive runs of the thread's records, in order; the pointer is valid
-  // during the call only. Readers of a file decode one chunk at a time.
+  // The thread's records come in chunks, in order: how many, and one chunk's records (decoded
+  // into out, replacing what it held). Readers of a file decode one chunk at a time, so that
+  // several threads can be read side by side (read_threads) with one chunk each in memory.
+  virtual std::size_t chunk_count() const = 0;
+  virtual void read_chunk(std::size_t i, std::vector<Record>& out) const = 0;
+
+  // Calls f(recs, n) for each chunk in order; the pointer is valid during the call only.
   using ChunkFn = std::function<void(const Record* recs, std::size_t n)>;
-  virtual void for_each_chunk(const ChunkFn& f) const = 0;
+  void for_each_chunk(const ChunkFn& f) const {
+    std::vector<Record> recs;
+    for (std::size_t i = 0; i < chunk_count(); ++i) {
+      read_chunk(i, recs);
+      if (!recs.empty()) f(recs.data(), recs.size());
+    }
+  }
 
   template <class F>
   void for_each(F&& f) const {
@@ -55,9 +66,8 @@ class ThreadSource {
 class MemoryThread : public ThreadSource {
  public:
   std::vector<Record> records;
-  void for_each_chunk(const ChunkFn& f) const override {
-    if (!records.empty()) f(records.data(), records.size());
-  }
+  std::size_t chunk_count() const override { return records.empty() ? 0 : 1; }
+  void read_chunk(std::size_t, std::vector<Record>& out) const override { out = records; }
 };
 
 }  // namespace kob

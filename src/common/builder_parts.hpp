@@ -1,0 +1,72 @@
+// Pieces the streaming timeline builder (timeline_builder.cpp) shares with its OpenMP and target
+// matchers (omp_matcher.cpp, target_matcher.cpp). Internal to the builder.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/span_sink.hpp"
+#include "common/timeline.hpp"
+
+namespace kob::builder {
+
+// Counts one kind of problem and turns it into one line at the end.
+struct ProblemCounter {
+  std::map<std::string, std::uint64_t> counts;
+  void add(const std::string& what) { ++counts[what]; }
+  void flush(std::vector<std::string>& out) {
+    for (const auto& [what, n] : counts) out.push_back(what + " (" + std::to_string(n) + (n == 1 ? " time)" : " times)"));
+  }
+};
+
+// Where spans still open at the end of the records end. After a clean end: the end of the run.
+// After a run cut short (no END in the raw trace: crash, signal, _exit): their own thread's last
+// event, and they are marked as cut and counted.
+class OpenEnd {
+ public:
+  OpenEnd(Timeline& t, bool cut) : t_(t), cut_(cut) {}
+  bool cut() const { return cut_; }
+  std::uint64_t time(std::uint32_t track, std::uint64_t start) const {
+    const std::uint64_t end = cut_ && track < t_.tracks.size() ? t_.tracks[track].last_ns : t_.t_end;
+    return std::max(end, start);
+  }
+  void close(Interval& s) const {
+    s.end = time(s.track, s.start);
+    if (cut_) {
+      s.cut = true;
+      ++t_.cut_spans;
+    }
+  }
+  // The problem line for something of this kind left open.
+  std::string never_ended(const std::string& what) const {
+    return what + (cut_ ? " never ended: cut at its thread's last event (the run did not end cleanly)"
+                        : " never ended: shown until the end of the run");
+  }
+
+ private:
+  Timeline& t_;
+  bool cut_;
+};
+
+// Finds the innermost element of a stack that `exact` accepts, else the innermost that `loose`
+// accepts. Returns the index or -1.
+template <class V, class Exact, class Loose>
+long find_top(const V& stack, Exact&& exact, Loose&& loose) {
+  for (std::size_t i = stack.size(); i-- > 0;)
+    if (exact(stack[i])) return static_cast<long>(i);
+  for (std::size_t i = stack.size(); i-- > 0;)
+    if (loose(stack[i])) return static_cast<long>(i);
+  return -1;
+}
+
+// What the matchers share: the sink, the run's non-span facts (tracks, counters), the problems.
+struct Context {
+  SpanSink& out;
+  Timeline& rest;  // everything but spans and instants (span_sink.hpp)
+  ProblemCounter& problems;
+};
+
+}  // namespace kob::builder

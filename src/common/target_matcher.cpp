@@ -1,0 +1,267 @@
+#include "common/target_matcher.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "common/intern.hpp"
+
+namespace kob::builder {
+
+void AllocLinker::memory(MemoryEvent& m) {
+  if (m.alloc) {
+    m.id = ++next_id_;
+    auto it = blocks_.emplace(m.ptr, Block{m.ptr, m.ptr + m.bytes + kHeader, m.time, kNever, m.id});
+    live_[m.ptr].push_back(it);
+    for (Waiting& w : waiting_) ++w.allocs_seen;
+    // Alloc ops waiting for this block (or waiting too long) go now, in their order.
+    while (!waiting_.empty()) {
+      bool wait = false;
+      const std::uint64_t id = pick(waiting_.front().op, wait);
+      if (wait && waiting_.front().allocs_seen < kWaitAllocs) break;
+      give(waiting_.front().op, id);
+      waiting_.pop_front();
+    }
+    return;
+  }
+  auto l = live_.find(m.ptr);
+  if (l == live_.end() || l->second.empty()) return;
+  auto it = l->second.back();
+  l->second.pop_back();
+  if (l->second.empty()) live_.erase(l);
+  it->second.free = m.time;
+  freed_.push_back(it);
+  if (freed_.size() > kKeepFreed) {
+    blocks_.erase(freed_.front());
+    freed_.pop_front();
+  }
+}
+
+std::uint64_t AllocLinker::pick(const OmpDataOpSpan& d, bool& wait) const {
+  wait = false;
+  if (d.address == 0 || next_id_ == 0) {
+    wait = d.address != 0 && (d.optype == 1 || d.optype == 17);
+    return 0;
+  }
+  const std::uint64_t at = d.start;
+  const bool is_alloc = d.optype == 1 || d.optype == 17, is_delete = d.optype == 4 || d.optype == 20;
+  const Block *live = nullptr, *next = nullptr, *freed = nullptr;
+  auto it = blocks_.upper_bound(d.address);
+  for (int n = 0; it != blocks_.begin() && n < 64; ++n) {
+    const Block& b = (--it)->second;
+    if (d.address >= b.end) continue;
+    if (b.alloc <= at && b.free >= at) {
+      if (!live || b.alloc > live->alloc) live = &b;
+    } else if (b.alloc > at) {
+      if (!next || b.alloc < next->alloc) next = &b;
+    } else if (!freed || b.free > freed->free) {
+      freed = &b;
+    }
+  }
+  const Block* p = live ? live : is_alloc ? next : is_delete ? freed : nullptr;
+  wait = p == nullptr && is_alloc;
+  return p ? p->id : 0;
+}
+
+void AllocLinker::give(OmpDataOpSpan d, std::uint64_t id) {
+  d.kokkos_alloc = id;
+  out_.omp_data_op(d);
+}
+
+void AllocLinker::data_op(const OmpDataOpSpan& d) {
+  bool wait = false;
+  const std::uint64_t id = pick(d, wait);
+  if (wait || !waiting_.empty()) {  // keep the order of ops behind one that waits
+    waiting_.push_back({d, 0});
+    return;
+  }
+  give(d, id);
+}
+
+void AllocLinker::finish() {
+  for (Waiting& w : waiting_) {
+    bool wait = false;
+    give(w.op, pick(w.op, wait));
+  }
+  waiting_.clear();
+}
+
+OmpDevice& TargetMatcher::device(int num) {
+  OmpDevice& d = devices_[num];
+  d.num = num;
+  return d;
+}
+
+void TargetMatcher::normalise(int& dev) const {
+  if (host_device(dev, initial_device_num_, initialised_)) dev = kHostDevice;
+}
+
+void TargetMatcher::give_target(OmpTargetSpan x) {
+  normalise(x.device);
+  c_.out.omp_target(x);
+}
+
+void TargetMatcher::give_data_op(OmpDataOpSpan d) {
+  normalise(d.src_device);
+  normalise(d.dst_device);
+  linker_.data_op(d);
+}
+
+void TargetMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) {
+  ++c_.rest.omp_target_records;
+  switch (r.type) {
+    case Ev::OmpTargetBegin: {
+      OmpTargetSpan x;
+      x.start = ns;
+      x.track = track;
+      x.kind = r.sub;
+      x.device = static_cast<std::int32_t>(r.a);
+      x.id = r.u[0];
+      x.kernel = r.u[1];
+      x.deep_copy = r.u[2];
+      if (!open_targets_.emplace(x.id, x).second) c_.problems.add("OMPT target begin with a target id already open: ignored");
+      break;
+    }
+    case Ev::OmpTargetEnd: {
+      auto it = open_targets_.find(r.u[0]);
+      if (it == open_targets_.end()) {
+        c_.problems.add("OMPT target end with no target begin: ignored");
+        break;
+      }
+      it->second.end = ns;
+      give_target(it->second);
+      open_targets_.erase(it);
+      break;
+    }
+    case Ev::OmpDataOpBegin:
+    case Ev::OmpDataOp: {
+      OmpDataOpSpan d;
+      d.start = d.end = ns;
+      d.track = track;
+      d.optype = r.sub;
+      d.src_device = static_cast<std::int16_t>(r.a >> 16);
+      d.dst_device = static_cast<std::int16_t>(r.a & 0xffff);
+      d.host_op_id = r.u[0];
+      d.kernel = r.u[1];
+      d.bytes = r.u[2];
+      d.target_id = r.u[3];
+      d.deep_copy = r.u[4];
+      d.address = r.u[5];
+      if (r.type == Ev::OmpDataOp) {
+        d.point = true;
+        give_data_op(d);
+      } else if (!open_ops_.emplace(d.host_op_id, d).second) {
+        c_.problems.add("OMPT target data op begin with a host op id already open: ignored");
+      }
+      break;
+    }
+    case Ev::OmpDataOpEnd: {
+      auto it = open_ops_.find(r.u[0]);
+      if (it == open_ops_.end()) {
+        c_.problems.add("OMPT target data op end with no begin: ignored");
+        break;
+      }
+      OmpDataOpSpan& d = it->second;
+      d.end = ns;
+      if (d.address == 0) d.address = r.u[5];  // an alloc knows its address only at the end
+      if (d.bytes == 0) d.bytes = r.u[2];
+      give_data_op(d);
+      open_ops_.erase(it);
+      break;
+    }
+    case Ev::OmpSubmitBegin:
+    case Ev::OmpSubmit: {
+      OmpSubmitSpan x;
+      x.start = x.end = ns;
+      x.track = track;
+      x.requested_teams = r.a;
+      x.host_op_id = r.u[0];
+      x.kernel = r.u[1];
+      x.target_id = r.u[3];
+      if (r.type == Ev::OmpSubmit) {
+        x.point = true;
+        c_.out.omp_submit(x);
+      } else if (!open_submits_.emplace(x.host_op_id, x).second) {
+        c_.problems.add("OMPT target submit begin with a host op id already open: ignored");
+      }
+      break;
+    }
+    case Ev::OmpSubmitEnd: {
+      auto it = open_submits_.find(r.u[0]);
+      if (it == open_submits_.end()) {
+        c_.problems.add("OMPT target submit end with no begin: ignored");
+        break;
+      }
+      it->second.end = ns;
+      c_.out.omp_submit(it->second);
+      open_submits_.erase(it);
+      break;
+    }
+    case Ev::OmpDeviceInit: {
+      OmpDevice& d = device(static_cast<std::int32_t>(r.a));
+      if (d.initialised) c_.problems.add("OMPT device_initialize twice for one device: the last one kept");
+      if (!d.initialised) initialised_.push_back(d.num);
+      d.initialised = true;
+      d.type = static_cast<std::uint32_t>(r.u[0]);
+      d.traced = r.u[1] != 0;
+      d.init_time = ns;
+      break;
+    }
+    case Ev::OmpDeviceFinalize:
+      device(static_cast<std::int32_t>(r.a)).finalize_time = ns;
+      break;
+    case Ev::OmpDeviceLoad:
+    case Ev::OmpDeviceUnload: {
+      OmpDeviceLoad l;
+      l.time = ns;
+      l.track = track;
+      l.device = static_cast<std::int32_t>(r.a);
+      l.unload = r.type == Ev::OmpDeviceUnload;
+      l.file = l.unload ? InternTable::kNullName : static_cast<std::uint32_t>(r.u[0]);
+      if (!l.unload) {
+        l.host_addr = r.u[1];
+        l.device_addr = r.u[2];
+        l.bytes = r.u[3];
+      }
+      l.module_id = r.u[4];
+      device(l.device);
+      c_.out.omp_device_load(l);
+      break;
+    }
+    case Ev::OmpDeviceRecord: {
+      OmpDeviceOp o;
+      o.record_type = r.sub;
+      o.device = static_cast<std::int32_t>(r.a);
+      o.host_op_id = r.u[0];
+      o.target_id = r.u[1];
+      o.start = r.u[2];
+      o.point = r.u[3] == 0;
+      o.end = o.point ? o.start : std::max(r.u[3], r.u[2]);
+      o.value = r.u[4];
+      o.op_kind = r.u[5];
+      device(o.device);
+      c_.out.omp_device_op(o);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void TargetMatcher::finish(bool lost_ends, const OpenEnd& open_end) {
+  auto close_open = [&](auto& open, auto&& give, const char* what) {
+    for (auto& [id, span] : open) {
+      c_.problems.add(lost_ends ? std::string(what) + " without an end, discarded (events were dropped)" : open_end.never_ended(what));
+      if (lost_ends) continue;
+      open_end.close(span);
+      give(span);
+    }
+    open.clear();
+  };
+  close_open(open_targets_, [&](const OmpTargetSpan& x) { give_target(x); }, "an OpenMP target region");
+  close_open(open_ops_, [&](const OmpDataOpSpan& d) { give_data_op(d); }, "an OpenMP target data operation");
+  close_open(open_submits_, [&](const OmpSubmitSpan& x) { c_.out.omp_submit(x); }, "an OpenMP target submit");
+  linker_.finish();
+  for (auto& [num, d] : devices_) c_.rest.omp_devices.push_back(d);
+}
+
+}  // namespace kob::builder

@@ -1,0 +1,467 @@
+#include "common/timeline_builder.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <queue>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+
+#include "common/builder_parts.hpp"
+#include "common/clock.hpp"
+#include "common/intern.hpp"
+#include "common/omp_matcher.hpp"
+#include "common/target_matcher.hpp"
+
+namespace kob {
+
+using builder::OpenEnd;
+
+namespace {
+
+// A thread's Kokkos profile regions: the stack of those open, and its path ("a/b/c").
+struct RegionStack {
+  std::vector<std::uint32_t> names;
+  std::vector<std::uint64_t> starts;
+  std::string path;
+  void rebuild(const InternTable& interned) {
+    path.clear();
+    for (std::uint32_t n : names) {
+      if (!path.empty()) path += '/';
+      path += interned.str(n);
+    }
+  }
+};
+
+struct OpenSection {
+  std::uint64_t time;
+  std::uint32_t track;
+};
+
+}  // namespace
+
+struct TimelineBuilder::Impl {
+  Impl(SpanSink& s, int initial_device_num)
+      : sink(s), ctx{s, rest, problems}, omp(ctx), target(ctx, initial_device_num), names(kob::names()) {}
+
+  void record(std::uint32_t track, const Record& r, std::uint64_t ns);
+  void finish(bool ended_cleanly, std::uint64_t run_end);
+
+  SpanSink& sink;
+  Timeline rest;
+  builder::ProblemCounter problems;
+  builder::Context ctx;
+  builder::OmpMatcher omp;
+  builder::TargetMatcher target;
+  const InternTable& names;
+  std::uint64_t t_min = std::numeric_limits<std::uint64_t>::max(), t_max = 0;
+
+  std::unordered_map<std::uint64_t, KernelSpan> open_kernels;
+  std::unordered_map<std::uint64_t, FenceSpan> open_fences;
+  std::unordered_map<std::uint64_t, DeepCopySpan> open_copies;
+  std::unordered_map<std::uint32_t, std::uint32_t> section_names;  // id -> interned name
+  std::unordered_map<std::uint32_t, OpenSection> open_sections;
+  std::vector<RegionStack> regions;  // by track
+  std::unordered_map<std::uint32_t, std::uint64_t> space_level;  // bytes allocated per space
+};
+
+TimelineBuilder::TimelineBuilder(SpanSink& sink, int initial_device_num) : impl_(std::make_unique<Impl>(sink, initial_device_num)) {}
+TimelineBuilder::~TimelineBuilder() = default;
+
+std::uint32_t TimelineBuilder::add_thread(const ThreadSource& b) {
+  Impl& m = *impl_;
+  const auto track = static_cast<std::uint32_t>(m.rest.tracks.size());
+  m.rest.tracks.push_back(Track{b.index, b.os_tid, b.omp_thread_type});
+  Track& tr = m.rest.tracks.back();
+  tr.omp_proc = b.omp_proc;
+  tr.omp_place = b.omp_place;
+  tr.dropped = b.dropped;
+  m.rest.dropped += b.dropped;
+  for (const Loss& l : b.losses) {
+    m.rest.lost.push_back({track, clock::to_ns(l.first_tick), clock::to_ns(l.last_tick), l.events, l.reason});
+    // A stretch lost before every recorded event (or after) is still part of the run: the time
+    // line starts (ends) with it, so that the summary can say when it was.
+    m.t_min = std::min(m.t_min, m.rest.lost.back().start);
+    m.t_max = std::max(m.t_max, m.rest.lost.back().end);
+  }
+  m.regions.emplace_back();
+  m.omp.add_thread(track);
+  return track;
+}
+
+void TimelineBuilder::record(std::uint32_t track, const Record& r) { impl_->record(track, r, clock::to_ns(r.tick)); }
+
+std::size_t TimelineBuilder::kept() const {
+  const Impl& m = *impl_;
+  return m.open_kernels.size() + m.open_fences.size() + m.open_copies.size() + m.open_sections.size() + m.omp.kept() +
+         m.target.kept();
+}
+
+void TimelineBuilder::Impl::record(std::uint32_t track, const Record& r, std::uint64_t ns) {
+  if (track >= rest.tracks.size()) return;
+  Track& tr = rest.tracks[track];
+  if (r.type == Ev::OmpDeviceRecord) {  // its times are in its fields, already in host ns
+    if (r.u[2] != 0) {
+      t_min = std::min(t_min, r.u[2]);
+      t_max = std::max(t_max, std::max(r.u[2], r.u[3]));
+    }
+    target.record(r, 0, track);
+    ++tr.device_records;
+    return;
+  }
+  ++tr.host_records;
+  tr.last_ns = std::max(tr.last_ns, ns);
+  t_min = std::min(t_min, ns);
+  t_max = std::max(t_max, ns);
+  // A raw trace cut short may lack the thread's identity entry: its thread_begin tells the type.
+  if (r.type == Ev::OmpThreadBegin && tr.omp_thread_type == 0) tr.omp_thread_type = r.sub;
+  switch (r.type) {
+    case Ev::KernelBegin: {
+      KernelSpan k;
+      k.start = ns;
+      k.track = track;
+      k.id = r.u[0];
+      k.name = r.a;
+      k.kind = static_cast<KernelKind>(r.sub);
+      k.devid = static_cast<std::uint32_t>(r.u[1]);
+      k.region = regions[track].path;
+      open_kernels[k.id] = std::move(k);
+      break;
+    }
+    case Ev::KernelEnd: {
+      auto it = open_kernels.find(r.u[0]);
+      if (it == open_kernels.end()) {
+        problems.add("kokkosp_end_parallel_* with an id that no begin hook returned: ignored");
+        break;
+      }
+      it->second.end = ns;
+      sink.kernel(it->second);
+      open_kernels.erase(it);
+      break;
+    }
+    case Ev::FenceBegin: {
+      FenceSpan f;
+      f.start = ns;
+      f.track = track;
+      f.id = r.u[0];
+      f.name = r.a;
+      f.devid = static_cast<std::uint32_t>(r.u[1]);
+      open_fences[f.id] = f;
+      break;
+    }
+    case Ev::FenceEnd: {
+      auto it = open_fences.find(r.u[0]);
+      if (it == open_fences.end()) {
+        problems.add("kokkosp_end_fence with an id that no begin hook returned: ignored");
+        break;
+      }
+      it->second.end = ns;
+      sink.fence(it->second);
+      open_fences.erase(it);
+      break;
+    }
+    case Ev::RegionPush: {
+      RegionStack& st = regions[track];
+      st.names.push_back(r.a);
+      st.starts.push_back(ns);
+      st.rebuild(names);
+      break;
+    }
+    case Ev::RegionPop: {
+      RegionStack& st = regions[track];
+      if (st.names.empty()) {
+        problems.add("kokkosp_pop_profile_region with no region open on that thread: ignored");
+        break;
+      }
+      RegionSpan s;
+      s.start = st.starts.back();
+      s.end = ns;
+      s.track = track;
+      s.name = st.names.back();
+      s.path = st.path;
+      s.depth = static_cast<std::uint32_t>(st.names.size() - 1);
+      sink.region(s);
+      st.names.pop_back();
+      st.starts.pop_back();
+      st.rebuild(names);
+      break;
+    }
+    case Ev::SectionCreate:
+      section_names[static_cast<std::uint32_t>(r.u[0])] = r.a;
+      break;
+    case Ev::SectionStart: {
+      const auto id = static_cast<std::uint32_t>(r.u[0]);
+      if (!open_sections.emplace(id, OpenSection{ns, track}).second)
+        problems.add("kokkosp_start_profile_section on a section already started: ignored");
+      break;
+    }
+    case Ev::SectionStop: {
+      const auto id = static_cast<std::uint32_t>(r.u[0]);
+      auto it = open_sections.find(id);
+      if (it == open_sections.end()) {
+        problems.add("kokkosp_stop_profile_section on a section not started: ignored");
+        break;
+      }
+      SectionSpan s;
+      s.start = it->second.time;
+      s.end = ns;
+      s.track = it->second.track;
+      s.end_track = track;
+      s.section = id;
+      auto n = section_names.find(id);
+      s.name = n == section_names.end() ? InternTable::kNullName : n->second;
+      if (n == section_names.end()) problems.add("a profile section id that kokkosp_create_profile_section never returned");
+      sink.section(s);
+      open_sections.erase(it);
+      break;
+    }
+    case Ev::SectionDestroy:
+      break;
+    case Ev::Alloc:
+    case Ev::Dealloc: {
+      MemoryEvent m;
+      m.time = ns;
+      m.track = track;
+      m.alloc = r.type == Ev::Alloc;
+      m.space = r.a;
+      m.name = static_cast<std::uint32_t>(r.u[0]);
+      m.ptr = r.u[1];
+      m.bytes = r.u[2];
+      std::uint64_t& l = space_level[m.space];
+      if (m.alloc) {
+        l += m.bytes;
+      } else if (m.bytes > l) {
+        problems.add("kokkosp_deallocate_data of more bytes than were allocated in that space");
+        l = 0;
+      } else {
+        l -= m.bytes;
+      }
+      m.space_level = l;
+      target.memory(m);  // sets the allocation's id
+      sink.memory(m);
+      break;
+    }
+    case Ev::DeepCopyBegin: {
+      DeepCopySpan d;
+      d.start = ns;
+      d.track = track;
+      d.id = r.u[0];
+      d.dst_space = r.a;
+      d.dst_name = static_cast<std::uint32_t>(r.u[1]);
+      d.src_space = static_cast<std::uint32_t>(r.u[2]);
+      d.src_name = static_cast<std::uint32_t>(r.u[3]);
+      d.bytes = r.u[4];
+      open_copies[d.id] = d;
+      break;
+    }
+    case Ev::DeepCopyEnd: {
+      auto it = open_copies.find(r.u[0]);
+      if (it == open_copies.end()) {
+        problems.add("kokkosp_end_deep_copy with no deep copy open on that thread: ignored");
+        break;
+      }
+      it->second.end = ns;
+      sink.deep_copy(it->second);
+      open_copies.erase(it);
+      break;
+    }
+    case Ev::ProfileEvent:
+      sink.instant({ns, track, r.a});
+      break;
+    case Ev::DualView: {
+      DualViewEvent d;
+      d.time = ns;
+      d.track = track;
+      d.name = r.a;
+      d.modify = r.sub != 0;
+      d.ptr = r.u[0];
+      d.on_device = r.u[1] != 0;
+      sink.dual_view(d);
+      break;
+    }
+    default:
+      if (builder::TargetMatcher::handles(r.type)) {
+        target.record(r, ns, track);
+      } else if (r.type >= Ev::OmpFirst && r.type < Ev::OmpLast) {
+        omp.record(r, ns, track);
+      }
+      break;
+  }
+}
+
+void TimelineBuilder::finish(bool ended_cleanly, std::uint64_t run_end) { impl_->finish(ended_cleanly, run_end); }
+
+void TimelineBuilder::Impl::finish(bool ended_cleanly, std::uint64_t run_end) {
+  if (t_min > t_max) t_min = t_max = 0;
+  rest.t0 = t_min;
+  rest.t_end = t_max;
+  rest.run_end = run_end;
+  // Whatever is still open ran until the end of the run (or, cut short, until its thread's last
+  // event), unless its end was dropped.
+  rest.cut_short = !ended_cleanly;
+  const OpenEnd open_end(rest, !ended_cleanly);
+  const bool lost_ends = rest.dropped > 0;
+  auto close_open = [&](auto& open, auto&& give, const char* what) {
+    if (open.empty()) return;
+    if (lost_ends) {
+      for (std::size_t i = 0; i < open.size(); ++i) problems.add(std::string(what) + " without an end, discarded (events were dropped)");
+      open.clear();
+      return;
+    }
+    for (auto& [id, span] : open) {
+      open_end.close(span);
+      give(span);
+      problems.add(open_end.never_ended(what));
+    }
+    open.clear();
+  };
+  close_open(open_kernels, [&](const KernelSpan& s) { sink.kernel(s); }, "a Kokkos kernel");
+  close_open(open_fences, [&](const FenceSpan& s) { sink.fence(s); }, "a Kokkos fence");
+  close_open(open_copies, [&](const DeepCopySpan& s) { sink.deep_copy(s); }, "a Kokkos deep copy");
+  for (std::uint32_t track = 0; track < regions.size(); ++track) {
+    RegionStack& st = regions[track];
+    while (!st.names.empty()) {  // innermost first
+      RegionSpan s;
+      s.start = st.starts.back();
+      s.track = track;
+      s.name = st.names.back();
+      s.path = st.path;
+      s.depth = static_cast<std::uint32_t>(st.names.size() - 1);
+      open_end.close(s);
+      sink.region(s);
+      problems.add(open_end.cut() ? "a Kokkos profile region never popped: cut at its thread's last event (the run did not end cleanly)"
+                                  : "a Kokkos profile region never popped: shown until the end of the run");
+      st.names.pop_back();
+      st.starts.pop_back();
+      st.rebuild(names);
+    }
+  }
+  omp.finish(lost_ends, open_end);
+  target.finish(lost_ends, open_end);
+  // Sections left open, by start.
+  std::vector<std::pair<std::uint32_t, OpenSection>> sections(open_sections.begin(), open_sections.end());
+  std::sort(sections.begin(), sections.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.second.time, a.first) < std::tie(b.second.time, b.first);
+  });
+  for (const auto& [id, m] : sections) {
+    SectionSpan s;
+    s.start = m.time;
+    s.track = s.end_track = m.track;
+    open_end.close(s);
+    s.section = id;
+    auto n = section_names.find(id);
+    s.name = n == section_names.end() ? InternTable::kNullName : n->second;
+    sink.section(s);
+    problems.add(open_end.cut() ? "a profile section never stopped: cut at its thread's last event (the run did not end cleanly)"
+                                : "a profile section never stopped: shown until the end of the run");
+  }
+  open_sections.clear();
+  std::sort(rest.lost.begin(), rest.lost.end(),
+            [](const LostSpan& a, const LostSpan& b) { return std::tie(a.track, a.start) < std::tie(b.track, b.start); });
+  problems.flush(rest.problems);
+  sink.finish(rest);
+}
+
+namespace {
+
+// One thread's records, a chunk at a time.
+struct Cursor {
+  const ThreadSource* th = nullptr;
+  std::uint32_t track = 0;
+  std::size_t chunk = 0, pos = 0;
+  std::vector<Record> buf;
+  std::uint64_t ns = 0;  // of buf[pos]
+
+  bool load() {  // the next chunk with records; false at the end
+    while (chunk < th->chunk_count()) {
+      th->read_chunk(chunk++, buf);
+      pos = 0;
+      if (!buf.empty()) {
+        ns = clock::to_ns(buf[0].tick);
+        return true;
+      }
+    }
+    buf.clear();
+    return false;
+  }
+  bool next() {
+    if (++pos < buf.size()) {
+      ns = clock::to_ns(buf[pos].tick);
+      return true;
+    }
+    return load();
+  }
+};
+
+}  // namespace
+
+void read_threads(const std::vector<const ThreadSource*>& threads, TimelineBuilder& builder) {
+  std::vector<Cursor> cur(threads.size());
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    cur[i].th = threads[i];
+    cur[i].track = builder.add_thread(*threads[i]);
+  }
+  // The cursor with the earliest record on top; ties: the lower track.
+  auto later = [&](std::size_t a, std::size_t b) { return std::tie(cur[a].ns, cur[a].track) > std::tie(cur[b].ns, cur[b].track); };
+  std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heap(later);
+  for (std::size_t i = 0; i < cur.size(); ++i)
+    if (cur[i].load()) heap.push(i);
+  while (!heap.empty()) {
+    const std::size_t i = heap.top();
+    heap.pop();
+    Cursor& c = cur[i];
+    // Its records up to the next thread's first one, without going through the heap.
+    for (;;) {
+      builder.record(c.track, c.buf[c.pos]);
+      if (!c.next()) break;
+      if (!heap.empty() && later(i, heap.top())) {
+        heap.push(i);
+        break;
+      }
+    }
+  }
+}
+
+void TimelineCollector::finish(const Timeline& rest) {
+  Timeline& t = t_;
+  t.tracks = rest.tracks;
+  t.omp_devices = rest.omp_devices;
+  t.omp_target_records = rest.omp_target_records;
+  t.omp_records = rest.omp_records;
+  t.omp_tasks_completed = rest.omp_tasks_completed;
+  t.omp_tasks_cancelled = rest.omp_tasks_cancelled;
+  t.omp_tasks_discarded = rest.omp_tasks_discarded;
+  t.t0 = rest.t0;
+  t.t_end = rest.t_end;
+  t.dropped = rest.dropped;
+  t.lost = rest.lost;
+  t.run_end = rest.run_end;
+  t.cut_short = rest.cut_short;
+  t.cut_spans = rest.cut_spans;
+  t.problems = rest.problems;
+  t.filtered_kernels = rest.filtered_kernels;
+  t.filtered_regions = rest.filtered_regions;
+
+  auto by_start = [](const auto& a, const auto& b) { return a.start < b.start || (a.start == b.start && a.end > b.end); };
+  std::stable_sort(t.kernels.begin(), t.kernels.end(), by_start);
+  std::stable_sort(t.fences.begin(), t.fences.end(), by_start);
+  // A child pushed and popped on its parent's ticks has the same span: depth keeps it inside.
+  std::stable_sort(t.regions.begin(), t.regions.end(), [&](const RegionSpan& a, const RegionSpan& b) {
+    return by_start(a, b) || (a.start == b.start && a.end == b.end && a.depth < b.depth);
+  });
+  std::stable_sort(t.sections.begin(), t.sections.end(), by_start);
+  std::stable_sort(t.deep_copies.begin(), t.deep_copies.end(), by_start);
+  std::stable_sort(t.omp_parallels.begin(), t.omp_parallels.end(), by_start);
+  std::stable_sort(t.omp_implicit_tasks.begin(), t.omp_implicit_tasks.end(), by_start);
+  std::stable_sort(t.omp_works.begin(), t.omp_works.end(), by_start);
+  std::stable_sort(t.omp_syncs.begin(), t.omp_syncs.end(), by_start);
+  std::stable_sort(t.omp_tasks.begin(), t.omp_tasks.end(), by_start);
+  std::stable_sort(t.omp_mutexes.begin(), t.omp_mutexes.end(), by_start);
+  std::stable_sort(t.omp_targets.begin(), t.omp_targets.end(), by_start);
+  std::stable_sort(t.omp_data_ops.begin(), t.omp_data_ops.end(), by_start);
+  std::stable_sort(t.omp_submits.begin(), t.omp_submits.end(), by_start);
+  std::stable_sort(t.omp_device_ops.begin(), t.omp_device_ops.end(), by_start);
+  // Instants, memory events, creates and loads come in time order already.
+}
+
+}  // namespace kob

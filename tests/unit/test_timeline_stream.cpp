@@ -1,0 +1,176 @@
+// The streaming timeline builder: what it keeps stays bounded by what is open, whatever the run
+// length, and it hands spans on in the order span_sink.hpp promises.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "common/timeline_builder.hpp"
+#include "common/clock.hpp"
+#include "helpers.hpp"
+
+namespace {
+
+using kob::Ev;
+using kob_test::nm;
+using kob_test::Synth;
+using kob::Record;
+
+Record make(std::uint64_t tick, Ev type, std::uint32_t a = 0, std::initializer_list<std::uint64_t> u = {}, std::uint16_t sub = 0) {
+  Record r{};
+  r.tick = tick;
+  r.type = type;
+  r.a = a;
+  r.sub = sub;
+  std::size_t i = 0;
+  for (std::uint64_t v : u) r.u[i++] = v;
+  return r;
+}
+
+// A Kokkos OpenMP-backend run of n kernels on two threads, made chunk by chunk (never all in
+// memory). Kernel i (id i+1, parallel region i+1) spans ticks 100i .. 100i+33. As libomp 19 does,
+// the worker reports the end of its barrier and implicit task only when the next region starts.
+class KernelRun : public kob::ThreadSource {
+ public:
+  KernelRun(bool worker, std::uint64_t n, std::uint32_t name) : worker_(worker), n_(n), name_(name) {
+    index = worker ? 1 : 0;
+    os_tid = 500 + index;
+    omp_thread_type = worker ? 2 : 1;
+  }
+  std::size_t chunk_count() const override { return n_ + (worker_ ? 1 : 0); }
+  void read_chunk(std::size_t i, std::vector<Record>& out) const override {
+    out.clear();
+    const std::uint64_t b = 100 * i + 1000, pid = i + 1, kid = i + 1;
+    constexpr std::uint16_t kBarrier = 2;
+    if (!worker_) {
+      out.push_back(make(b, Ev::KernelBegin, name_, {kid, 0x01000000}));
+      out.push_back(make(b + 1, Ev::OmpParallelBegin, 2, {pid, kid, 0x80000001, 0}));
+      out.push_back(make(b + 2, Ev::OmpImplicitTaskBegin, 0, {pid, kid, 2}));
+      out.push_back(make(b + 20, Ev::OmpSyncBegin, 0, {pid, kid, 0}, kBarrier));
+      out.push_back(make(b + 20, Ev::OmpSyncWaitBegin, 0, {pid, kid}, kBarrier));
+      out.push_back(make(b + 30, Ev::OmpSyncWaitEnd, 0, {pid, kid}, kBarrier));
+      out.push_back(make(b + 30, Ev::OmpSyncEnd, 0, {pid, kid, 0}, kBarrier));
+      out.push_back(make(b + 31, Ev::OmpImplicitTaskEnd, 0, {pid}));
+      out.push_back(make(b + 32, Ev::OmpParallelEnd, 0, {pid}));
+      out.push_back(make(b + 33, Ev::KernelEnd, 0, {kid}));
+      return;
+    }
+    if (i > 0) {  // the previous region's end, reported now
+      out.push_back(make(b + 3, Ev::OmpSyncWaitEnd, 0, {pid - 1, kid - 1}, kBarrier));
+      out.push_back(make(b + 3, Ev::OmpSyncEnd, 0, {pid - 1, kid - 1, 0}, kBarrier));
+      out.push_back(make(b + 3, Ev::OmpImplicitTaskEnd, 1, {pid - 1}));
+    }
+    if (i == n_) return;
+    out.push_back(make(b + 3, Ev::OmpImplicitTaskBegin, 1, {pid, kid, 2}));
+    out.push_back(make(b + 4, Ev::OmpWorkBegin, 0, {pid, kid, 64}, 1));
+    out.push_back(make(b + 10, Ev::OmpWorkEnd, 0, {pid, kid, 0}, 1));
+    out.push_back(make(b + 11, Ev::OmpSyncBegin, 0, {pid, kid, 0}, kBarrier));
+    out.push_back(make(b + 11, Ev::OmpSyncWaitBegin, 0, {pid, kid}, kBarrier));
+  }
+
+ private:
+  bool worker_;
+  std::uint64_t n_;
+  std::uint32_t name_;
+};
+
+// Checks each span as it comes, and samples what the builder keeps.
+struct Checker : kob::SpanSink {
+  kob::TimelineBuilder* builder = nullptr;
+  std::size_t max_kept = 0;
+  std::uint64_t kernels = 0, parallels = 0, implicit = 0, works = 0, syncs = 0, bad = 0;
+  std::uint64_t last_parallel_end = 0, last_parallel_id = 0;
+  std::uint64_t worker_cut = 0;  // worker implicit tasks that end where their region ended
+  std::vector<std::string> problems;
+
+  void sample() { max_kept = std::max(max_kept, builder->kept()); }
+  void kernel(const kob::KernelSpan& k) override {
+    ++kernels;
+    bad += k.dur() != 33;
+    sample();
+  }
+  void omp_parallel(const kob::OmpParallelSpan& p) override {
+    ++parallels;
+    bad += p.team_size != 2;
+    last_parallel_end = p.end;
+    last_parallel_id = p.id;
+    sample();
+  }
+  void omp_implicit_task(const kob::OmpImplicitTaskSpan& i) override {
+    ++implicit;
+    if (i.track == 1) {
+      // After its region (and its kernel): the region it belongs to has been given.
+      bad += i.parallel_id > last_parallel_id;
+      const std::uint64_t region_end = 100 * (i.parallel_id - 1) + 1000 + 32;
+      worker_cut += kob::clock::to_ns(region_end) == i.end;
+      bad += i.wait_ns != kob::clock::to_ns(region_end) - kob::clock::to_ns(region_end - 21);
+    }
+    sample();
+  }
+  void omp_work(const kob::OmpWorkSpan&) override { ++works; }
+  void omp_sync(const kob::OmpSyncSpan&) override { ++syncs; }
+  void finish(const kob::Timeline& rest) override { problems = rest.problems; }
+};
+
+}  // namespace
+
+TEST_CASE("streaming builder: what it keeps stays bounded over 200000 OpenMP kernels, each span given once") {
+  constexpr std::uint64_t n = 200000;
+  const std::uint32_t name = nm("stream kernel");
+  KernelRun master(false, n, name), worker(true, n, name);
+  Checker check;
+  kob::TimelineBuilder builder(check);
+  check.builder = &builder;
+  kob::read_threads({&master, &worker}, builder);
+  builder.finish(true);
+  CHECK(check.kernels == n);
+  CHECK(check.parallels == n);
+  CHECK(check.implicit == 2 * n);
+  CHECK(check.works == n);
+  CHECK(check.syncs == 2 * n);
+  CHECK(check.worker_cut == n);  // every worker task cut at its region's end, the last one at finish
+  CHECK(check.bad == 0);
+  CHECK(check.max_kept <= 6);
+  CHECK(builder.kept() == 0);
+  CHECK(check.problems.empty());
+}
+
+TEST_CASE("streaming builder: nested regions come children first, and the collector sorts them back") {
+  Synth s(1);
+  s.push(0, 10, "outer");
+  s.push(0, 11, "mid");
+  s.push(0, 12, "inner");
+  s.pop(0, 13);
+  s.pop(0, 14);
+  s.push(0, 15, "mid2");
+  s.pop(0, 16);
+  s.pop(0, 17);
+  struct Order : kob::SpanSink {
+    std::vector<std::string> paths;
+    void region(const kob::RegionSpan& r) override { paths.push_back(r.path); }
+  } order;
+  kob::TimelineBuilder b(order);
+  kob::read_threads(s.list(), b);
+  b.finish(true);
+  CHECK(order.paths == std::vector<std::string>{"outer/mid/inner", "outer/mid", "outer/mid2", "outer"});
+  const kob::Timeline t = s.build();
+  REQUIRE(t.regions.size() == 4);
+  CHECK(t.regions[0].path == "outer");
+  CHECK(t.regions[3].path == "outer/mid2");
+}
+
+TEST_CASE("streaming builder: records of several threads are read in time order") {
+  Synth s(2);
+  // Kernel 1 begins on track 0 and ends on track 1 later; ticks interleave.
+  s.kernel_begin(0, 10, 1, "k");
+  s.kernel_begin(1, 5, 2, "k2");
+  s.kernel_end(1, 20, 1);
+  s.kernel_end(0, 30, 2);
+  struct Times : kob::SpanSink {
+    std::vector<std::uint64_t> ids;
+    void kernel(const kob::KernelSpan& k) override { ids.push_back(k.id); }
+  } times;
+  kob::TimelineBuilder b(times);
+  kob::read_threads(s.list(), b);
+  b.finish(true);
+  CHECK(times.ids == std::vector<std::uint64_t>{1, 2});
+}
