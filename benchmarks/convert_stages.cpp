@@ -1,7 +1,8 @@
 // The stages of `kob convert` timed one by one on a raw trace (benchmarks/convert_bench.py runs
-// it): open (header, block index, META), decode (every record, nothing done with it),
-// build_timeline (decoding included, as it reads the threads itself), summary, the trace producer
-// with a sink that keeps nothing, each trace format and the two summary files.
+// it): open (header, block index, META), decode (every record, nothing done with it), the pass
+// kob convert makes (streaming builder, summary fold and the timeline kept; decoding included),
+// the builder alone (the fold's share is the difference), the trace producer with a sink that
+// keeps nothing, each trace format and the two summary files.
 // Prints one line per stage: `stage NAME ns WALL_NS cpu CPU_NS` (CPU: this thread's CPU time,
 // less disturbed by other processes on a loaded machine), and `records N`.
 #include <ctime>
@@ -9,11 +10,15 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/filter_sink.hpp"
 #include "common/perfetto_writer.hpp"
 #include "common/raw_reader.hpp"
 #include "common/run_outputs.hpp"
 #include "common/summary.hpp"
+#include "common/summary_fold.hpp"
+#include "common/tee_sink.hpp"
 #include "common/timeline.hpp"
+#include "common/timeline_builder.hpp"
 #include "common/trace_producer.hpp"
 #include "common/trace_writer.hpp"
 
@@ -98,15 +103,32 @@ int main(int argc, char** argv) {
     initial = std::stoi(kob::fact_value(facts, kob::fact::kSection, kob::fact::kOmpInitialDevice, "-1"));
   } catch (...) {
   }
-  t = now();
-  kob::Timeline tl = kob::build_timeline(reader.threads(), initial, reader.complete());
   const kob::Config c = kob::config_from_facts(facts);
-  kob::filter_timeline(tl, c.include, c.exclude);
-  stage("build_timeline", since(t));
-
+  // As kob convert does it (run_outputs.cpp): one pass of the streaming builder, the summary
+  // folded from the stream and the timeline kept for the trace writers.
   t = now();
-  const kob::Summary sum_ = kob::summarize(tl);
-  stage("summary", since(t));
+  kob::SummaryFold fold;
+  kob::TimelineCollector collected;
+  kob::TeeSink both(fold, collected);
+  kob::FilterSink filtered(both, c.include, c.exclude);
+  {
+    kob::TimelineBuilder builder(filtered, initial);
+    kob::read_threads(reader.threads(), builder);
+    builder.finish(reader.complete(), 0);
+  }
+  const kob::Summary sum_ = fold.result();
+  const kob::Timeline tl = collected.take();
+  stage("build_and_fold", since(t));
+  if (last == "build_and_fold") return 0;
+
+  // The builder alone (decoding included), the timeline collected: the fold's share is the
+  // difference.
+  t = now();
+  {
+    const kob::Timeline alone = kob::build_timeline(reader.threads(), initial, reader.complete());
+    if (alone.tracks.size() != tl.tracks.size()) return 1;
+  }
+  stage("build_timeline", since(t));
 
   kob::TraceInfo info;
   info.pid = reader.header().pid;
