@@ -26,7 +26,7 @@ PACKAGES=(
     libre2-dev                  # --include/--exclude: linear-time regular expressions
     libclang-rt-22-dev          # the ASan+UBSan build of the test suite
     openmpi-bin libopenmpi-dev  # several ranks with one --output (mpirun on loopback)
-    libprotozero-dev            # the Perfetto .pftrace writer (header-only protobuf encoder)
+    libprotozero-dev            # unit tests: read the .pftrace back (header-only protobuf reader)
 )
 
 say() { printf '%s\n' "$*"; }

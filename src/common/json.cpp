@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "common/text_safe.hpp"
 
@@ -10,36 +11,76 @@ namespace kob::json {
 
 using text::utf8_sequence;
 
-void append_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
+namespace {
+// Bytes that go into a JSON string as they are, in runs copied whole: printable ASCII but the
+// quote and the backslash.
+constexpr bool plain(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+}  // namespace
+
+std::size_t piece_end(std::string_view s, std::size_t at) {
+  if (s.size() - at <= kPiece) return s.size();
+  const std::size_t end = at + kPiece;
+  // Cut before a byte that is not a continuation byte (10xxxxxx), the nearest within 3 back:
+  // no sequence runs across it. When there is none, the lead byte of any sequence is 4 or more
+  // bytes back, and a sequence has at most 3 continuation bytes: none runs across `end` either.
+  for (std::size_t c = end; c + 3 >= end; --c)
+    if ((static_cast<unsigned char>(s[c]) & 0xC0) != 0x80) return c;
+  return end;
+}
+
+char* write_chars(char* out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const char* p = s.data();
+  const std::size_t n = s.size();
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i;
+    while (j < n && plain(static_cast<unsigned char>(p[j]))) ++j;
+    if (j > i) {
+      std::memcpy(out, p + i, j - i);
+      out += j - i;
+      i = j;
+      if (i == n) break;
+    }
+    const auto c = static_cast<unsigned char>(p[i]);
     if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
+      *out++ = '\\';
+      *out++ = static_cast<char>(c);
       ++i;
     } else if (c < 0x20) {
+      *out++ = '\\';
       switch (c) {
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        default: {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        }
+        case '\n': *out++ = 'n'; break;
+        case '\t': *out++ = 't'; break;
+        case '\r': *out++ = 'r'; break;
+        default:
+          std::memcpy(out, "u00", 3);
+          out[3] = kHex[c >> 4];
+          out[4] = kHex[c & 0xf];
+          out += 5;
       }
       ++i;
-    } else if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-    } else if (std::size_t n = utf8_sequence(s, i)) {
-      out.append(s.data() + i, n);
-      i += n;
+    } else if (std::size_t len = utf8_sequence(s, i)) {
+      std::memcpy(out, p + i, len);
+      out += len;
+      i += len;
     } else {
-      out += "\\ufffd";
+      std::memcpy(out, "\\ufffd", 6);
+      out += 6;
       ++i;
     }
+  }
+  return out;
+}
+
+void append_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (std::size_t at = 0; at < s.size();) {
+    const std::size_t end = piece_end(s, at);
+    const std::size_t used = out.size();
+    out.resize(used + 6 * (end - at));
+    char* e = write_chars(out.data() + used, s.substr(at, end - at));
+    out.resize(static_cast<std::size_t>(e - out.data()));
+    at = end;
   }
   out += '"';
 }

@@ -10,6 +10,7 @@
 // - names, categories and argument names are interned: sent once per sequence, then named by id.
 #include "common/perfetto_writer.hpp"
 
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -18,9 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include <protozero/pbf_writer.hpp>
-
 #include "common/perfetto_fields.hpp"
+#include "common/proto_writer.hpp"
 #include "common/trace_events.hpp"
 
 namespace kob {
@@ -39,16 +39,41 @@ struct StringHash {
 // Strings to interning ids (1, 2, ...), one table per kind of name.
 class InternTable {
  public:
-  // The id of s; fresh is set when s is new to the table.
+  // The id of s. Names come mostly from a few places (literals, the interned names of the run),
+  // so a small cache by address answers most lookups without hashing the text; the text is
+  // still compared, as some names are composed in a reused buffer.
   std::uint64_t id(std::string_view s) {
+    Slot& c = cache_[((reinterpret_cast<std::uintptr_t>(s.data()) >> 3) ^ s.size()) & (kSlots - 1)];
+    if (c.data == s.data() && c.size == s.size() && c.data != nullptr && std::memcmp(c.text, s.data(), s.size()) == 0)
+      return c.iid;
     auto it = ids_.find(s);
-    if (it != ids_.end()) return it->second;
-    const std::uint64_t iid = ids_.size() + 1;
-    ids_.emplace(std::string(s), iid);
-    return iid;
+    if (it == ids_.end()) it = ids_.emplace(std::string(s), ids_.size() + 1).first;
+    c = {s.data(), s.size(), it->first.data(), it->second};
+    return it->second;
+  }
+
+  // The id of a text that never changes at its address (the producer's literals: categories and
+  // argument names): known by the address alone, no length or text compared.
+  std::uint64_t literal_id(const char* s) {
+    Lit& l = literals_[(reinterpret_cast<std::uintptr_t>(s) >> 3) & (kSlots - 1)];
+    if (l.p != s) l = {s, id(s)};
+    return l.iid;
   }
 
  private:
+  static constexpr std::size_t kSlots = 256;
+  struct Lit {
+    const char* p = nullptr;
+    std::uint64_t iid = 0;
+  };
+  Lit literals_[kSlots];
+  struct Slot {
+    const char* data = nullptr;
+    std::size_t size = 0;
+    const char* text = nullptr;  // the table's copy (nodes do not move)
+    std::uint64_t iid = 0;
+  };
+  Slot cache_[kSlots];
   std::unordered_map<std::string, std::uint64_t, StringHash, std::equal_to<>> ids_;
 };
 
@@ -61,38 +86,36 @@ struct Sequence {
 
 class PerfettoSink : public trace::TraceSink {
  public:
-  explicit PerfettoSink(std::FILE* f) : f_(f) { buf_.reserve(kFlushAt + 65536); }
+  explicit PerfettoSink(std::FILE* f) : f_(f), w_(kFlushAt + 65536) {}
 
   void process(std::uint64_t pid, std::string_view name, std::uint64_t t0) override {
     pid_ = static_cast<std::int32_t>(pid);
     t0_ = t0;
-    protozero::pbf_writer trace(buf_);
-    protozero::pbf_writer pk(trace, pf::trace::packet);
-    pk.add_uint32(pf::packet::trusted_packet_sequence_id, kDescriptorSequence);
-    pk.add_uint32(pf::packet::sequence_flags, pf::packet::kIncrementalStateCleared);
-    protozero::pbf_writer td(pk, pf::packet::track_descriptor);
-    td.add_uint64(pf::track::uuid, kProcessUuid);
-    protozero::pbf_writer pd(td, pf::track::process);
-    pd.add_int32(pf::process::pid, pid_);
-    pd.add_string(pf::process::process_name, name.data(), name.size());
+    proto::Nested pk(w_, pf::trace::packet);
+    w_.add_varint(pf::packet::trusted_packet_sequence_id, kDescriptorSequence);
+    w_.add_varint(pf::packet::sequence_flags, pf::packet::kIncrementalStateCleared);
+    proto::Nested td(w_, pf::packet::track_descriptor);
+    w_.add_varint(pf::track::uuid, kProcessUuid);
+    proto::Nested pd(w_, pf::track::process);
+    w_.add_int(pf::process::pid, pid_);
+    w_.add_string(pf::process::process_name, name);
   }
 
   // Program threads are thread tracks (pid, tid); devices and lanes are named tracks of the process.
   void track(const trace::TrackDesc& d) override {
     if (open_.size() <= d.index) open_.resize(d.index + 1);
-    protozero::pbf_writer trace(buf_);
-    protozero::pbf_writer pk(trace, pf::trace::packet);
-    pk.add_uint32(pf::packet::trusted_packet_sequence_id, kDescriptorSequence);
-    protozero::pbf_writer td(pk, pf::packet::track_descriptor);
-    td.add_uint64(pf::track::uuid, track_uuid(d.index));
+    proto::Nested pk(w_, pf::trace::packet);
+    w_.add_varint(pf::packet::trusted_packet_sequence_id, kDescriptorSequence);
+    proto::Nested td(w_, pf::packet::track_descriptor);
+    w_.add_varint(pf::track::uuid, track_uuid(d.index));
     if (d.kind == trace::TrackKind::Thread && d.os_tid_first && d.os_tid <= 0x7FFFFFFF) {
-      protozero::pbf_writer th(td, pf::track::thread);
-      th.add_int32(pf::thread::pid, pid_);
-      th.add_int32(pf::thread::tid, static_cast<std::int32_t>(d.os_tid));
-      th.add_string(pf::thread::thread_name, d.name);
+      proto::Nested th(w_, pf::track::thread);
+      w_.add_int(pf::thread::pid, pid_);
+      w_.add_int(pf::thread::tid, static_cast<std::int32_t>(d.os_tid));
+      w_.add_string(pf::thread::thread_name, d.name);
     } else {
-      td.add_string(pf::track::name, d.name);
-      td.add_uint64(pf::track::parent_uuid, kProcessUuid);
+      w_.add_string(pf::track::name, d.name);
+      w_.add_varint(pf::track::parent_uuid, kProcessUuid);
     }
   }
 
@@ -117,15 +140,14 @@ class PerfettoSink : public trace::TraceSink {
         break;
       }
       case Phase::Counter: {
-        const std::uint64_t uuid = named_track(std::string(e.name), e.name, true);
+        const std::uint64_t uuid = named_track(e.name, e.name, true);
         Sequence& seq = sequence(uuid, e.cat);
-        protozero::pbf_writer trace(buf_);
-        protozero::pbf_writer pk(trace, pf::trace::packet);
-        header(pk, seq, e.ts);
-        protozero::pbf_writer te(pk, pf::packet::track_event);
-        te.add_uint32(pf::track_event::type, pf::track_event::kCounter);
+        proto::Nested pk(w_, pf::trace::packet);
+        header(seq, e.ts);
+        proto::Nested te(w_, pf::packet::track_event);
+        w_.add_varint(pf::track_event::type, pf::track_event::kCounter);
         const std::int64_t value = e.args && !e.args->empty() ? static_cast<std::int64_t>(e.args->begin()->u) : 0;
-        te.add_int64(pf::track_event::counter_value, value);
+        w_.add_int(pf::track_event::counter_value, value);
         break;
       }
       case Phase::AsyncBegin:
@@ -137,17 +159,16 @@ class PerfettoSink : public trace::TraceSink {
         if (e.phase == Phase::AsyncBegin) {
           track_event(seq, uuid, pf::track_event::kSliceBegin, e);
         } else {
-          protozero::pbf_writer trace(buf_);
-          protozero::pbf_writer pk(trace, pf::trace::packet);
-          header(pk, seq, e.ts);
-          protozero::pbf_writer te(pk, pf::packet::track_event);
-          te.add_uint32(pf::track_event::type, pf::track_event::kSliceEnd);
-          te.add_uint64(pf::track_event::track_uuid, uuid);
+          proto::Nested pk(w_, pf::trace::packet);
+          header(seq, e.ts);
+          proto::Nested te(w_, pf::packet::track_event);
+          w_.add_varint(pf::track_event::type, pf::track_event::kSliceEnd);
+          w_.add_varint(pf::track_event::track_uuid, uuid);
         }
         break;
       }
     }
-    if (buf_.size() >= kFlushAt) flush();
+    if (w_.size() >= kFlushAt) flush();
   }
 
   // The arrows are on the events at their ends already (flow_ids, terminating_flow_ids).
@@ -174,18 +195,17 @@ class PerfettoSink : public trace::TraceSink {
   static std::uint64_t track_uuid(std::uint32_t index) { return 2 + index; }
 
   // A track of the process named on first use (counters, sections), by key.
-  std::uint64_t named_track(std::string key, std::string_view name, bool counter) {
-    auto [it, fresh] = named_.emplace(std::move(key), 0);
-    if (!fresh) return it->second;
+  std::uint64_t named_track(std::string_view key, std::string_view name, bool counter) {
+    if (auto found = named_.find(key); found != named_.end()) return found->second;
+    auto it = named_.emplace(std::string(key), 0).first;
     it->second = kNamedUuidBase + named_.size();
-    protozero::pbf_writer trace(buf_);
-    protozero::pbf_writer pk(trace, pf::trace::packet);
-    pk.add_uint32(pf::packet::trusted_packet_sequence_id, kDescriptorSequence);
-    protozero::pbf_writer td(pk, pf::packet::track_descriptor);
-    td.add_uint64(pf::track::uuid, it->second);
-    td.add_string(pf::track::name, name.data(), name.size());
-    td.add_uint64(pf::track::parent_uuid, kProcessUuid);
-    if (counter) td.add_message(pf::track::counter, std::string());  // a plain counter
+    proto::Nested pk(w_, pf::trace::packet);
+    w_.add_varint(pf::packet::trusted_packet_sequence_id, kDescriptorSequence);
+    proto::Nested td(w_, pf::packet::track_descriptor);
+    w_.add_varint(pf::track::uuid, it->second);
+    w_.add_string(pf::track::name, name);
+    w_.add_varint(pf::track::parent_uuid, kProcessUuid);
+    if (counter) w_.add_string(pf::track::counter, {});  // a plain counter
     return it->second;
   }
   static constexpr std::uint64_t kNamedUuidBase = std::uint64_t(1) << 32;
@@ -193,13 +213,16 @@ class PerfettoSink : public trace::TraceSink {
   // The sequence of (track, stream), started on first use.
   Sequence& sequence(std::uint64_t track, const char* stream) {
     if (last_seq_ && last_key_.first == track && last_key_.second == stream) return *last_seq_;
+    last_key_ = {track, stream};
+    // By the stream's address first (streams are the producer's literals), then by its text.
+    auto [by_ptr, new_ptr] = sequence_by_ptr_.try_emplace(last_key_, nullptr);
+    if (!new_ptr) return *(last_seq_ = by_ptr->second);
     auto [it, fresh] = sequences_.try_emplace({track, std::string(stream ? stream : "")});
     if (fresh) {
       it->second = std::make_unique<Sequence>();
       start(*it->second, track);
     }
-    last_key_ = {track, stream};
-    last_seq_ = it->second.get();
+    last_seq_ = by_ptr->second = it->second.get();
     return *last_seq_;
   }
 
@@ -208,116 +231,120 @@ class PerfettoSink : public trace::TraceSink {
     seq.track = track;
     seq.last = t0_;
     {
-      protozero::pbf_writer trace(buf_);
-      protozero::pbf_writer pk(trace, pf::trace::packet);
-      pk.add_uint32(pf::packet::trusted_packet_sequence_id, seq.id);
-      pk.add_uint32(pf::packet::sequence_flags, pf::packet::kIncrementalStateCleared);
-      protozero::pbf_writer defaults(pk, pf::packet::trace_packet_defaults);
-      defaults.add_uint32(pf::defaults::timestamp_clock_id, kClock);
-      protozero::pbf_writer te(defaults, pf::defaults::track_event_defaults);
-      te.add_uint64(pf::defaults::track_uuid, track);
+      proto::Nested pk(w_, pf::trace::packet);
+      w_.add_varint(pf::packet::trusted_packet_sequence_id, seq.id);
+      w_.add_varint(pf::packet::sequence_flags, pf::packet::kIncrementalStateCleared);
+      proto::Nested defaults(w_, pf::packet::trace_packet_defaults);
+      w_.add_varint(pf::defaults::timestamp_clock_id, kClock);
+      proto::Nested te(w_, pf::defaults::track_event_defaults);
+      w_.add_varint(pf::defaults::track_uuid, track);
     }
-    protozero::pbf_writer trace(buf_);
-    protozero::pbf_writer pk(trace, pf::trace::packet);
-    pk.add_uint32(pf::packet::trusted_packet_sequence_id, seq.id);
-    protozero::pbf_writer snap(pk, pf::packet::clock_snapshot);
+    proto::Nested pk(w_, pf::trace::packet);
+    w_.add_varint(pf::packet::trusted_packet_sequence_id, seq.id);
+    proto::Nested snap(w_, pf::packet::clock_snapshot);
     {
-      protozero::pbf_writer c(snap, pf::clock::clocks);
-      c.add_uint32(pf::clock::clock_id, kClock);
-      c.add_uint64(pf::clock::timestamp, t0_);
-      c.add_bool(pf::clock::is_incremental, true);
+      proto::Nested c(w_, pf::clock::clocks);
+      w_.add_varint(pf::clock::clock_id, kClock);
+      w_.add_varint(pf::clock::timestamp, t0_);
+      w_.add_bool(pf::clock::is_incremental, true);
     }
     {
-      protozero::pbf_writer c(snap, pf::clock::clocks);
-      c.add_uint32(pf::clock::clock_id, pf::clock::kMonotonicRaw);
-      c.add_uint64(pf::clock::timestamp, t0_);
+      proto::Nested c(w_, pf::clock::clocks);
+      w_.add_varint(pf::clock::clock_id, pf::clock::kMonotonicRaw);
+      w_.add_varint(pf::clock::timestamp, t0_);
     }
     // The trace's own clock, said once before any time is read: the Timeline's clock.
-    if (seq.id == kDescriptorSequence + 1) snap.add_uint32(pf::clock::primary_trace_clock, pf::clock::kMonotonicRaw);
+    if (seq.id == kDescriptorSequence + 1) w_.add_varint(pf::clock::primary_trace_clock, pf::clock::kMonotonicRaw);
   }
 
   // Time and sequence of an event packet: the time since the sequence's last packet, or when
   // that would be negative, the absolute time on CLOCK_MONOTONIC_RAW.
-  void header(protozero::pbf_writer& pk, Sequence& seq, std::uint64_t ts) {
+  void header(Sequence& seq, std::uint64_t ts) {
     if (ts >= seq.last) {
-      pk.add_uint64(pf::packet::timestamp, ts - seq.last);
+      w_.add_varint(pf::packet::timestamp, ts - seq.last);
       seq.last = ts;
     } else {
-      pk.add_uint64(pf::packet::timestamp, ts);
-      pk.add_uint32(pf::packet::timestamp_clock_id, pf::clock::kMonotonicRaw);
+      w_.add_varint(pf::packet::timestamp, ts);
+      w_.add_varint(pf::packet::timestamp_clock_id, pf::clock::kMonotonicRaw);
     }
-    pk.add_uint32(pf::packet::trusted_packet_sequence_id, seq.id);
-    pk.add_uint32(pf::packet::sequence_flags, pf::packet::kNeedsIncrementalState);
+    w_.add_varint(pf::packet::trusted_packet_sequence_id, seq.id);
+    w_.add_varint(pf::packet::sequence_flags, pf::packet::kNeedsIncrementalState);
   }
 
   std::uint64_t intern(Sequence& seq, Table table, std::string_view s) {
     const std::uint64_t iid = tables_[table].id(s);
+    if (first_use(seq, table, iid)) fresh_.push_back({table, iid, s});
+    return iid;
+  }
+  std::uint64_t intern_literal(Sequence& seq, Table table, const char* s) {
+    const std::uint64_t iid = tables_[table].literal_id(s);
+    if (first_use(seq, table, iid)) fresh_.push_back({table, iid, std::string_view(s)});
+    return iid;
+  }
+  // Whether the sequence has not had the name yet (it goes with the next packet); marks it had.
+  static bool first_use(Sequence& seq, Table table, std::uint64_t iid) {
     std::vector<bool>& sent = seq.sent[table];
     if (sent.size() <= iid) sent.resize(iid + 64);
-    if (!sent[iid]) {
-      sent[iid] = true;
-      fresh_.push_back({table, iid, s});
-    }
-    return iid;
+    if (sent[iid]) return false;
+    sent[iid] = true;
+    return true;
   }
 
   void track_event(Sequence& seq, std::uint64_t uuid, std::uint32_t type, const trace::Event& e) {
     fresh_.clear();
-    const std::uint64_t cat_iid = intern(seq, kCategories, e.cat);
+    const std::uint64_t cat_iid = intern_literal(seq, kCategories, e.cat);
     const std::uint64_t name_iid = intern(seq, kNames, e.name);
     std::size_t n = 0;
     if (e.args) {
-      for (const Arg& a : *e.args) key_iids_[n++] = intern(seq, kArgNames, a.key);
+      for (const Arg& a : *e.args) key_iids_[n++] = intern_literal(seq, kArgNames, a.key);
     }
-    protozero::pbf_writer trace(buf_);
-    protozero::pbf_writer pk(trace, pf::trace::packet);
-    header(pk, seq, e.ts);
+    proto::Nested pk(w_, pf::trace::packet);
+    header(seq, e.ts);
     if (!fresh_.empty()) {
       static constexpr std::uint32_t kField[] = {pf::interned::event_categories, pf::interned::event_names,
                                                  pf::interned::debug_annotation_names};
-      protozero::pbf_writer in(pk, pf::packet::interned_data);
+      proto::Nested in(w_, pf::packet::interned_data);
       for (const Fresh& f : fresh_) {
-        protozero::pbf_writer entry(in, kField[f.table]);
-        entry.add_uint64(pf::interned::iid, f.iid);
-        entry.add_string(pf::interned::name, f.name.data(), f.name.size());
+        proto::Nested entry(w_, kField[f.table]);
+        w_.add_varint(pf::interned::iid, f.iid);
+        w_.add_string(pf::interned::name, f.name);
       }
     }
-    protozero::pbf_writer te(pk, pf::packet::track_event);
-    te.add_uint32(pf::track_event::type, type);
-    if (uuid != seq.track) te.add_uint64(pf::track_event::track_uuid, uuid);
-    te.add_uint64(pf::track_event::category_iids, cat_iid);
-    te.add_uint64(pf::track_event::name_iid, name_iid);
+    proto::Nested te(w_, pf::packet::track_event);
+    w_.add_varint(pf::track_event::type, type);
+    if (uuid != seq.track) w_.add_varint(pf::track_event::track_uuid, uuid);
+    w_.add_varint(pf::track_event::category_iids, cat_iid);
+    w_.add_varint(pf::track_event::name_iid, name_iid);
     if (e.args) {
       n = 0;
-      for (const Arg& a : *e.args) annotation(te, key_iids_[n++], a);
+      for (const Arg& a : *e.args) annotation(key_iids_[n++], a);
     }
-    for (std::uint64_t id : e.flows_out) te.add_fixed64(pf::track_event::flow_ids, id);
-    for (std::uint64_t id : e.flows_in) te.add_fixed64(pf::track_event::terminating_flow_ids, id);
+    for (std::uint64_t id : e.flows_out) w_.add_fixed64(pf::track_event::flow_ids, id);
+    for (std::uint64_t id : e.flows_in) w_.add_fixed64(pf::track_event::terminating_flow_ids, id);
   }
 
-  static void annotation(protozero::pbf_writer& te, std::uint64_t key_iid, const Arg& a) {
-    protozero::pbf_writer an(te, pf::track_event::debug_annotations);
-    an.add_uint64(pf::annotation::name_iid, key_iid);
+  void annotation(std::uint64_t key_iid, const Arg& a) {
+    proto::Nested an(w_, pf::track_event::debug_annotations);
+    w_.add_varint(pf::annotation::name_iid, key_iid);
     switch (a.type) {
-      case Arg::Type::Uint: an.add_uint64(pf::annotation::uint_value, a.u); break;
-      case Arg::Type::Int: an.add_int64(pf::annotation::int_value, a.i); break;
-      case Arg::Type::Bool: an.add_bool(pf::annotation::bool_value, a.u != 0); break;
-      case Arg::Type::Str: an.add_string(pf::annotation::string_value, a.s.data(), a.s.size()); break;
+      case Arg::Type::Uint: w_.add_varint(pf::annotation::uint_value, a.u); break;
+      case Arg::Type::Int: w_.add_int(pf::annotation::int_value, a.i); break;
+      case Arg::Type::Bool: w_.add_bool(pf::annotation::bool_value, a.u != 0); break;
+      case Arg::Type::Str: w_.add_string(pf::annotation::string_value, a.s); break;
       case Arg::Type::Null: break;  // the name alone
     }
   }
 
   void end_slice(Sequence& seq, std::uint64_t ts) {
-    protozero::pbf_writer trace(buf_);
-    protozero::pbf_writer pk(trace, pf::trace::packet);
-    header(pk, seq, ts);
-    protozero::pbf_writer te(pk, pf::packet::track_event);
-    te.add_uint32(pf::track_event::type, pf::track_event::kSliceEnd);
+    proto::Nested pk(w_, pf::trace::packet);
+    header(seq, ts);
+    proto::Nested te(w_, pf::packet::track_event);
+    w_.add_varint(pf::track_event::type, pf::track_event::kSliceEnd);
   }
 
   void flush() {
-    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size()) ok_ = false;
-    buf_.clear();
+    if (w_.size() != 0 && std::fwrite(w_.data(), 1, w_.size(), f_) != w_.size()) ok_ = false;
+    w_.clear();
   }
 
   struct Fresh {
@@ -332,14 +359,20 @@ class PerfettoSink : public trace::TraceSink {
   };
 
   std::FILE* f_;
-  std::string buf_;
+  proto::Writer w_;
   bool ok_ = true;
   std::int32_t pid_ = 0;
   std::uint64_t t0_ = 0;
   std::uint32_t next_sequence_ = kDescriptorSequence + 1;
   std::vector<std::vector<std::uint64_t>> open_;  // per track index
-  std::unordered_map<std::string, std::uint64_t> named_;
+  std::unordered_map<std::string, std::uint64_t, StringHash, std::equal_to<>> named_;
   std::unordered_map<std::pair<std::uint64_t, std::string>, std::unique_ptr<Sequence>, KeyHash> sequences_;
+  struct PtrKeyHash {
+    std::size_t operator()(const std::pair<std::uint64_t, const char*>& k) const {
+      return std::hash<std::uint64_t>()(k.first * 0x9E3779B97F4A7C15ull ^ reinterpret_cast<std::uintptr_t>(k.second));
+    }
+  };
+  std::unordered_map<std::pair<std::uint64_t, const char*>, Sequence*, PtrKeyHash> sequence_by_ptr_;
   std::pair<std::uint64_t, const char*> last_key_{0, nullptr};
   Sequence* last_seq_ = nullptr;
   InternTable tables_[3];

@@ -298,7 +298,9 @@ std::uint64_t Reader::total_records() const {
 
 void Reader::note_progress(std::uint64_t n) const {
   decoded_ += n;
-  if (on_progress) on_progress(decoded_, total_records());
+  if (!on_progress) return;
+  if (total_ == 0) total_ = total_records();  // counted once: a walk over every chunk
+  on_progress(decoded_, total_);
 }
 
 bool Reader::clock_line(std::uint64_t& tick0, std::uint64_t& ns0, double& ticks_per_ns) const {
@@ -347,21 +349,27 @@ std::uint64_t FileThread::records() const {
 }
 
 void FileThread::read_chunk(std::size_t i, std::vector<Record>& recs) const {
-  recs.clear();
-  if (i >= chunks_.size()) return;
+  if (i >= chunks_.size()) {
+    recs.clear();
+    return;
+  }
   const Chunk& c = chunks_[i];
+  // Decoded straight into recs: sized up (not cleared first, so a caller that reuses it does not
+  // have it zeroed for every chunk), then cut to what was read.
+  recs.resize(c.records);
+  std::size_t n = 0;
   if (c.ring) {
-    recs.resize(c.records);
-    if (!file_->read_at(c.offset, recs.data(), std::size_t(c.records) * sizeof(Record))) recs.clear();
+    if (file_->read_at(c.offset, recs.data(), std::size_t(c.records) * sizeof(Record))) n = c.records;
   } else {
     thread_local std::vector<std::uint8_t> bytes;
-    bytes.resize(c.bytes);
+    if (bytes.size() < c.bytes) bytes.resize(c.bytes);
     if (file_->read_at(c.offset, bytes.data(), c.bytes)) {
-      recs.reserve(c.records);
-      codec::decode(bytes.data(), bytes.size(), c.records, c.base_tick, [&](const Record& r) { recs.push_back(r); });
+      Record* out = recs.data();
+      n = codec::decode(bytes.data(), c.bytes, c.records, c.base_tick, [&out](const Record& r) { *out++ = r; });
     }
   }
-  if (recs.size() < c.records) file_->damaged_ += c.records - recs.size();
+  recs.resize(n);
+  if (n < c.records) file_->damaged_ += c.records - n;
   file_->note_progress(c.records);
 }
 

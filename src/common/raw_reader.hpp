@@ -1,6 +1,6 @@
 // Reads a raw trace, PREFIX.kob (docs/raw-format.md): the header, the blocks, each thread's
 // chunks in sequence order, and the META facts. Records are decoded one chunk at a time while a
-// thread is read (FileThread::for_each_chunk), never the whole run at once.
+// thread is read (FileThread::read_chunk), never the whole run at once.
 #pragma once
 
 #include <cstdint>
@@ -127,6 +127,7 @@ class Reader {
   std::vector<std::pair<std::uint32_t, Loss>> loss_entries_;        // while opening
   std::vector<std::unique_ptr<FileThread>> threads_;
   mutable std::uint64_t decoded_ = 0;
+  mutable std::uint64_t total_ = 0;  // total_records(), once known
   mutable std::uint64_t damaged_ = 0;
 };
 

@@ -14,7 +14,7 @@ namespace kob::trace {
 
 struct Arg {
   enum class Type : std::uint8_t { Uint, Int, Bool, Str, Null };
-  const char* key = "";
+  const char* key = "";  // a string literal (sinks know a key by its address)
   Type type = Type::Null;
   std::uint64_t u = 0;  // Uint; Bool as 0/1
   std::int64_t i = 0;   // Int
@@ -92,7 +92,7 @@ enum class Phase : std::uint8_t {
 
 struct Event {
   Phase phase = Phase::Instant;
-  const char* cat = "";
+  const char* cat = "";  // a string literal (sinks know a category by its address)
   std::string_view name;
   std::uint32_t track = 0;
   std::uint64_t ts = 0;   // ns on the Timeline's clock

@@ -5,15 +5,58 @@
 namespace kob::trace {
 
 namespace {
-std::uint64_t key(SpanKind kind, std::size_t index) { return std::uint64_t(kind) << 56 | index; }
+
+constexpr std::size_t kNone = SIZE_MAX;
+
+// Ids to positions in a vector of the Timeline: sorted (id, position) pairs, the first position
+// of an id that occurs twice. Sorted arrays, not hash maps: the ids come mostly in order already.
+class IdIndex {
+ public:
+  void add(std::uint64_t id, std::size_t at) { e_.push_back({id, at}); }
+  void reserve(std::size_t n) { e_.reserve(n); }
+  void seal() {
+    auto by_id = [](const E& a, const E& b) { return a.id < b.id; };
+    if (!std::is_sorted(e_.begin(), e_.end(), by_id)) std::stable_sort(e_.begin(), e_.end(), by_id);
+  }
+  // The position of id, kNone when absent. Lookups come mostly in id order: the last entry
+  // found and the one after it are tried before a search.
+  std::size_t find(std::uint64_t id) const {
+    if (next_ > 0 && first_of(next_ - 1, id)) return e_[next_ - 1].at;
+    if (next_ < e_.size() && first_of(next_, id)) return e_[next_++].at;
+    auto it = std::lower_bound(e_.begin(), e_.end(), id, [](const E& e, std::uint64_t v) { return e.id < v; });
+    if (it == e_.end() || it->id != id) return kNone;
+    next_ = static_cast<std::size_t>(it - e_.begin()) + 1;
+    return it->at;
+  }
+
+ private:
+  struct E {
+    std::uint64_t id;
+    std::size_t at;
+  };
+  // Whether entry i is the first one of id.
+  bool first_of(std::size_t i, std::uint64_t id) const { return e_[i].id == id && (i == 0 || e_[i - 1].id != id); }
+  std::vector<E> e_;
+  mutable std::size_t next_ = 0;
+};
+
+template <class V, class Id>
+IdIndex index_by(const V& v, Id id_of) {
+  IdIndex ix;
+  ix.reserve(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) ix.add(id_of(v[i]), i);
+  ix.seal();
+  return ix;
+}
+
 }  // namespace
 
 void TraceFlows::add(const char* name, SpanKind from_kind, std::size_t from, std::uint32_t from_track, std::uint64_t from_ts,
                      SpanKind to_kind, std::size_t to, std::uint32_t to_track, std::uint64_t to_ts) {
   const std::uint64_t id = flows_.size() + 1;
   flows_.push_back({name, id, from_track, to_track, from_ts, to_ts});
-  ends_.push_back({key(from_kind, from), id, true});
-  ends_.push_back({key(to_kind, to), id, false});
+  from_slot_.push_back(slot(from_kind, from));
+  to_slot_.push_back(slot(to_kind, to));
 }
 
 // Kokkos kernel -> the parallel regions it opened, parallel region -> its implicit tasks on other
@@ -21,26 +64,38 @@ void TraceFlows::add(const char* name, SpanKind from_kind, std::size_t from, std
 // target regions, target region -> its submits and data ops on other threads, Kokkos deep copy ->
 // each data op it caused, host op -> its device record on the device track.
 TraceFlows::TraceFlows(const Timeline& t, const std::unordered_map<int, std::uint32_t>& device_tracks) {
-  std::unordered_map<std::uint64_t, std::size_t> kernels;
-  for (std::size_t i = 0; i < t.kernels.size(); ++i) kernels.emplace(t.kernels[i].id, i);
-  std::unordered_map<std::uint64_t, std::size_t> parallels;
+  const std::size_t sizes[kKinds] = {t.kernels.size(),       t.fences.size(),         t.regions.size(),
+                                     t.deep_copies.size(),   t.omp_targets.size(),    t.omp_data_ops.size(),
+                                     t.omp_submits.size(),   t.omp_parallels.size(),  t.omp_implicit_tasks.size(),
+                                     t.omp_works.size(),     t.omp_syncs.size(),      t.omp_tasks.size(),
+                                     t.omp_mutexes.size(),   t.omp_device_ops.size(), t.omp_task_creates.size()};
+  for (std::size_t k = 0; k < kKinds; ++k) kind_base_[k + 1] = kind_base_[k] + sizes[k];
+  // At most one arrow into each parallel region, implicit task, task stretch, target region,
+  // submit and device record, two into a data op.
+  const std::size_t most = t.omp_parallels.size() + t.omp_implicit_tasks.size() + t.omp_tasks.size() + t.omp_targets.size() +
+                           t.omp_submits.size() + 2 * t.omp_data_ops.size() + t.omp_device_ops.size();
+  flows_.reserve(most);
+  from_slot_.reserve(most);
+  to_slot_.reserve(most);
+
+  const IdIndex kernels = index_by(t.kernels, [](const KernelSpan& k) { return k.id; });
+  const IdIndex parallels = index_by(t.omp_parallels, [](const OmpParallelSpan& p) { return p.id; });
   for (std::size_t i = 0; i < t.omp_parallels.size(); ++i) {
     const OmpParallelSpan& p = t.omp_parallels[i];
-    parallels.emplace(p.id, i);
     if (p.kernel == 0) continue;
-    auto k = kernels.find(p.kernel);
-    if (k == kernels.end()) continue;
-    const KernelSpan& ks = t.kernels[k->second];
-    add("parallel", SpanKind::Kernel, k->second, ks.track, ks.start, SpanKind::OmpParallel, i, p.track, p.start);
+    const std::size_t k = kernels.find(p.kernel);
+    if (k == kNone) continue;
+    const KernelSpan& ks = t.kernels[k];
+    add("parallel", SpanKind::Kernel, k, ks.track, ks.start, SpanKind::OmpParallel, i, p.track, p.start);
   }
   for (std::size_t n = 0; n < t.omp_implicit_tasks.size(); ++n) {
     const OmpImplicitTaskSpan& i = t.omp_implicit_tasks[n];
     if (i.initial) continue;
-    auto p = parallels.find(i.parallel_id);
-    if (p == parallels.end()) continue;
-    const OmpParallelSpan& ps = t.omp_parallels[p->second];
+    const std::size_t p = parallels.find(i.parallel_id);
+    if (p == kNone) continue;
+    const OmpParallelSpan& ps = t.omp_parallels[p];
     if (ps.track != i.track)
-      add("implicit task", SpanKind::OmpParallel, p->second, ps.track, ps.start, SpanKind::OmpImplicitTask, n, i.track, i.start);
+      add("implicit task", SpanKind::OmpParallel, p, ps.track, ps.start, SpanKind::OmpImplicitTask, n, i.track, i.start);
   }
   for (std::size_t n = 0; n < t.omp_tasks.size(); ++n) {
     const OmpTaskSpan& k = t.omp_tasks[n];
@@ -49,67 +104,86 @@ TraceFlows::TraceFlows(const Timeline& t, const std::unordered_map<int, std::uin
     add("task", SpanKind::OmpTaskCreate, k.create, c.track, c.time, SpanKind::OmpTask, n, k.track, k.start);
   }
 
-  std::unordered_map<std::uint64_t, std::size_t> targets;
+  const IdIndex targets = index_by(t.omp_targets, [](const OmpTargetSpan& x) { return x.id; });
   for (std::size_t n = 0; n < t.omp_targets.size(); ++n) {
     const OmpTargetSpan& x = t.omp_targets[n];
-    targets.emplace(x.id, n);
     if (x.kernel == 0) continue;
-    auto k = kernels.find(x.kernel);
-    if (k == kernels.end()) continue;
-    const KernelSpan& ks = t.kernels[k->second];
-    add("target", SpanKind::Kernel, k->second, ks.track, ks.start, SpanKind::OmpTarget, n, x.track, x.start);
+    const std::size_t k = kernels.find(x.kernel);
+    if (k == kNone) continue;
+    const KernelSpan& ks = t.kernels[k];
+    add("target", SpanKind::Kernel, k, ks.track, ks.start, SpanKind::OmpTarget, n, x.track, x.start);
   }
-  struct HostOp {
-    SpanKind kind;
-    std::size_t index;
-    const Interval* span;
-  };
-  std::unordered_map<std::uint64_t, HostOp> host_ops;
   for (std::size_t n = 0; n < t.omp_submits.size(); ++n) {
     const OmpSubmitSpan& x = t.omp_submits[n];
-    host_ops.emplace(x.host_op_id, HostOp{SpanKind::OmpSubmit, n, &x});
-    auto p = targets.find(x.target_id);
-    if (x.target_id == 0 || p == targets.end()) continue;
-    const OmpTargetSpan& g = t.omp_targets[p->second];
-    if (g.track != x.track) add("submit", SpanKind::OmpTarget, p->second, g.track, g.start, SpanKind::OmpSubmit, n, x.track, x.start);
+    const std::size_t p = x.target_id != 0 ? targets.find(x.target_id) : kNone;
+    if (p == kNone) continue;
+    const OmpTargetSpan& g = t.omp_targets[p];
+    if (g.track != x.track) add("submit", SpanKind::OmpTarget, p, g.track, g.start, SpanKind::OmpSubmit, n, x.track, x.start);
   }
-  std::unordered_map<std::uint64_t, std::size_t> copies;
-  for (std::size_t n = 0; n < t.deep_copies.size(); ++n) copies.emplace(t.deep_copies[n].id, n);
+  const IdIndex copies = index_by(t.deep_copies, [](const DeepCopySpan& d) { return d.id; });
   for (std::size_t n = 0; n < t.omp_data_ops.size(); ++n) {
     const OmpDataOpSpan& x = t.omp_data_ops[n];
-    host_ops.emplace(x.host_op_id, HostOp{SpanKind::OmpDataOp, n, &x});
-    auto p = targets.find(x.target_id);
-    if (x.target_id != 0 && p != targets.end()) {
-      const OmpTargetSpan& g = t.omp_targets[p->second];
-      if (g.track != x.track) add("data op", SpanKind::OmpTarget, p->second, g.track, g.start, SpanKind::OmpDataOp, n, x.track, x.start);
+    const std::size_t p = x.target_id != 0 ? targets.find(x.target_id) : kNone;
+    if (p != kNone) {
+      const OmpTargetSpan& g = t.omp_targets[p];
+      if (g.track != x.track) add("data op", SpanKind::OmpTarget, p, g.track, g.start, SpanKind::OmpDataOp, n, x.track, x.start);
     }
     if (x.deep_copy == 0) continue;
-    auto c = copies.find(x.deep_copy);
-    if (c == copies.end()) continue;
-    const DeepCopySpan& d = t.deep_copies[c->second];
-    add("deep copy", SpanKind::DeepCopy, c->second, d.track, d.start, SpanKind::OmpDataOp, n, x.track, x.start);
+    const std::size_t c = copies.find(x.deep_copy);
+    if (c == kNone) continue;
+    const DeepCopySpan& d = t.deep_copies[c];
+    add("deep copy", SpanKind::DeepCopy, c, d.track, d.start, SpanKind::OmpDataOp, n, x.track, x.start);
   }
-  for (std::size_t n = 0; n < t.omp_device_ops.size(); ++n) {
-    const OmpDeviceOp& o = t.omp_device_ops[n];
-    auto h = o.host_op_id != 0 ? host_ops.find(o.host_op_id) : host_ops.end();
-    auto d = device_tracks.find(o.device);
-    if (h == host_ops.end() || d == device_tracks.end()) continue;
-    const HostOp& ho = h->second;
-    add("device", ho.kind, ho.index, ho.span->track, ho.span->start, SpanKind::OmpDevice, n, d->second, o.start);
+  if (!t.omp_device_ops.empty()) {
+    // Host ops by id: submits first, then data ops (the first of an id wins).
+    IdIndex host_ops;
+    host_ops.reserve(t.omp_submits.size() + t.omp_data_ops.size());
+    for (std::size_t n = 0; n < t.omp_submits.size(); ++n) host_ops.add(t.omp_submits[n].host_op_id, n);
+    for (std::size_t n = 0; n < t.omp_data_ops.size(); ++n) host_ops.add(t.omp_data_ops[n].host_op_id, t.omp_submits.size() + n);
+    host_ops.seal();
+    for (std::size_t n = 0; n < t.omp_device_ops.size(); ++n) {
+      const OmpDeviceOp& o = t.omp_device_ops[n];
+      const std::size_t h = o.host_op_id != 0 ? host_ops.find(o.host_op_id) : kNone;
+      auto d = device_tracks.find(o.device);
+      if (h == kNone || d == device_tracks.end()) continue;
+      const bool submit = h < t.omp_submits.size();
+      const std::size_t at = submit ? h : h - t.omp_submits.size();
+      const Interval& span = submit ? static_cast<const Interval&>(t.omp_submits[at]) : t.omp_data_ops[at];
+      add("device", submit ? SpanKind::OmpSubmit : SpanKind::OmpDataOp, at, span.track, span.start, SpanKind::OmpDevice, n,
+          d->second, o.start);
+    }
   }
-  std::sort(ends_.begin(), ends_.end(), [](const End& a, const End& b) { return a.key != b.key ? a.key < b.key : a.id < b.id; });
+  index_ends();
 }
 
-void TraceFlows::at(SpanKind kind, std::size_t index, std::span<const std::uint64_t>& out, std::span<const std::uint64_t>& in) {
-  out_.clear();
-  in_.clear();
-  if (!ends_.empty()) {
-    const std::uint64_t k = key(kind, index);
-    auto it = std::lower_bound(ends_.begin(), ends_.end(), k, [](const End& e, std::uint64_t v) { return e.key < v; });
-    for (; it != ends_.end() && it->key == k; ++it) (it->out ? out_ : in_).push_back(it->id);
+// Counting sort of the arrow ends by slot: flows are visited by id, so each slot's ids ascend.
+void TraceFlows::index_ends() {
+  const std::size_t slots = kind_base_[kKinds];
+  out_at_.assign(slots + 1, 0);
+  in_at_.assign(slots + 1, 0);
+  for (std::size_t f = 0; f < flows_.size(); ++f) {
+    ++out_at_[from_slot_[f] + 1];
+    ++in_at_[to_slot_[f] + 1];
   }
-  out = out_;
-  in = in_;
+  for (std::size_t s = 0; s < slots; ++s) {
+    out_at_[s + 1] += out_at_[s];
+    in_at_[s + 1] += in_at_[s];
+  }
+  out_ids_.resize(flows_.size());
+  in_ids_.resize(flows_.size());
+  std::vector<std::uint32_t> out_next(out_at_.begin(), out_at_.end() - 1), in_next(in_at_.begin(), in_at_.end() - 1);
+  for (std::size_t f = 0; f < flows_.size(); ++f) {
+    out_ids_[out_next[from_slot_[f]]++] = flows_[f].id;
+    in_ids_[in_next[to_slot_[f]]++] = flows_[f].id;
+  }
+  from_slot_ = {};
+  to_slot_ = {};
+}
+
+void TraceFlows::at(SpanKind kind, std::size_t index, std::span<const std::uint64_t>& out, std::span<const std::uint64_t>& in) const {
+  const std::size_t s = slot(kind, index);
+  out = std::span<const std::uint64_t>(out_ids_.data() + out_at_[s], out_at_[s + 1] - out_at_[s]);
+  in = std::span<const std::uint64_t>(in_ids_.data() + in_at_[s], in_at_[s + 1] - in_at_[s]);
 }
 
 }  // namespace kob::trace

@@ -26,21 +26,24 @@ class TraceFlows {
   TraceFlows(const Timeline& t, const std::unordered_map<int, std::uint32_t>& device_tracks);
 
   const std::vector<Flow>& flows() const { return flows_; }
-  // The ids of the flows that leave and that reach the event (kind, index); both stay valid
-  // until the next call.
-  void at(SpanKind kind, std::size_t index, std::span<const std::uint64_t>& out, std::span<const std::uint64_t>& in);
+  // The ids of the flows that leave and that reach the event (kind, index), ascending; both stay
+  // valid as long as this object.
+  void at(SpanKind kind, std::size_t index, std::span<const std::uint64_t>& out, std::span<const std::uint64_t>& in) const;
 
  private:
-  struct End {
-    std::uint64_t key;  // kind << 56 | index
-    std::uint64_t id;
-    bool out;
-  };
+  static constexpr std::size_t kKinds = static_cast<std::size_t>(SpanKind::OmpTaskCreate) + 1;
+  // One slot per event that can hold an arrow end: kind_base_[kind] + index.
+  std::size_t slot(SpanKind kind, std::size_t index) const { return kind_base_[static_cast<std::size_t>(kind)] + index; }
   void add(const char* name, SpanKind from_kind, std::size_t from, std::uint32_t from_track, std::uint64_t from_ts,
            SpanKind to_kind, std::size_t to, std::uint32_t to_track, std::uint64_t to_ts);
+  void index_ends();
   std::vector<Flow> flows_;
-  std::vector<End> ends_;  // sorted by key after construction
-  std::vector<std::uint64_t> out_, in_;
+  std::vector<std::size_t> from_slot_, to_slot_;  // per flow, while building
+  std::size_t kind_base_[kKinds + 1] = {};
+  // Per slot, its flows: out_ids_[out_at_[s] .. out_at_[s + 1]) (the same for in): a lookup is
+  // two array reads, no search and no copy.
+  std::vector<std::uint32_t> out_at_, in_at_;
+  std::vector<std::uint64_t> out_ids_, in_ids_;
 };
 
 }  // namespace kob::trace

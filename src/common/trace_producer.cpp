@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <memory>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 
@@ -28,16 +30,18 @@ constexpr std::uint64_t kDeviceIdBase = 1000000;
 // libomp's hidden-helper threads sort as a group of their own after the program's threads.
 constexpr std::uint64_t kHiddenHelperSortBase = 500000;
 
+// 32 bytes: one per complete event of the run, so its size counts. An index fits 32 bits (a
+// Timeline vector of 2^32 spans would need hundreds of GiB).
 struct XRef {
   std::uint32_t track;
+  std::uint32_t index;
   std::uint64_t start, end;
   SpanKind kind;
-  std::size_t index;
 };
 
 class Producer {
  public:
-  Producer(const Timeline& t, trace::TraceSink& sink) : t_(t), sink_(sink), names_(kob::names()) {}
+  Producer(const Timeline& t, trace::TraceSink& sink) : t_(t), sink_(sink), names_{kob::names().snapshot()} {}
 
   bool run(const TraceInfo& info, std::uint64_t* clipped_out) {
     sink_.process(info.pid, info.process_name, t_.t0);
@@ -92,7 +96,7 @@ class Producer {
       d.index = host_tracks_ + i;
       d.id = static_cast<std::uint64_t>(static_cast<std::int64_t>(kDeviceIdBase) + dev.num);
       d.kind = trace::TrackKind::Device;
-      d.name = "device " + std::to_string(dev.num) + " (" + (dev.type != 0 ? names_.str(dev.type) : "unknown") + ")";
+      d.name = "device " + std::to_string(dev.num) + " (" + std::string(dev.type != 0 ? names_.str(dev.type) : "unknown") + ")";
       d.sort_index = d.id;
       device_tracks_.emplace(dev.num, d.index);
       ids_.push_back(d.id);
@@ -131,38 +135,44 @@ class Producer {
   // Complete events, made to nest per track.
   void complete_events(std::uint64_t* clipped_out) {
     const Timeline& t = t_;
-    std::vector<XRef> xs;
-    xs.reserve(t.kernels.size() + t.fences.size() + t.regions.size() + t.deep_copies.size() + t.omp_parallels.size() +
-               t.omp_implicit_tasks.size() + t.omp_works.size() + t.omp_syncs.size() + t.omp_tasks.size() +
-               t.omp_mutexes.size());
-    auto add_x = [&](const auto& v, SpanKind kind) {
-      for (std::size_t i = 0; i < v.size(); ++i) xs.push_back({v[i].track, v[i].start, v[i].end, kind, i});
+    // Every complete event once, grouped by track: one pass counts per track, one places.
+    auto each = [&](auto&& fn) {
+      auto of = [&](const auto& v, SpanKind kind) {
+        for (std::size_t i = 0; i < v.size(); ++i) fn(v[i].track, v[i].start, v[i].end, kind, i);
+      };
+      of(t.kernels, SpanKind::Kernel);
+      of(t.fences, SpanKind::Fence);
+      of(t.regions, SpanKind::Region);
+      of(t.deep_copies, SpanKind::DeepCopy);
+      of(t.omp_parallels, SpanKind::OmpParallel);
+      of(t.omp_implicit_tasks, SpanKind::OmpImplicitTask);
+      of(t.omp_works, SpanKind::OmpWork);
+      of(t.omp_syncs, SpanKind::OmpSync);
+      of(t.omp_tasks, SpanKind::OmpTask);
+      of(t.omp_mutexes, SpanKind::OmpMutex);
+      of(t.omp_targets, SpanKind::OmpTarget);
+      of(t.omp_data_ops, SpanKind::OmpDataOp);
+      of(t.omp_submits, SpanKind::OmpSubmit);
+      for (std::size_t i = 0; i < t.omp_device_ops.size(); ++i) {
+        const OmpDeviceOp& d = t.omp_device_ops[i];
+        const std::uint32_t track = device_track(d.device);
+        if (track != UINT32_MAX) fn(track, d.start, d.end, SpanKind::OmpDevice, i);
+      }
     };
-    add_x(t.kernels, SpanKind::Kernel);
-    add_x(t.fences, SpanKind::Fence);
-    add_x(t.regions, SpanKind::Region);
-    add_x(t.deep_copies, SpanKind::DeepCopy);
-    add_x(t.omp_parallels, SpanKind::OmpParallel);
-    add_x(t.omp_implicit_tasks, SpanKind::OmpImplicitTask);
-    add_x(t.omp_works, SpanKind::OmpWork);
-    add_x(t.omp_syncs, SpanKind::OmpSync);
-    add_x(t.omp_tasks, SpanKind::OmpTask);
-    add_x(t.omp_mutexes, SpanKind::OmpMutex);
-    add_x(t.omp_targets, SpanKind::OmpTarget);
-    add_x(t.omp_data_ops, SpanKind::OmpDataOp);
-    add_x(t.omp_submits, SpanKind::OmpSubmit);
-    for (std::size_t i = 0; i < t.omp_device_ops.size(); ++i) {
-      const OmpDeviceOp& d = t.omp_device_ops[i];
-      const std::uint32_t track = device_track(d.device);
-      if (track != UINT32_MAX) xs.push_back({track, d.start, d.end, SpanKind::OmpDevice, i});
+    std::vector<std::size_t> at(ids_.size() + 1, 0);
+    each([&](std::uint32_t track, std::uint64_t, std::uint64_t, SpanKind, std::size_t) { ++at[track + 1]; });
+    for (std::size_t i = 1; i < at.size(); ++i) at[i] += at[i - 1];
+    // Not a vector: every element is written below, and zeroing this (the largest array of the
+    // conversion) first would cost a pass of its own.
+    const std::unique_ptr<XRef[]> xs_store(new XRef[at.back()]);
+    const std::span<XRef> xs(xs_store.get(), at.back());
+    {
+      std::vector<std::size_t> next(at.begin(), at.end() - 1);
+      each([&](std::uint32_t track, std::uint64_t start, std::uint64_t end, SpanKind kind, std::size_t i) {
+        xs[next[track]++] = {track, static_cast<std::uint32_t>(i), start, end, kind};
+      });
     }
-    std::sort(xs.begin(), xs.end(), [](const XRef& a, const XRef& b) {
-      if (a.track != b.track) return a.track < b.track;
-      if (a.start != b.start) return a.start < b.start;
-      if (a.end != b.end) return a.end > b.end;
-      if (a.kind != b.kind) return a.kind < b.kind;  // equal spans: regions outside kernels is as good as any fixed order
-      return a.index < b.index;  // the timeline's own order: for equal regions, outer first
-    });
+    sort_tracks(xs, at);
     std::uint64_t clipped = 0;
     // A mutex may be held across constructs (set in one masked block, unset after a barrier in
     // another): such a hold keeps its true span on a hold lane of its thread instead of being cut.
@@ -203,8 +213,47 @@ class Producer {
     for (const XRef& x : xs) complete_event(x);
   }
 
+  // Outer first per track: by start, longer first, then kind (equal spans: regions outside
+  // kernels is as good as any fixed order), then the timeline's own order (for equal regions,
+  // outer first).
+  static bool before(const XRef& a, const XRef& b) {
+    if (a.start != b.start) return a.start < b.start;
+    if (a.end != b.end) return a.end > b.end;
+    if (a.kind != b.kind) return a.kind < b.kind;
+    return a.index < b.index;
+  }
+
+  // Sorts each track's events (xs[at[tr]] .. xs[at[tr + 1]]) as `before` says. Each of the
+  // Timeline's vectors is (nearly always) sorted by start already, so each track's runs (one per
+  // vector) are sorted if they are not, then merged: no comparison sort of the whole, which took
+  // most of the producer's time.
+  static void sort_tracks(std::span<XRef> xs, const std::vector<std::size_t>& at) {
+    std::vector<std::size_t> runs;
+    for (std::size_t tr = 0; tr + 1 < at.size(); ++tr) {
+      const std::size_t b = at[tr], e = at[tr + 1];
+      if (e - b < 2) continue;
+      runs.clear();
+      for (std::size_t i = b; i < e; ++i)
+        if (i == b || xs[i].kind != xs[i - 1].kind) runs.push_back(i);
+      runs.push_back(e);
+      for (std::size_t r = 0; r + 1 < runs.size(); ++r)
+        if (!std::is_sorted(xs.begin() + runs[r], xs.begin() + runs[r + 1], before))
+          std::sort(xs.begin() + runs[r], xs.begin() + runs[r + 1], before);
+      while (runs.size() > 2) {  // merge neighbouring runs pairwise until one is left
+        std::size_t kept = 0;
+        for (std::size_t r = 0; r + 1 < runs.size(); r += 2) {
+          runs[kept++] = runs[r];
+          if (r + 2 < runs.size())
+            std::inplace_merge(xs.begin() + runs[r], xs.begin() + runs[r + 1], xs.begin() + runs[r + 2], before);
+        }
+        runs[kept++] = e;
+        runs.resize(kept);
+      }
+    }
+  }
+
   // Hold lanes: per thread, the moved holds packed into as few lanes as keep them nested.
-  void lanes(std::vector<XRef>& xs, std::vector<std::size_t>& moved) {
+  void lanes(std::span<XRef> xs, std::vector<std::size_t>& moved) {
     if (moved.empty()) return;
     std::sort(moved.begin(), moved.end(), [&](std::size_t a, std::size_t b) {
       return std::tie(xs[a].track, xs[a].start, xs[b].end) < std::tie(xs[b].track, xs[b].start, xs[a].end);
@@ -291,15 +340,13 @@ class Producer {
     switch (x.kind) {
       case SpanKind::Kernel: {
         const KernelSpan& k = t.kernels[x.index];
-        s1_ = device_label(k.devid);
-        a.u("id", k.id).s("kind", kernel_kind_name(k.kind)).u("devid", k.devid).s("device", s1_).s("region", k.region);
+        a.u("id", k.id).s("kind", kernel_kind_name(k.kind)).u("devid", k.devid).s("device", label(k.devid)).s("region", k.region);
         slice("kokkos.kernel", names_.str(k.name));
         break;
       }
       case SpanKind::Fence: {
         const FenceSpan& fe = t.fences[x.index];
-        s1_ = device_label(fe.devid);
-        a.u("id", fe.id).u("devid", fe.devid).s("device", s1_);
+        a.u("id", fe.id).u("devid", fe.devid).s("device", label(fe.devid));
         slice("kokkos.fence", names_.str(fe.name));
         break;
       }
@@ -545,9 +592,28 @@ class Producer {
     }
   }
 
+  // The device label of a Kokkos device id: the last one made is kept (runs use one or two).
+  std::string_view label(std::uint32_t devid) {
+    if (!label_made_ || devid != label_devid_) {
+      label_ = device_label(devid);
+      label_devid_ = devid;
+      label_made_ = true;
+    }
+    return label_;
+  }
+
+  // The interned names, read once: a lookup is an index, with no lock and no strlen.
+  struct Names {
+    std::vector<std::string_view> by_id;
+    std::string_view str(std::uint32_t id) const { return id < by_id.size() ? by_id[id] : std::string_view(""); }
+  };
+
   const Timeline& t_;
   trace::TraceSink& sink_;
-  const InternTable& names_;
+  const Names names_;
+  std::string label_;
+  std::uint32_t label_devid_ = 0;
+  bool label_made_ = false;
   std::vector<trace::TrackDesc> descs_;  // host threads and devices
   std::vector<std::uint64_t> ids_;       // every track's id, lanes included
   std::unordered_map<int, std::uint32_t> device_tracks_;

@@ -1,6 +1,10 @@
-// The Chrome JSON sink: one line per event, streamed through a buffer.
+// The Chrome JSON sink: one line per event, written straight into a buffer that is flushed to
+// the file in large blocks.
 #include "common/trace_writer.hpp"
 
+#include <charconv>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 #include "common/json.hpp"
@@ -13,73 +17,152 @@ namespace {
 using trace::Arg;
 using trace::Phase;
 
+// A byte buffer written through a pointer: each write makes room for itself first (one compare),
+// then copies or formats in place, with no std::string bookkeeping per piece.
+class Out {
+ public:
+  explicit Out(std::size_t capacity) : buf_(new char[capacity]), p_(buf_.get()), end_(p_ + capacity) {}
+
+  const char* data() const { return buf_.get(); }
+  std::size_t size() const { return static_cast<std::size_t>(p_ - buf_.get()); }
+  void clear() { p_ = buf_.get(); }
+
+  void lit(std::string_view s) {
+    need(s.size());
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+  }
+  void ch(char c) {
+    need(1);
+    *p_++ = c;
+  }
+  void uint(std::uint64_t v) {
+    need(20);
+    p_ = std::to_chars(p_, p_ + 20, v).ptr;
+  }
+  void sint(std::int64_t v) {
+    need(20);
+    p_ = std::to_chars(p_, p_ + 20, v).ptr;
+  }
+  // ns / 1000 with three decimals, as json::append_us.
+  void us(std::uint64_t ns) {
+    need(24);
+    p_ = std::to_chars(p_, p_ + 20, ns / 1000).ptr;
+    const auto frac = static_cast<unsigned>(ns % 1000);
+    p_[0] = '.';
+    p_[1] = static_cast<char>('0' + frac / 100);
+    p_[2] = static_cast<char>('0' + frac / 10 % 10);
+    p_[3] = static_cast<char>('0' + frac % 10);
+    p_ += 4;
+  }
+  void str(std::string_view s) {
+    ch('"');
+    for (std::size_t at = 0; at < s.size();) {
+      const std::size_t end = json::piece_end(s, at);
+      need(6 * (end - at));
+      p_ = json::write_chars(p_, s.substr(at, end - at));
+      at = end;
+    }
+    ch('"');
+  }
+
+ private:
+  void need(std::size_t n) {
+    if (static_cast<std::size_t>(end_ - p_) >= n) return;
+    const std::size_t used = size();
+    std::size_t cap = static_cast<std::size_t>(end_ - buf_.get()) * 2;
+    while (cap - used < n) cap *= 2;
+    std::unique_ptr<char[]> b(new char[cap]);
+    std::memcpy(b.get(), buf_.get(), used);
+    buf_ = std::move(b);
+    p_ = buf_.get() + used;
+    end_ = buf_.get() + cap;
+  }
+
+  std::unique_ptr<char[]> buf_;
+  char* p_;
+  char* end_;
+};
+
 class ChromeSink : public trace::TraceSink {
  public:
-  explicit ChromeSink(std::FILE* f) : f_(f) { o_.reserve(kFlushAt + 4096); }
+  explicit ChromeSink(std::FILE* f) : f_(f), o_(kFlushAt + 65536) {}
 
   void process(std::uint64_t pid, std::string_view name, std::uint64_t t0) override {
     pid_ = std::to_string(pid);
     t0_ = t0;
-    o_ += "{\"traceEvents\":[";
-    o_ += "\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + pid_ + ",\"tid\":0,\"args\":{\"name\":";
-    json::append_string(o_, name);
-    o_ += "}}";
+    o_.lit("{\"traceEvents\":[");
+    o_.lit("\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+    o_.lit(pid_);
+    o_.lit(",\"tid\":0,\"args\":{\"name\":");
+    o_.str(name);
+    o_.lit("}}");
   }
 
   void track(const trace::TrackDesc& d) override {
     if (tids_.size() <= d.index) tids_.resize(d.index + 1);
-    tids_[d.index] = std::to_string(d.id);
+    const std::string tid = std::to_string(d.id);
+    // What every event on the track writes after its name.
+    tids_[d.index] = ",\"pid\":" + pid_ + ",\"tid\":" + tid + ",\"ts\":";
     if (!d.listed) return;
-    const std::string& tid = tids_[d.index];
-    o_ += ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + pid_ + ",\"tid\":" + tid + ",\"args\":{\"name\":";
-    json::append_string(o_, d.name);
-    o_ += "}}";
-    o_ += ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":" + pid_ + ",\"tid\":" + tid +
-          ",\"args\":{\"sort_index\":" + std::to_string(d.sort_index) + "}}";
+    o_.lit(",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+    o_.lit(pid_);
+    o_.lit(",\"tid\":");
+    o_.lit(tid);
+    o_.lit(",\"args\":{\"name\":");
+    o_.str(d.name);
+    o_.lit("}}");
+    o_.lit(",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":");
+    o_.lit(pid_);
+    o_.lit(",\"tid\":");
+    o_.lit(tid);
+    o_.lit(",\"args\":{\"sort_index\":");
+    o_.uint(d.sort_index);
+    o_.lit("}}");
   }
 
   void event(const trace::Event& e) override {
     switch (e.phase) {
       case Phase::Slice:
-        head("X", e.cat, e.name, e.track, e.ts);
-        o_ += ",\"dur\":";
-        json::append_us(o_, e.end - e.ts);
+        head('X', e.cat, e.name, e.track, e.ts);
+        o_.lit(",\"dur\":");
+        o_.us(e.end - e.ts);
         break;
       case Phase::Instant:
-        head("i", e.cat, e.name, e.track, e.ts);
-        o_ += ",\"s\":\"t\"";
+        head('i', e.cat, e.name, e.track, e.ts);
+        o_.lit(",\"s\":\"t\"");
         break;
       case Phase::Counter:
-        head("C", e.cat, e.name, e.track, e.ts);
+        head('C', e.cat, e.name, e.track, e.ts);
         break;
       case Phase::AsyncBegin:
       case Phase::AsyncEnd:
-        head(e.phase == Phase::AsyncBegin ? "b" : "e", e.cat, e.name, e.track, e.ts);
-        o_ += ",\"id\":";
-        json::append_uint(o_, e.id);
+        head(e.phase == Phase::AsyncBegin ? 'b' : 'e', e.cat, e.name, e.track, e.ts);
+        o_.lit(",\"id\":");
+        o_.uint(e.id);
         break;
     }
     if (e.args) args(*e.args);
-    o_ += '}';
+    o_.ch('}');
     maybe_flush();
   }
 
   void flow(const trace::Flow& f) override {
-    head("s", "correlation", f.name, f.from_track, f.from_ts);
-    o_ += ",\"id\":";
-    json::append_uint(o_, f.id);
-    o_ += '}';
-    head("f", "correlation", f.name, f.to_track, f.to_ts);
-    o_ += ",\"bp\":\"e\",\"id\":";
-    json::append_uint(o_, f.id);
-    o_ += '}';
+    head('s', "correlation", f.name, f.from_track, f.from_ts);
+    o_.lit(",\"id\":");
+    o_.uint(f.id);
+    o_.ch('}');
+    head('f', "correlation", f.name, f.to_track, f.to_ts);
+    o_.lit(",\"bp\":\"e\",\"id\":");
+    o_.uint(f.id);
+    o_.ch('}');
     maybe_flush();
   }
 
   bool finish(const std::string& other_data_json) override {
-    o_ += "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":";
-    o_ += other_data_json;
-    o_ += "\n}\n";
+    o_.lit("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":");
+    o_.lit(other_data_json);
+    o_.lit("\n}\n");
     flush();
     return ok_;
   }
@@ -87,55 +170,74 @@ class ChromeSink : public trace::TraceSink {
  private:
   static constexpr std::size_t kFlushAt = 1 << 22;
 
+  // Categories and argument keys are the producer's literals: the text written for them is made
+  // once per address and phase (a small cache; a miss makes it again).
+  std::string_view prefix(char ph, const char* cat) {  // ,\n{"ph":"X","cat":"CAT","name":
+    Lit& l = lits_[((reinterpret_cast<std::uintptr_t>(cat) >> 3) ^ static_cast<unsigned char>(ph)) & (kLits - 1)];
+    if (l.p != cat || l.ph != ph) {
+      l.p = cat;
+      l.ph = ph;
+      l.text.assign(",\n{\"ph\":\"").append(1, ph).append("\",\"cat\":\"").append(cat).append("\",\"name\":");
+    }
+    return l.text;
+  }
+  std::string_view key(const char* k) {  // "KEY":
+    Lit& l = lits_[((reinterpret_cast<std::uintptr_t>(k) >> 3) ^ 0x55u) & (kLits - 1)];
+    if (l.p != k || l.ph != 0) {
+      l.p = k;
+      l.ph = 0;
+      l.text.assign("\"").append(k).append("\":");
+    }
+    return l.text;
+  }
+
   // Common head of every event: ,\n{"ph":..,"cat":..,"name":..,"pid":..,"tid":..,"ts":..
-  void head(const char* ph, const char* cat, std::string_view name, std::uint32_t track, std::uint64_t ts) {
-    o_ += ",\n{\"ph\":\"";
-    o_ += ph;
-    o_ += "\",\"cat\":\"";
-    o_ += cat;
-    o_ += "\",\"name\":";
-    json::append_string(o_, name);
-    o_ += ",\"pid\":";
-    o_ += pid_;
-    o_ += ",\"tid\":";
-    o_ += tids_[track];
-    o_ += ",\"ts\":";
-    json::append_us(o_, ts - t0_);
+  void head(char ph, const char* cat, std::string_view name, std::uint32_t track, std::uint64_t ts) {
+    o_.lit(prefix(ph, cat));
+    o_.str(name);
+    o_.lit(tids_[track]);
+    o_.us(ts - t0_);
   }
 
   void args(const trace::Args& a) {
-    o_ += ",\"args\":{";
+    o_.lit(",\"args\":{");
     bool first = true;
     for (const Arg& x : a) {
-      if (!first) o_ += ',';
+      if (!first) o_.ch(',');
       first = false;
-      o_ += '"';
-      o_ += x.key;
-      o_ += "\":";
+      o_.lit(key(x.key));
       switch (x.type) {
-        case Arg::Type::Uint: json::append_uint(o_, x.u); break;
-        case Arg::Type::Int: json::append_int(o_, x.i); break;
-        case Arg::Type::Bool: o_ += x.u ? "true" : "false"; break;
-        case Arg::Type::Str: json::append_string(o_, x.s); break;
-        case Arg::Type::Null: o_ += "null"; break;
+        case Arg::Type::Uint: o_.uint(x.u); break;
+        case Arg::Type::Int: o_.sint(x.i); break;
+        case Arg::Type::Bool: o_.lit(x.u ? "true" : "false"); break;
+        case Arg::Type::Str: o_.str(x.s); break;
+        case Arg::Type::Null: o_.lit("null"); break;
       }
     }
-    o_ += '}';
+    o_.ch('}');
   }
 
   void maybe_flush() {
     if (o_.size() >= kFlushAt) flush();
   }
   void flush() {
-    if (!o_.empty() && std::fwrite(o_.data(), 1, o_.size(), f_) != o_.size()) ok_ = false;
+    if (o_.size() != 0 && std::fwrite(o_.data(), 1, o_.size(), f_) != o_.size()) ok_ = false;
     o_.clear();
   }
 
+  static constexpr std::size_t kLits = 256;
+  struct Lit {
+    const char* p = nullptr;
+    char ph = 0;  // 0: an argument key
+    std::string text;
+  };
+
   std::FILE* f_;
-  std::string o_;
+  Out o_;
   std::string pid_;
   std::uint64_t t0_ = 0;
-  std::vector<std::string> tids_;  // per track index
+  std::vector<std::string> tids_;  // per track index: `,"pid":P,"tid":T,"ts":`
+  Lit lits_[kLits];
   bool ok_ = true;
 };
 

@@ -1,6 +1,7 @@
 // JSON string escaping and number formatting.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -106,4 +107,30 @@ TEST_CASE("json: the python3 check used by the other tests is not vacuous") {
   // What append_string produces from the same bytes does parse.
   CHECK(kob_test::python_json_check("{\"a\": " + quote("\x01\xff\xed\xa0\x80\"\\") + "}",
                                     "assert d['a'] == '\\x01\\ufffd\\ufffd\\ufffd\\ufffd\"\\\\'") == 0);
+}
+
+TEST_CASE("json: a string longer than one piece gives the bytes of short ones, also where a piece ends") {
+  // A piece ends near kPiece; put a 4-byte, a 3-byte and a 2-byte character, a stray
+  // continuation byte and a run of them across that point, at every offset.
+  const std::string chars[] = {"\xF0\x9F\x98\x80", "\xE2\x82\xAC", "\xC3\xA9", "\x80", "\xF0\x80\x80\x80\x80", "\x01\""};
+  for (const std::string& c : chars) {
+    for (std::size_t shift = 0; shift < 6; ++shift) {
+      CAPTURE(shift);
+      std::string s(kob::json::kPiece - shift, 'a');
+      s += c + std::string(64, 'b');  // one piece end, inside or next to c
+      // The same text escaped a few bytes at a time, where no piece logic is involved.
+      std::string expect = "\"";
+      std::size_t i = 0;
+      while (i < s.size()) {
+        // Split only between ASCII bytes, which never belong to a longer sequence.
+        std::size_t j = std::min(s.size(), i + 100);
+        while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x80) ++j;
+        const std::string q = quote(std::string_view(s).substr(i, j - i));
+        expect += q.substr(1, q.size() - 2);
+        i = j;
+      }
+      expect += '"';
+      CHECK(quote(s) == expect);
+    }
+  }
 }

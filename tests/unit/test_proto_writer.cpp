@@ -1,0 +1,75 @@
+// The .pftrace writer's protobuf encoder gives the bytes protozero gives for the same fields:
+// shortest lengths (nested messages of 0, 127, 128, 16383, 16384 bytes), negative ints as ten
+// bytes, fixed64, empty strings, and empty nested messages left out.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include <protozero/pbf_writer.hpp>
+
+#include "common/proto_writer.hpp"
+
+namespace {
+
+std::string bytes(const kob::proto::Writer& w) { return std::string(w.data(), w.size()); }
+
+}  // namespace
+
+TEST_CASE("proto writer: scalar fields as protozero writes them") {
+  kob::proto::Writer w(16);  // small: the buffer grows as needed
+  std::string ref;
+  protozero::pbf_writer pw(ref);
+  for (std::uint64_t v : {0ull, 1ull, 127ull, 128ull, 300ull, 16383ull, 16384ull, ~0ull}) {
+    w.add_varint(3, v);
+    pw.add_uint64(3, v);
+  }
+  for (std::int64_t v : {0ll, -1ll, -128ll, 1ll << 40, -(1ll << 62)}) {
+    w.add_int(4, v);
+    pw.add_int64(4, v);
+  }
+  w.add_int(1, std::int32_t{-5});
+  pw.add_int32(1, -5);
+  w.add_bool(2, true);
+  pw.add_bool(2, true);
+  w.add_bool(2, false);
+  pw.add_bool(2, false);
+  w.add_fixed64(47, 0x0102030405060708ull);
+  pw.add_fixed64(47, 0x0102030405060708ull);
+  w.add_string(6, "name");
+  pw.add_string(6, "name");
+  w.add_string(8, {});
+  pw.add_message(8, std::string());
+  w.add_varint(60, 1);  // a field number above 15: a two-byte tag
+  pw.add_uint32(60, 1);
+  CHECK(bytes(w) == ref);
+}
+
+TEST_CASE("proto writer: nested messages get the shortest length, empty ones are left out") {
+  for (std::size_t inner : {0u, 1u, 120u, 125u, 126u, 127u, 128u, 1000u, 16380u, 16381u, 16382u, 16383u, 16384u, 70000u}) {
+    CAPTURE(inner);
+    kob::proto::Writer w(64);
+    std::string ref;
+    {
+      protozero::pbf_writer top(ref);
+      protozero::pbf_writer pk(top, 1);
+      pk.add_uint32(10, 7);
+      {
+        protozero::pbf_writer te(pk, 11);
+        if (inner) te.add_string(2, std::string(inner, 'x'));
+        protozero::pbf_writer empty(te, 4);  // no field: dropped with its tag
+      }
+      pk.add_uint32(13, 2);
+    }
+    {
+      kob::proto::Nested pk(w, 1);
+      w.add_varint(10, 7);
+      {
+        kob::proto::Nested te(w, 11);
+        if (inner) w.add_string(2, std::string(inner, 'x'));
+        kob::proto::Nested empty(w, 4);
+      }
+      w.add_varint(13, 2);
+    }
+    CHECK(bytes(w) == ref);
+  }
+}
