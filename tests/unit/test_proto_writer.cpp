@@ -1,6 +1,6 @@
-// The .pftrace writer's protobuf encoder gives the bytes protozero gives for the same fields:
-// shortest lengths (nested messages of 0, 127, 128, 16383, 16384 bytes), negative ints as ten
-// bytes, fixed64, empty strings, and empty nested messages left out.
+// The .pftrace writer's protobuf layer hands every field to protozero: its bytes are protozero's own
+// (shortest lengths for nested messages of 0, 127, 128, 16383, 16384 bytes, negative ints as ten
+// bytes, fixed64, empty strings, empty nested messages left out).
 #include <doctest/doctest.h>
 
 #include <string>
