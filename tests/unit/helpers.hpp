@@ -62,6 +62,19 @@ Span span(std::uint32_t track, std::uint64_t start, std::uint64_t end) {
 
 inline std::uint32_t nm(const char* s) { return kob::names().intern(s); }
 
+// One record with the given fields (u[0], u[1], ... in order).
+inline kob::Record rec(std::uint64_t tick, kob::Ev type, std::uint32_t a = 0, std::initializer_list<std::uint64_t> u = {},
+                       std::uint16_t sub = 0) {
+  kob::Record r{};
+  r.tick = tick;
+  r.type = type;
+  r.a = a;
+  r.sub = sub;
+  std::size_t i = 0;
+  for (std::uint64_t v : u) r.u[i++] = v;
+  return r;
+}
+
 // Records written straight into in-memory threads (no thread_local, no clock), then read with
 // build_timeline. Track i is thread i.
 struct Synth {

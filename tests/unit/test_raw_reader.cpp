@@ -18,19 +18,9 @@ using kob::Ev;
 using kob::Record;
 using kob_test::RawTraceWriter;
 using kob_test::RecorderReset;
+using kob_test::rec;
 
 namespace {
-
-Record rec(std::uint64_t tick, Ev type, std::uint32_t a = 0, std::initializer_list<std::uint64_t> u = {}, std::uint16_t sub = 0) {
-  Record r{};
-  r.tick = tick;
-  r.type = type;
-  r.a = a;
-  r.sub = sub;
-  std::size_t i = 0;
-  for (std::uint64_t v : u) r.u[i++] = v;
-  return r;
-}
 
 // n records of thread `tag`: ProfileEvent with u0 = tag * 1000000 + k, tick = 10 * k + offset.
 std::vector<Record> numbered(std::uint64_t tag, std::uint64_t from, std::uint64_t n) {

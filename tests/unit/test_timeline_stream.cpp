@@ -13,18 +13,9 @@ namespace {
 using kob::Ev;
 using kob_test::nm;
 using kob_test::Synth;
+using kob_test::rec;
 using kob::Record;
 
-Record make(std::uint64_t tick, Ev type, std::uint32_t a = 0, std::initializer_list<std::uint64_t> u = {}, std::uint16_t sub = 0) {
-  Record r{};
-  r.tick = tick;
-  r.type = type;
-  r.a = a;
-  r.sub = sub;
-  std::size_t i = 0;
-  for (std::uint64_t v : u) r.u[i++] = v;
-  return r;
-}
 
 // A Kokkos OpenMP-backend run of n kernels on two threads, made chunk by chunk (never all in
 // memory). Kernel i (id i+1, parallel region i+1) spans ticks 100i .. 100i+33. As libomp 19 does,
@@ -42,29 +33,29 @@ class KernelRun : public kob::ThreadSource {
     const std::uint64_t b = 100 * i + 1000, pid = i + 1, kid = i + 1;
     constexpr std::uint16_t kBarrier = 2;
     if (!worker_) {
-      out.push_back(make(b, Ev::KernelBegin, name_, {kid, 0x01000000}));
-      out.push_back(make(b + 1, Ev::OmpParallelBegin, 2, {pid, kid, 0x80000001, 0}));
-      out.push_back(make(b + 2, Ev::OmpImplicitTaskBegin, 0, {pid, kid, 2}));
-      out.push_back(make(b + 20, Ev::OmpSyncBegin, 0, {pid, kid, 0}, kBarrier));
-      out.push_back(make(b + 20, Ev::OmpSyncWaitBegin, 0, {pid, kid}, kBarrier));
-      out.push_back(make(b + 30, Ev::OmpSyncWaitEnd, 0, {pid, kid}, kBarrier));
-      out.push_back(make(b + 30, Ev::OmpSyncEnd, 0, {pid, kid, 0}, kBarrier));
-      out.push_back(make(b + 31, Ev::OmpImplicitTaskEnd, 0, {pid}));
-      out.push_back(make(b + 32, Ev::OmpParallelEnd, 0, {pid}));
-      out.push_back(make(b + 33, Ev::KernelEnd, 0, {kid}));
+      out.push_back(rec(b, Ev::KernelBegin, name_, {kid, 0x01000000}));
+      out.push_back(rec(b + 1, Ev::OmpParallelBegin, 2, {pid, kid, 0x80000001, 0}));
+      out.push_back(rec(b + 2, Ev::OmpImplicitTaskBegin, 0, {pid, kid, 2}));
+      out.push_back(rec(b + 20, Ev::OmpSyncBegin, 0, {pid, kid, 0}, kBarrier));
+      out.push_back(rec(b + 20, Ev::OmpSyncWaitBegin, 0, {pid, kid}, kBarrier));
+      out.push_back(rec(b + 30, Ev::OmpSyncWaitEnd, 0, {pid, kid}, kBarrier));
+      out.push_back(rec(b + 30, Ev::OmpSyncEnd, 0, {pid, kid, 0}, kBarrier));
+      out.push_back(rec(b + 31, Ev::OmpImplicitTaskEnd, 0, {pid}));
+      out.push_back(rec(b + 32, Ev::OmpParallelEnd, 0, {pid}));
+      out.push_back(rec(b + 33, Ev::KernelEnd, 0, {kid}));
       return;
     }
     if (i > 0) {  // the previous region's end, reported now
-      out.push_back(make(b + 3, Ev::OmpSyncWaitEnd, 0, {pid - 1, kid - 1}, kBarrier));
-      out.push_back(make(b + 3, Ev::OmpSyncEnd, 0, {pid - 1, kid - 1, 0}, kBarrier));
-      out.push_back(make(b + 3, Ev::OmpImplicitTaskEnd, 1, {pid - 1}));
+      out.push_back(rec(b + 3, Ev::OmpSyncWaitEnd, 0, {pid - 1, kid - 1}, kBarrier));
+      out.push_back(rec(b + 3, Ev::OmpSyncEnd, 0, {pid - 1, kid - 1, 0}, kBarrier));
+      out.push_back(rec(b + 3, Ev::OmpImplicitTaskEnd, 1, {pid - 1}));
     }
     if (i == n_) return;
-    out.push_back(make(b + 3, Ev::OmpImplicitTaskBegin, 1, {pid, kid, 2}));
-    out.push_back(make(b + 4, Ev::OmpWorkBegin, 0, {pid, kid, 64}, 1));
-    out.push_back(make(b + 10, Ev::OmpWorkEnd, 0, {pid, kid, 0}, 1));
-    out.push_back(make(b + 11, Ev::OmpSyncBegin, 0, {pid, kid, 0}, kBarrier));
-    out.push_back(make(b + 11, Ev::OmpSyncWaitBegin, 0, {pid, kid}, kBarrier));
+    out.push_back(rec(b + 3, Ev::OmpImplicitTaskBegin, 1, {pid, kid, 2}));
+    out.push_back(rec(b + 4, Ev::OmpWorkBegin, 0, {pid, kid, 64}, 1));
+    out.push_back(rec(b + 10, Ev::OmpWorkEnd, 0, {pid, kid, 0}, 1));
+    out.push_back(rec(b + 11, Ev::OmpSyncBegin, 0, {pid, kid, 0}, kBarrier));
+    out.push_back(rec(b + 11, Ev::OmpSyncWaitBegin, 0, {pid, kid}, kBarrier));
   }
 
  private:
