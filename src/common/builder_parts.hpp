@@ -51,6 +51,20 @@ class OpenEnd {
   bool cut_;
 };
 
+// Hands on the spans still open at the end of the records (a map id -> span), each ended by
+// open_end, with one problem line each; when events were dropped (their ends may be among them)
+// they are discarded instead. Empties the map.
+template <class Map, class Give>
+void close_unended(Map& open, Give&& give, const char* what, bool lost_ends, const OpenEnd& open_end, ProblemCounter& problems) {
+  for (auto& [id, span] : open) {
+    problems.add(lost_ends ? std::string(what) + " without an end, discarded (events were dropped)" : open_end.never_ended(what));
+    if (lost_ends) continue;
+    open_end.close(span);
+    give(span);
+  }
+  open.clear();
+}
+
 // Finds the innermost element of a stack that `exact` accepts, else the innermost that `loose`
 // accepts. Returns the index or -1.
 template <class V, class Exact, class Loose>

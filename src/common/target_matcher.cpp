@@ -248,18 +248,11 @@ void TargetMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t trac
 }
 
 void TargetMatcher::finish(bool lost_ends, const OpenEnd& open_end) {
-  auto close_open = [&](auto& open, auto&& give, const char* what) {
-    for (auto& [id, span] : open) {
-      c_.problems.add(lost_ends ? std::string(what) + " without an end, discarded (events were dropped)" : open_end.never_ended(what));
-      if (lost_ends) continue;
-      open_end.close(span);
-      give(span);
-    }
-    open.clear();
-  };
-  close_open(open_targets_, [&](const OmpTargetSpan& x) { give_target(x); }, "an OpenMP target region");
-  close_open(open_ops_, [&](const OmpDataOpSpan& d) { give_data_op(d); }, "an OpenMP target data operation");
-  close_open(open_submits_, [&](const OmpSubmitSpan& x) { c_.out.omp_submit(x); }, "an OpenMP target submit");
+  close_unended(open_targets_, [&](const OmpTargetSpan& x) { give_target(x); }, "an OpenMP target region", lost_ends, open_end, c_.problems);
+  close_unended(open_ops_, [&](const OmpDataOpSpan& d) { give_data_op(d); }, "an OpenMP target data operation", lost_ends, open_end,
+                c_.problems);
+  close_unended(open_submits_, [&](const OmpSubmitSpan& x) { c_.out.omp_submit(x); }, "an OpenMP target submit", lost_ends, open_end,
+                c_.problems);
   linker_.finish();
   for (auto& [num, d] : devices_) c_.rest.omp_devices.push_back(d);
 }

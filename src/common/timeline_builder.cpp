@@ -301,23 +301,10 @@ void TimelineBuilder::Impl::finish(bool ended_cleanly, std::uint64_t run_end) {
   rest.cut_short = !ended_cleanly;
   const OpenEnd open_end(rest, !ended_cleanly);
   const bool lost_ends = rest.dropped > 0;
-  auto close_open = [&](auto& open, auto&& give, const char* what) {
-    if (open.empty()) return;
-    if (lost_ends) {
-      for (std::size_t i = 0; i < open.size(); ++i) problems.add(std::string(what) + " without an end, discarded (events were dropped)");
-      open.clear();
-      return;
-    }
-    for (auto& [id, span] : open) {
-      open_end.close(span);
-      give(span);
-      problems.add(open_end.never_ended(what));
-    }
-    open.clear();
-  };
-  close_open(open_kernels, [&](const KernelSpan& s) { sink.kernel(s); }, "a Kokkos kernel");
-  close_open(open_fences, [&](const FenceSpan& s) { sink.fence(s); }, "a Kokkos fence");
-  close_open(open_copies, [&](const DeepCopySpan& s) { sink.deep_copy(s); }, "a Kokkos deep copy");
+  using builder::close_unended;
+  close_unended(open_kernels, [&](const KernelSpan& s) { sink.kernel(s); }, "a Kokkos kernel", lost_ends, open_end, problems);
+  close_unended(open_fences, [&](const FenceSpan& s) { sink.fence(s); }, "a Kokkos fence", lost_ends, open_end, problems);
+  close_unended(open_copies, [&](const DeepCopySpan& s) { sink.deep_copy(s); }, "a Kokkos deep copy", lost_ends, open_end, problems);
   for (std::uint32_t track = 0; track < regions.size(); ++track) {
     RegionStack& st = regions[track];
     while (!st.names.empty()) {  // innermost first
