@@ -174,13 +174,20 @@ class PerfettoSink : public trace::TraceSink {
   // The arrows are on the events at their ends already (flow_ids, terminating_flow_ids).
   void flow(const trace::Flow&) override {}
 
-  bool finish(const std::string&) override {
+  // A later window's slices on a track either follow these or enclose them (a slice open across
+  // the window's end): these are closed now, and trace readers sort by time.
+  void window_end() override {
     for (std::uint32_t track = 0; track < open_.size(); ++track) {
       auto& open = open_[track];
       if (open.empty()) continue;
       Sequence& seq = sequence(track_uuid(track), nullptr);
       for (; !open.empty(); open.pop_back()) end_slice(seq, open.back());
     }
+    if (w_.size() >= kFlushAt) flush();
+  }
+
+  bool finish(const std::string&) override {
+    window_end();
     flush();
     return ok_;
   }
@@ -386,5 +393,7 @@ bool write_perfetto_trace(std::FILE* f, const Timeline& t, const TraceInfo& info
   PerfettoSink sink(f);
   return produce_trace(t, info, sink, clipped);
 }
+
+std::unique_ptr<trace::TraceSink> make_perfetto_sink(std::FILE* f) { return std::make_unique<PerfettoSink>(f); }
 
 }  // namespace kob

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdio>
+#include <memory>
 
 #include "common/timeline.hpp"
+#include "common/trace_events.hpp"
 #include "common/trace_producer.hpp"
 
 namespace kob {
@@ -14,5 +16,8 @@ namespace kob {
 // Writes the whole trace to f, streaming packets as it goes. Returns false on an I/O error.
 // *clipped: as write_chrome_trace's (the same events are cut).
 bool write_perfetto_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, std::uint64_t* clipped = nullptr);
+
+// The sink that writes the .pftrace to f, for a TraceProducer fed window by window.
+std::unique_ptr<trace::TraceSink> make_perfetto_sink(std::FILE* f);
 
 }  // namespace kob

@@ -111,8 +111,11 @@ struct Flow {
   std::uint64_t from_ts = 0, to_ts = 0;
 };
 
-// Calls come in this order: process, every track, events, flows, finish. Tracks first: all of
-// them before any event. Slices come per track by start (outer first), already nested.
+// Calls come in this order: process, then windows, then finish. A window is events, then flows,
+// then window_end; a track is declared (track) before the first event on it, in any window.
+// Within a window, slices come per track by start (outer first), already nested; a slice that
+// began before the window's others (it was open across an earlier window's end) may start before
+// slices of earlier windows on its track, and encloses those it overlaps.
 class TraceSink {
  public:
   virtual ~TraceSink() = default;
@@ -120,6 +123,8 @@ class TraceSink {
   virtual void track(const TrackDesc& t) = 0;
   virtual void event(const Event& e) = 0;
   virtual void flow(const Flow& f) = 0;
+  // The window's events are all given: nothing later nests inside what it gave.
+  virtual void window_end() {}
   // other_data_json: the run's metadata as a JSON object. Returns false on an I/O error.
   virtual bool finish(const std::string& other_data_json) = 0;
 };

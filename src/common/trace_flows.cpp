@@ -53,7 +53,7 @@ IdIndex index_by(const V& v, Id id_of) {
 
 void TraceFlows::add(const char* name, SpanKind from_kind, std::size_t from, std::uint32_t from_track, std::uint64_t from_ts,
                      SpanKind to_kind, std::size_t to, std::uint32_t to_track, std::uint64_t to_ts) {
-  const std::uint64_t id = flows_.size() + 1;
+  const std::uint64_t id = base_ + flows_.size() + 1;
   flows_.push_back({name, id, from_track, to_track, from_ts, to_ts});
   from_slot_.push_back(slot(from_kind, from));
   to_slot_.push_back(slot(to_kind, to));
@@ -63,7 +63,8 @@ void TraceFlows::add(const char* name, SpanKind from_kind, std::size_t from, std
 // threads, task creation -> each stretch of the task; then target offload: Kokkos kernel -> its
 // target regions, target region -> its submits and data ops on other threads, Kokkos deep copy ->
 // each data op it caused, host op -> its device record on the device track.
-TraceFlows::TraceFlows(const Timeline& t, const std::unordered_map<int, std::uint32_t>& device_tracks) {
+TraceFlows::TraceFlows(const Timeline& t, const std::unordered_map<int, std::uint32_t>& device_tracks, std::uint64_t base)
+    : base_(base) {
   const std::size_t sizes[kKinds] = {t.kernels.size(),       t.fences.size(),         t.regions.size(),
                                      t.deep_copies.size(),   t.omp_targets.size(),    t.omp_data_ops.size(),
                                      t.omp_submits.size(),   t.omp_parallels.size(),  t.omp_implicit_tasks.size(),

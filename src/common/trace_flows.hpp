@@ -22,8 +22,8 @@ enum class SpanKind : std::uint8_t {
 
 class TraceFlows {
  public:
-  // device_tracks: the track index of each device number.
-  TraceFlows(const Timeline& t, const std::unordered_map<int, std::uint32_t>& device_tracks);
+  // device_tracks: the track index of each device number. Ids are base + 1, base + 2, ...
+  TraceFlows(const Timeline& t, const std::unordered_map<int, std::uint32_t>& device_tracks, std::uint64_t base = 0);
 
   const std::vector<Flow>& flows() const { return flows_; }
   // The ids of the flows that leave and that reach the event (kind, index), ascending; both stay
@@ -37,6 +37,7 @@ class TraceFlows {
   void add(const char* name, SpanKind from_kind, std::size_t from, std::uint32_t from_track, std::uint64_t from_ts,
            SpanKind to_kind, std::size_t to, std::uint32_t to_track, std::uint64_t to_ts);
   void index_ends();
+  std::uint64_t base_ = 0;
   std::vector<Flow> flows_;
   std::vector<std::size_t> from_slot_, to_slot_;  // per flow, while building
   std::size_t kind_base_[kKinds + 1] = {};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <span>
 #include <tuple>
@@ -41,73 +42,133 @@ struct XRef {
 
 class Producer {
  public:
-  Producer(const Timeline& t, trace::TraceSink& sink) : t_(t), sink_(sink), names_{kob::names().snapshot()} {}
+  Producer(trace::TraceSink& sink, const TraceInfo& info) : sink_(sink), info_(info) {}
 
-  bool run(const TraceInfo& info, std::uint64_t* clipped_out) {
-    sink_.process(info.pid, info.process_name, t_.t0);
-    tracks();
-    trace::TraceFlows flows(t_, device_tracks_);
+  void begin(std::uint64_t t0) {
+    if (begun_) return;
+    begun_ = true;
+    sink_.process(info_.pid, info_.process_name, t0);
+  }
+
+  void window(const Timeline& w) {
+    t_ = &w;
+    refresh_names();
+    if (!begun_) begin(w.t0);
+    if (host_tracks_ == UINT32_MAX) host_tracks_ = static_cast<std::uint32_t>(w.tracks.size());
+    add_devices(w);
+    trace::TraceFlows flows(w, device_tracks_, flow_base_);
     flows_ = &flows;
-    complete_events(clipped_out);
+    complete_events();
     sections();
     memory();
     kokkos_instants();
     omp_instants();
-    devices();
+    device_loads();
     for (const trace::Flow& f : flows.flows()) sink_.flow(f);
-    return sink_.finish(info.other_data_json);
+    flow_base_ += flows.flows().size();
+    flows_ = nullptr;
+    sink_.window_end();
+    t_ = nullptr;
   }
+
+  bool end(const Timeline& rest, const std::string& other_data_json) {
+    t_ = &rest;
+    refresh_names();
+    if (!begun_) begin(rest.t0);
+    if (host_tracks_ == UINT32_MAX) host_tracks_ = static_cast<std::uint32_t>(rest.tracks.size());
+    add_devices(rest);
+    // Tracks no event used still belong to the run: every thread and device is listed.
+    for (std::uint32_t i = 0; i < host_tracks_ && i < rest.tracks.size(); ++i) thread_track(i);
+    for (std::uint32_t i = 0; i < rest.omp_devices.size(); ++i) device_track_at(i);
+    device_instants();
+    t_ = nullptr;
+    return sink_.finish(other_data_json);
+  }
+
+  std::uint64_t clipped() const { return clipped_; }
 
  private:
   std::string track_name(std::uint32_t i) const {
-    const Track& tr = t_.tracks[i];
+    const Track& tr = t_->tracks[i];
     if (tr.hidden_helper) return "hidden helper " + std::to_string(tr.hidden_helper_num);
     const bool omp = tr.omp_thread_type == 1 || tr.omp_thread_type == 2;
     return (omp ? "omp thread " : "thread ") + std::to_string(tr.index);
   }
   std::uint64_t track_sort_index(std::uint32_t i) const {
-    const Track& tr = t_.tracks[i];
+    const Track& tr = t_->tracks[i];
     return tr.hidden_helper ? kHiddenHelperSortBase + tr.hidden_helper_num : tr.index;
   }
 
-  void tracks() {
-    // The OS may reuse a thread id after a thread ends: a second track with it gets an id of its own.
-    std::unordered_map<std::uint64_t, int> tid_uses;
-    for (std::uint32_t i = 0; i < t_.tracks.size(); ++i) {
-      const Track& tr = t_.tracks[i];
-      const int n = tid_uses[tr.os_tid]++;
-      trace::TrackDesc d;
-      d.index = i;
-      d.id = n == 0 ? tr.os_tid : tr.os_tid + (std::uint64_t(n) << 32);
-      d.kind = trace::TrackKind::Thread;
-      d.os_tid = tr.os_tid;
-      d.os_tid_first = n == 0;
-      d.listed = !tr.device_only();  // a runtime thread that only delivered device buffers
-      d.name = track_name(i);
-      d.sort_index = track_sort_index(i);
-      ids_.push_back(d.id);
-      descs_.push_back(std::move(d));
+  // Tracks are declared when first used (a window at a time, the rest at the end). Indices:
+  // host threads 0..host_tracks_-1, then device i at host_tracks_ + 2i and lane n at
+  // host_tracks_ + 2n + 1, so that neither needs to know how many of the other will come.
+  std::uint32_t thread_track(std::uint32_t i) {
+    if (i < declared_.size() && declared_[i]) return i;
+    const Track& tr = t_->tracks[i];
+    // The OS may reuse a thread id after a thread ends: a later track with it gets an id of its own.
+    std::uint64_t n = 0;
+    for (std::uint32_t j = 0; j < i; ++j) n += t_->tracks[j].os_tid == tr.os_tid ? 1 : 0;
+    trace::TrackDesc d;
+    d.index = i;
+    d.id = n == 0 ? tr.os_tid : tr.os_tid + (n << 32);
+    d.kind = trace::TrackKind::Thread;
+    d.os_tid = tr.os_tid;
+    d.os_tid_first = n == 0;
+    d.listed = !tr.device_only();  // a runtime thread that only delivered device buffers
+    d.name = track_name(i);
+    d.sort_index = track_sort_index(i);
+    declare(d);
+    return i;
+  }
+
+  std::uint32_t device_track_at(std::uint32_t i) {
+    const std::uint32_t index = host_tracks_ + 2 * i;
+    if (index < declared_.size() && declared_[index]) return index;
+    const OmpDevice& dev = devices_[i];
+    trace::TrackDesc d;
+    d.index = index;
+    d.id = static_cast<std::uint64_t>(static_cast<std::int64_t>(kDeviceIdBase) + dev.num);
+    d.kind = trace::TrackKind::Device;
+    d.name = "device " + std::to_string(dev.num) + " (" + std::string(dev.type != 0 ? names_.str(dev.type) : "unknown") + ")";
+    d.sort_index = d.id;
+    declare(d);
+    return index;
+  }
+
+  void declare(const trace::TrackDesc& d) {
+    if (declared_.size() <= d.index) {
+      declared_.resize(d.index + 1, false);
+      ids_.resize(d.index + 1, 0);
     }
-    // Device tracks follow the host threads: track index tracks.size() + index in omp_devices.
-    host_tracks_ = static_cast<std::uint32_t>(t_.tracks.size());
-    for (std::uint32_t i = 0; i < t_.omp_devices.size(); ++i) {
-      const OmpDevice& dev = t_.omp_devices[i];
-      trace::TrackDesc d;
-      d.index = host_tracks_ + i;
-      d.id = static_cast<std::uint64_t>(static_cast<std::int64_t>(kDeviceIdBase) + dev.num);
-      d.kind = trace::TrackKind::Device;
-      d.name = "device " + std::to_string(dev.num) + " (" + std::string(dev.type != 0 ? names_.str(dev.type) : "unknown") + ")";
-      d.sort_index = d.id;
-      device_tracks_.emplace(dev.num, d.index);
-      ids_.push_back(d.id);
-      descs_.push_back(std::move(d));
+    declared_[d.index] = true;
+    ids_[d.index] = d.id;
+    sink_.track(d);
+  }
+
+  // The devices known so far (a device's number and type are final once it is initialised).
+  void add_devices(const Timeline& w) {
+    for (std::size_t i = devices_.size(); i < w.omp_devices.size(); ++i) {
+      devices_.push_back(w.omp_devices[i]);
+      device_tracks_.emplace(w.omp_devices[i].num, host_tracks_ + 2 * static_cast<std::uint32_t>(i));
     }
-    for (const trace::TrackDesc& d : descs_) sink_.track(d);
+    for (std::size_t i = 0; i < devices_.size() && i < w.omp_devices.size(); ++i) devices_[i] = w.omp_devices[i];
+  }
+
+  // The track of an event: a host thread's or a device's, declared on first use.
+  std::uint32_t use(std::uint32_t track) {
+    if (track < declared_.size() && declared_[track]) return track;
+    if (track < host_tracks_) return thread_track(track);
+    return device_track_at((track - host_tracks_) / 2);
   }
 
   std::uint32_t device_track(int num) const {
     auto it = device_tracks_.find(num);
     return it == device_tracks_.end() ? UINT32_MAX : it->second;
+  }
+
+  void refresh_names() {
+    const std::size_t n = kob::names().size();
+    if (n != names_.by_id.size()) names_.by_id = kob::names().snapshot();
   }
 
   void emit(Phase phase, const char* cat, std::string_view name, std::uint32_t track, std::uint64_t ts, const Args* args,
@@ -116,7 +177,7 @@ class Producer {
     e.phase = phase;
     e.cat = cat;
     e.name = name;
-    e.track = track;
+    e.track = use(track);
     e.ts = ts;
     e.end = end;
     e.id = id;
@@ -133,8 +194,8 @@ class Producer {
   }
 
   // Complete events, made to nest per track.
-  void complete_events(std::uint64_t* clipped_out) {
-    const Timeline& t = t_;
+  void complete_events() {
+    const Timeline& t = *t_;
     // Every complete event once, grouped by track: one pass counts per track, one places.
     auto each = [&](auto&& fn) {
       auto of = [&](const auto& v, SpanKind kind) {
@@ -159,7 +220,8 @@ class Producer {
         if (track != UINT32_MAX) fn(track, d.start, d.end, SpanKind::OmpDevice, i);
       }
     };
-    std::vector<std::size_t> at(ids_.size() + 1, 0);
+    // Tracks by index: host threads and devices (lanes come after the nesting below).
+    std::vector<std::size_t> at(host_tracks_ + 2 * devices_.size() + 1, 0);
     each([&](std::uint32_t track, std::uint64_t, std::uint64_t, SpanKind, std::size_t) { ++at[track + 1]; });
     for (std::size_t i = 1; i < at.size(); ++i) at[i] += at[i - 1];
     // Not a vector: every element is written below, and zeroing this (the largest array of the
@@ -208,7 +270,7 @@ class Producer {
       }
       ends.push_back({x.end, x.kind, n});
     }
-    if (clipped_out) *clipped_out = clipped;
+    clipped_ += clipped;
     lanes(xs, moved);
     for (const XRef& x : xs) complete_event(x);
   }
@@ -258,19 +320,12 @@ class Producer {
     std::sort(moved.begin(), moved.end(), [&](std::size_t a, std::size_t b) {
       return std::tie(xs[a].track, xs[a].start, xs[b].end) < std::tie(xs[b].track, xs[b].start, xs[a].end);
     });
-    const auto lane_base = static_cast<std::uint32_t>(ids_.size());
     std::uint32_t thread = UINT32_MAX;
-    std::size_t first_lane = 0;
     std::vector<std::vector<std::uint64_t>> stacks;  // per lane of this thread: open holds' ends
-    struct Lane {
-      std::uint32_t thread_track, number;
-    };
-    std::vector<Lane> lanes;
     for (std::size_t m : moved) {
       XRef& x = xs[m];
       if (x.track != thread) {
         thread = x.track;
-        first_lane = lanes.size();
         stacks.clear();
       }
       std::size_t k = 0;
@@ -279,30 +334,32 @@ class Producer {
         while (!st.empty() && st.back() <= x.start) st.pop_back();
         if (st.empty() || x.end <= st.back()) break;
       }
-      if (k == stacks.size()) {
-        stacks.emplace_back();
-        lanes.push_back({thread, static_cast<std::uint32_t>(k)});
-        ids_.push_back(ids_[thread] + (std::uint64_t(k + 1) << 40));
-      }
+      if (k == stacks.size()) stacks.emplace_back();
       stacks[k].push_back(x.end);
-      x.track = lane_base + static_cast<std::uint32_t>(first_lane + k);
+      x.track = lane(thread, static_cast<std::uint32_t>(k));
     }
-    for (std::size_t i = 0; i < lanes.size(); ++i) {
-      const Lane& l = lanes[i];
-      trace::TrackDesc d;
-      d.index = lane_base + static_cast<std::uint32_t>(i);
-      d.id = ids_[d.index];
-      d.kind = trace::TrackKind::Lane;
-      d.os_tid = descs_[l.thread_track].os_tid;
-      d.name = track_name(l.thread_track) + " mutex holds" + (l.number ? " " + std::to_string(l.number + 1) : "");
-      d.sort_index = track_sort_index(l.thread_track);
-      sink_.track(d);
-    }
+  }
+
+  // The track of a thread's lane k (the same in every window), declared on first use.
+  std::uint32_t lane(std::uint32_t thread, std::uint32_t k) {
+    auto [it, fresh] = lanes_.try_emplace({thread, k}, 0);
+    if (!fresh) return it->second;
+    it->second = host_tracks_ + 2 * static_cast<std::uint32_t>(lanes_.size() - 1) + 1;
+    thread_track(thread);
+    trace::TrackDesc d;
+    d.index = it->second;
+    d.id = ids_[thread] + (std::uint64_t(k + 1) << 40);
+    d.kind = trace::TrackKind::Lane;
+    d.os_tid = t_->tracks[thread].os_tid;
+    d.name = track_name(thread) + " mutex holds" + (k ? " " + std::to_string(k + 1) : "");
+    d.sort_index = track_sort_index(thread);
+    declare(d);
+    return it->second;
   }
 
   // Whether the span was still open when the run ended without a clean exit (Interval::cut).
   bool cut(const XRef& x) const {
-    const Timeline& t = t_;
+    const Timeline& t = *t_;
     switch (x.kind) {
       case SpanKind::Kernel: return t.kernels[x.index].cut;
       case SpanKind::Fence: return t.fences[x.index].cut;
@@ -324,7 +381,7 @@ class Producer {
   }
 
   void complete_event(const XRef& x) {
-    const Timeline& t = t_;
+    const Timeline& t = *t_;
     Args& a = args_.clear();
     auto kernel_arg = [&](std::uint64_t k) {
       if (k != 0) a.u("kokkos_kernel", k);
@@ -464,7 +521,7 @@ class Producer {
 
   // Sections overlap freely, so they are async events keyed by section id.
   void sections() {
-    for (const SectionSpan& s : t_.sections) {
+    for (const SectionSpan& s : t_->sections) {
       Args& a = args_.clear().u("section", s.section);
       emit(Phase::AsyncBegin, "kokkos.section", names_.str(s.name), s.track, s.start, &a, 0, s.section);
       if (s.cut) a.b("cut", true);
@@ -474,7 +531,7 @@ class Producer {
 
   void memory() {
     char ptr[24];
-    for (const MemoryEvent& m : t_.memory) {
+    for (const MemoryEvent& m : t_->memory) {
       std::snprintf(ptr, sizeof ptr, "0x%" PRIx64, m.ptr);
       const std::string_view space = names_.str(m.space);
       Args& a = args_.clear().s("space", space).s("ptr", ptr).u("bytes", m.bytes);
@@ -486,9 +543,9 @@ class Producer {
   }
 
   void kokkos_instants() {
-    for (const InstantEvent& e : t_.events) instant("kokkos.event", names_.str(e.name), e.track, e.time, nullptr);
+    for (const InstantEvent& e : t_->events) instant("kokkos.event", names_.str(e.name), e.track, e.time, nullptr);
     char ptr[24];
-    for (const DualViewEvent& d : t_.dual_views) {
+    for (const DualViewEvent& d : t_->dual_views) {
       std::snprintf(ptr, sizeof ptr, "0x%" PRIx64, d.ptr);
       Args& a = args_.clear().s("op", d.modify ? "modify" : "sync").b("on_device", d.on_device).s("ptr", ptr);
       instant("kokkos.dual_view", names_.str(d.name), d.track, d.time, &a);
@@ -496,7 +553,7 @@ class Producer {
   }
 
   void omp_instants() {
-    const Timeline& t = t_;
+    const Timeline& t = *t_;
     // kokkos_kernel only inside one (0: none), as on omp.parallel.
     auto kernel_arg = [&](Args& a, std::uint64_t k) {
       if (k != 0) a.u("kokkos_kernel", k);
@@ -563,19 +620,22 @@ class Producer {
     }
   }
 
-  // Device life cycle and code loads, as instants on the device tracks.
-  void devices() {
-    const Timeline& t = t_;
-    for (std::size_t i = 0; i < t.omp_devices.size(); ++i) {
-      const OmpDevice& d = t.omp_devices[i];
-      const std::uint32_t track = host_tracks_ + static_cast<std::uint32_t>(i);
+  // Device life cycle, as instants on the device tracks (at the end: the devices are final then).
+  void device_instants() {
+    for (std::uint32_t i = 0; i < devices_.size(); ++i) {
+      const OmpDevice& d = devices_[i];
+      const std::uint32_t track = host_tracks_ + 2 * i;
       if (d.initialised) {
         Args& a = args_.clear().i("device", d.num).s("type", names_.str(d.type)).s("path", d.traced ? "tracing" : "callbacks");
         instant("omp.device_init", "device_initialize", track, d.init_time, &a);
       }
       if (d.finalize_time != 0) instant("omp.device_finalize", "device_finalize", track, d.finalize_time, &args_.clear().i("device", d.num));
     }
-    for (const OmpDeviceLoad& l : t.omp_device_loads) {
+  }
+
+  // Code loads and unloads, as instants on the device tracks.
+  void device_loads() {
+    for (const OmpDeviceLoad& l : t_->omp_device_loads) {
       const std::uint32_t track = device_track(l.device);
       if (track == UINT32_MAX) continue;
       Args& a = args_.clear().i("device", l.device);
@@ -608,16 +668,22 @@ class Producer {
     std::string_view str(std::uint32_t id) const { return id < by_id.size() ? by_id[id] : std::string_view(""); }
   };
 
-  const Timeline& t_;
   trace::TraceSink& sink_;
-  const Names names_;
+  const TraceInfo& info_;
+  const Timeline* t_ = nullptr;  // the window (or, at the end, the rest) being written
+  bool begun_ = false;
+  Names names_;
   std::string label_;
   std::uint32_t label_devid_ = 0;
   bool label_made_ = false;
-  std::vector<trace::TrackDesc> descs_;  // host threads and devices
-  std::vector<std::uint64_t> ids_;       // every track's id, lanes included
+  std::uint32_t host_tracks_ = UINT32_MAX;  // set by the first window: the run's thread count
+  std::vector<bool> declared_;              // per track index
+  std::vector<std::uint64_t> ids_;          // per declared track index: its id
+  std::vector<OmpDevice> devices_;          // as known so far
   std::unordered_map<int, std::uint32_t> device_tracks_;
-  std::uint32_t host_tracks_ = 0;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> lanes_;  // (thread, k) -> track
+  std::uint64_t flow_base_ = 0;
+  std::uint64_t clipped_ = 0;
   trace::TraceFlows* flows_ = nullptr;
   std::span<const std::uint64_t> out_, in_;
   Args args_;
@@ -626,8 +692,23 @@ class Producer {
 
 }  // namespace
 
+struct TraceProducer::Impl : Producer {
+  using Producer::Producer;
+};
+
+TraceProducer::TraceProducer(trace::TraceSink& sink, const TraceInfo& info) : impl_(std::make_unique<Impl>(sink, info)) {}
+TraceProducer::~TraceProducer() = default;
+void TraceProducer::begin(std::uint64_t t0) { impl_->begin(t0); }
+void TraceProducer::window(const Timeline& w) { impl_->window(w); }
+bool TraceProducer::end(const Timeline& rest, const std::string& other_data_json) { return impl_->end(rest, other_data_json); }
+std::uint64_t TraceProducer::clipped() const { return impl_->clipped(); }
+
 bool produce_trace(const Timeline& t, const TraceInfo& info, trace::TraceSink& sink, std::uint64_t* clipped) {
-  return Producer(t, sink).run(info, clipped);
+  TraceProducer p(sink, info);
+  p.window(t);
+  const bool ok = p.end(t, info.other_data_json);
+  if (clipped) *clipped = p.clipped();
+  return ok;
 }
 
 }  // namespace kob

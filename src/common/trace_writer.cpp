@@ -248,4 +248,6 @@ bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, 
   return produce_trace(t, info, sink, clipped);
 }
 
+std::unique_ptr<trace::TraceSink> make_chrome_sink(std::FILE* f) { return std::make_unique<ChromeSink>(f); }
+
 }  // namespace kob

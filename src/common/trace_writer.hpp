@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "common/timeline.hpp"
+#include "common/trace_events.hpp"
 #include "common/trace_producer.hpp"
 
 namespace kob {
@@ -13,5 +15,8 @@ namespace kob {
 // are made to nest: a child that outlives its parent is cut at the parent's end and counted in
 // *clipped.
 bool write_chrome_trace(std::FILE* f, const Timeline& t, const TraceInfo& info, std::uint64_t* clipped = nullptr);
+
+// The sink that writes the Chrome JSON to f, for a TraceProducer fed window by window.
+std::unique_ptr<trace::TraceSink> make_chrome_sink(std::FILE* f);
 
 }  // namespace kob
