@@ -25,16 +25,29 @@ std::string temp_name(const std::string& path, unsigned attempt) {
   return path + buf;
 }
 
-// The temporary file being written now, for remove_partial(): two buffers, so that the one a
-// signal handler may be reading is not the one being filled.
-char g_partial[2][4096];
-std::atomic<const char*> g_partial_now{nullptr};
+// The temporary files being written now, for remove_partial(): a few slots (a run writes at most
+// two files at once), each published by its pointer once its name is complete.
+constexpr int kSlots = 4;
+char g_partial[kSlots][4096];
+std::atomic<const char*> g_partial_now[kSlots];
+std::atomic<bool> g_slot_taken[kSlots];
 
-void note_partial(const std::string& tmp) {
-  if (tmp.size() >= sizeof g_partial[0]) return;
-  char* buf = g_partial_now.load() == g_partial[0] ? g_partial[1] : g_partial[0];
-  std::memcpy(buf, tmp.c_str(), tmp.size() + 1);
-  g_partial_now.store(buf);
+int note_partial(const std::string& tmp) {
+  if (tmp.size() >= sizeof g_partial[0]) return -1;
+  for (int i = 0; i < kSlots; ++i) {
+    bool expected = false;
+    if (!g_slot_taken[i].compare_exchange_strong(expected, true)) continue;
+    std::memcpy(g_partial[i], tmp.c_str(), tmp.size() + 1);
+    g_partial_now[i].store(g_partial[i]);
+    return i;
+  }
+  return -1;
+}
+
+void forget_partial(int slot) {
+  if (slot < 0) return;
+  g_partial_now[slot].store(nullptr);
+  g_slot_taken[slot].store(false);
 }
 
 std::string failure(const std::string& path, int err) {
@@ -43,54 +56,77 @@ std::string failure(const std::string& path, int err) {
 
 }  // namespace
 
-bool write(const std::string& path, const std::function<bool(std::FILE*)>& write, std::string& error) {
-  std::string tmp;
+File::~File() {
+  if (f_ == nullptr) return;
+  std::fclose(f_);
+  ::unlink(tmp_.c_str());
+  forget_partial(slot_);
+}
+
+bool File::open(const std::string& path, std::string& error) {
+  path_ = path;
   int fd = -1;
   for (unsigned attempt = 0; attempt < 16 && fd < 0; ++attempt) {
-    tmp = temp_name(path, attempt);
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    tmp_ = temp_name(path, attempt);
+    fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) {
     error = failure(path, errno);
     return false;
   }
-  note_partial(tmp);
-  std::FILE* f = fdopen(fd, "w");
-  if (f == nullptr) {
+  slot_ = note_partial(tmp_);
+  f_ = fdopen(fd, "w");
+  if (f_ == nullptr) {
     const int err = errno;
     ::close(fd);
-    ::unlink(tmp.c_str());
-    g_partial_now.store(nullptr);
+    ::unlink(tmp_.c_str());
+    forget_partial(slot_);
     error = failure(path, err);
     return false;
   }
   errno = 0;
-  bool ok = write(f);
+  return true;
+}
+
+bool File::commit(bool ok, std::string& error) {
+  if (f_ == nullptr) {
+    error = failure(path_, EBADF);
+    return false;
+  }
   int err = errno;
-  ok = ok && !std::ferror(f);
-  if (std::fflush(f) != 0 && ok) {
+  ok = ok && !std::ferror(f_);
+  if (std::fflush(f_) != 0 && ok) {
     ok = false;
     err = errno;
   }
-  if (std::fclose(f) != 0 && ok) {
+  if (std::fclose(f_) != 0 && ok) {
     ok = false;
     err = errno;
   }
-  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) {
+  f_ = nullptr;
+  if (ok && std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     ok = false;
     err = errno;
   }
   if (!ok) {
-    ::unlink(tmp.c_str());
-    error = failure(path, err);
+    ::unlink(tmp_.c_str());
+    error = failure(path_, err);
   }
-  g_partial_now.store(nullptr);
+  forget_partial(slot_);
   return ok;
 }
 
+bool write(const std::string& path, const std::function<bool(std::FILE*)>& write, std::string& error) {
+  File f;
+  if (!f.open(path, error)) return false;
+  const bool ok = write(f.get());
+  return f.commit(ok, error);
+}
+
 void remove_partial() {
-  if (const char* p = g_partial_now.load()) ::unlink(p);
+  for (int i = 0; i < kSlots; ++i)
+    if (const char* p = g_partial_now[i].load()) ::unlink(p);
 }
 
 bool make_directories(const std::string& dir, std::string& error) {

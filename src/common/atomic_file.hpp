@@ -8,6 +8,26 @@
 
 namespace kob::atomic_file {
 
+// One file under way: open() makes the temporary file, commit() renames it over path. Several
+// may be under way at once; one dropped uncommitted is removed.
+class File {
+ public:
+  File() = default;
+  ~File();
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  bool open(const std::string& path, std::string& error);
+  std::FILE* get() const { return f_; }
+  // ok: whether everything was written. Closes the file and renames it over path; on any
+  // failure the temporary file is removed and error is set as write() sets it.
+  bool commit(bool ok, std::string& error);
+
+ private:
+  std::string path_, tmp_;
+  std::FILE* f_ = nullptr;
+  int slot_ = -1;
+};
+
 // Writes path through write(f). On any failure (open, a write, close, rename; or write returning
 // false) the temporary file is removed, path is left as it was, and error is set to one line
 // naming path and the cause. The file is opened close-on-exec.

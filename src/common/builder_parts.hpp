@@ -14,6 +14,28 @@
 namespace kob::builder {
 
 // Counts one kind of problem and turns it into one line at the end.
+// A span begun and not yet handed on: where a trace window may not cut through (trace_window.hpp).
+struct OpenSpanAt {
+  std::uint32_t track = 0;
+  std::uint64_t start = 0;
+};
+
+// What is open at a point of the records, for a trace written a window at a time.
+struct OpenState {
+  // False while something is open that an arrow or a hold lane needs whole, together with what
+  // it relates to: a Kokkos kernel, fence or deep copy; a target construct, data op or submit (or
+  // one waiting for its allocation); an explicit task alive; a lock waited for or held; and for
+  // good once a device is traced (its records come whenever the runtime flushes a buffer).
+  bool can_cut = true;
+  std::vector<OpenSpanAt> open;              // every span begun and not handed on (sections: no)
+  std::vector<std::uint64_t> waiting_teams;  // parallel regions handed on, workers' ends still to come
+  void clear() {
+    can_cut = true;
+    open.clear();
+    waiting_teams.clear();
+  }
+};
+
 struct ProblemCounter {
   std::map<std::string, std::uint64_t> counts;
   void add(const std::string& what) { ++counts[what]; }

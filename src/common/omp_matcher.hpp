@@ -25,6 +25,8 @@ class OmpMatcher {
   void finish(bool lost_ends, const OpenEnd& open_end);
   // Cross-thread entries kept (for tests: this stays small whatever the run length).
   std::size_t kept() const;
+  // Adds what is open now (OpenState says what).
+  void open_state(OpenState& out) const;
 
  private:
   static constexpr std::uint32_t kTaskwaitFlag = 0x10;  // ompt_task_taskwait

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 
 #include "common/atomic_file.hpp"
 #include "common/json.hpp"
@@ -14,11 +15,16 @@
 #include "common/tee_sink.hpp"
 #include "common/timeline.hpp"
 #include "common/timeline_builder.hpp"
+#include "common/trace_tee.hpp"
+#include "common/trace_window.hpp"
 #include "common/trace_writer.hpp"
 
 namespace kob {
 
 namespace {
+
+// Records between two looks at whether the trace window can be written.
+constexpr std::uint32_t kTracePollEvery = 4096;
 
 // The pairs of one section, each key once (its last value), in order of first appearance.
 std::vector<std::pair<std::string, std::string>> section_pairs(const Facts& facts, std::string_view section) {
@@ -168,20 +174,6 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   }
   // Which code is the OpenMP runtime's (its hidden-helper team), as the recording process knew it.
   set_omp_runtime_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
-  // One pass over the records: the summary folds them as they come (its memory follows what is
-  // open, not the run length); the whole timeline is kept only when a trace is asked for.
-  const bool traces = (req.formats & (kFormatPerfetto | kFormatChrome)) != 0;
-  SummaryFold fold;
-  TimelineCollector collected;
-  TeeSink both(fold, collected);
-  FilterSink filtered(traces ? static_cast<SpanSink&>(both) : fold, c.include, c.exclude);
-  {
-    TimelineBuilder builder(filtered, run.initial_device_num);
-    read_threads(run.threads, builder);
-    builder.finish(run.ended_cleanly, run.run_end);
-  }
-  const Summary sum = fold.result();
-  const Timeline t = collected.take();
   bool ok = true;
   std::string error;
   const bool can_write = req.directory.empty() || atomic_file::make_directories(req.directory, error);
@@ -189,7 +181,65 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
     if (!req.directory_reported) log::warn(error);
     ok = false;
   }
+  // The trace files are open during the pass: the trace is written a window at a time as the
+  // records are read (trace_window.hpp), so that its memory follows the window, not the run.
+  struct TraceFile {
+    std::uint32_t format;
+    std::string path;
+    atomic_file::File file;
+    std::unique_ptr<trace::TraceSink> sink;
+    std::size_t at = 0;  // its position in the tee
+  };
+  TraceFile trace_files[] = {{kFormatPerfetto, req.prefix + ".pftrace", {}, {}, 0},
+                             {kFormatChrome, req.prefix + ".trace.json", {}, {}, 0}};
+  trace::TeeTraceSink tee;
+  std::size_t sinks = 0;
+  for (TraceFile& tf : trace_files) {
+    if (!can_write || (req.formats & tf.format) == 0) continue;
+    if (!tf.file.open(tf.path, error)) {
+      log::warn(error);
+      ok = false;
+      continue;
+    }
+    tf.sink = tf.format == kFormatPerfetto ? make_perfetto_sink(tf.file.get()) : make_chrome_sink(tf.file.get());
+    tf.at = sinks++;
+    tee.add(tf.sink.get());
+  }
+  TraceInfo info;
+  info.pid = std::stoull(number(facts, fact::kPid));
+  info.process_name = process_name(facts);
+  TraceProducer producer(tee, info);
+  TraceWindow window(producer);
+  // One pass over the records: the summary folds them as they come (its memory follows what is
+  // open, not the run length), and the trace windows are written as they fill.
+  SummaryFold fold;
+  TeeSink both(fold, window);
+  FilterSink filtered(sinks > 0 ? static_cast<SpanSink&>(both) : fold, c.include, c.exclude);
+  {
+    TimelineBuilder builder(filtered, run.initial_device_num);
+    if (sinks > 0) builder.set_poller(&window, kTracePollEvery);
+    read_threads(run.threads, builder);
+    builder.finish(run.ended_cleanly, run.run_end);
+  }
+  const Summary sum = fold.result();
+  const std::string other = other_data_json(facts, sum);
   std::vector<std::string> written;
+  if (sinks > 0) {
+    window.end(other);
+    for (TraceFile& tf : trace_files) {
+      if (!tf.sink) continue;
+      if (tf.file.commit(tee.ok(tf.at), error)) {
+        written.push_back(tf.path);
+      } else {
+        log::warn(error);
+        ok = false;
+      }
+    }
+    // Both traces cut the same events; the note comes once.
+    if (producer.clipped())
+      log::warn(std::to_string(producer.clipped()) +
+                " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
+  }
   // Each file whole or not at all; a failure is one line and the other files are still tried.
   auto emit = [&](std::uint32_t format, const std::string& path, const std::function<bool(std::FILE*)>& write) {
     if (!can_write || (req.formats & format) == 0) return;
@@ -200,16 +250,6 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
       ok = false;
     }
   };
-  const std::string other = other_data_json(facts, sum);
-  TraceInfo info;
-  info.pid = std::stoull(number(facts, fact::kPid));
-  info.process_name = process_name(facts);
-  info.other_data_json = other;
-  // Both traces cut the same events; the note comes once, whichever trace is written.
-  std::uint64_t clipped = 0;
-  emit(kFormatPerfetto, req.prefix + ".pftrace", [&](std::FILE* f) { return write_perfetto_trace(f, t, info, &clipped); });
-  emit(kFormatChrome, req.prefix + ".trace.json", [&](std::FILE* f) { return write_chrome_trace(f, t, info, &clipped); });
-  if (clipped) log::warn(std::to_string(clipped) + " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
   const std::string text = summary_text(sum, fact_value(facts, fact::kSection, fact::kExe, "program") + " (pid " +
                                                  number(facts, fact::kPid) + ")");
   emit(kFormatSummary, req.prefix + ".summary.txt",

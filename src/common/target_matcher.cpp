@@ -254,7 +254,18 @@ void TargetMatcher::finish(bool lost_ends, const OpenEnd& open_end) {
   close_unended(open_submits_, [&](const OmpSubmitSpan& x) { c_.out.omp_submit(x); }, "an OpenMP target submit", lost_ends, open_end,
                 c_.problems);
   linker_.finish();
-  for (auto& [num, d] : devices_) c_.rest.omp_devices.push_back(d);
+  devices(c_.rest.omp_devices);
+}
+
+void TargetMatcher::devices(std::vector<OmpDevice>& out) const {
+  out.clear();
+  for (const auto& [num, d] : devices_) out.push_back(d);
+}
+
+void TargetMatcher::open_state(OpenState& out) const {
+  if (!open_targets_.empty() || !open_ops_.empty() || !open_submits_.empty() || linker_.waiting()) out.can_cut = false;
+  for (const auto& [num, d] : devices_)
+    if (d.traced) out.can_cut = false;
 }
 
 }  // namespace kob::builder

@@ -30,6 +30,7 @@ class AllocLinker {
   void data_op(const OmpDataOpSpan& d);
   void finish();
   std::size_t kept() const { return blocks_.size() + waiting_.size(); }
+  bool waiting() const { return !waiting_.empty(); }
 
  private:
   static constexpr std::size_t kKeepFreed = 4096, kWaitAllocs = 64;
@@ -62,6 +63,10 @@ class TargetMatcher {
   void memory(MemoryEvent& m) { linker_.memory(m); }
   void finish(bool lost_ends, const OpenEnd& open_end);
   std::size_t kept() const { return linker_.kept(); }
+  // Adds what is open now (OpenState says what).
+  void open_state(OpenState& out) const;
+  // The devices known so far, by number.
+  void devices(std::vector<OmpDevice>& out) const;
 
  private:
   OmpDevice& device(int num);

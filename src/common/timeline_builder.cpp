@@ -89,7 +89,35 @@ std::uint32_t TimelineBuilder::add_thread(const ThreadSource& b) {
   return track;
 }
 
-void TimelineBuilder::record(std::uint32_t track, const Record& r) { impl_->record(track, r, clock::to_ns(r.tick)); }
+void TimelineBuilder::record(std::uint32_t track, const Record& r) {
+  impl_->record(track, r, clock::to_ns(r.tick));
+  if (poller_ != nullptr && --poll_in_ == 0) {
+    poll_in_ = poll_every_;
+    poller_->poll(*this);
+  }
+}
+
+void TimelineBuilder::set_poller(Poller* p, std::uint32_t every) {
+  poller_ = every > 0 ? p : nullptr;
+  poll_every_ = poll_in_ = every;
+}
+
+void TimelineBuilder::open_state(builder::OpenState& out) const {
+  const Impl& m = *impl_;
+  out.clear();
+  if (!m.open_kernels.empty() || !m.open_fences.empty() || !m.open_copies.empty()) out.can_cut = false;
+  for (std::uint32_t track = 0; track < m.regions.size(); ++track)
+    for (std::uint64_t start : m.regions[track].starts) out.open.push_back({track, start});
+  m.omp.open_state(out);
+  m.target.open_state(out);
+}
+
+const Timeline& TimelineBuilder::so_far() const {
+  Impl& m = *impl_;
+  m.rest.t0 = m.t_min <= m.t_max ? m.t_min : 0;
+  m.target.devices(m.rest.omp_devices);
+  return m.rest;
+}
 
 std::size_t TimelineBuilder::kept() const {
   const Impl& m = *impl_;
@@ -429,6 +457,10 @@ void TimelineCollector::finish(const Timeline& rest) {
   t.filtered_kernels = rest.filtered_kernels;
   t.filtered_regions = rest.filtered_regions;
 
+  sort_spans(t);
+}
+
+void sort_spans(Timeline& t) {
   auto by_start = [](const auto& a, const auto& b) { return a.start < b.start || (a.start == b.start && a.end > b.end); };
   std::stable_sort(t.kernels.begin(), t.kernels.end(), by_start);
   std::stable_sort(t.fences.begin(), t.fences.end(), by_start);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/builder_parts.hpp"
 #include "common/span_sink.hpp"
 #include "common/thread_source.hpp"
 
@@ -35,14 +36,32 @@ class TimelineBuilder {
   // Entries kept for spans still open and cross-thread links (tests: bounded by what is open).
   std::size_t kept() const;
 
+  // For a trace written a window at a time (trace_window.hpp). What is open now:
+  void open_state(builder::OpenState& out) const;
+  // The run as known so far: its tracks and omp_devices; t0 the earliest time read so far.
+  const Timeline& so_far() const;
+  // Something to call between two records, every `every` records (nullptr: nothing).
+  class Poller {
+   public:
+    virtual ~Poller() = default;
+    virtual void poll(const TimelineBuilder& b) = 0;
+  };
+  void set_poller(Poller* p, std::uint32_t every);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  Poller* poller_ = nullptr;
+  std::uint32_t poll_every_ = 0, poll_in_ = 0;
 };
 
 // Adds the threads to the builder and gives it all their records merged by time (ties: the lower
 // track first), one chunk of each thread in memory at a time.
 void read_threads(const std::vector<const ThreadSource*>& threads, TimelineBuilder& builder);
+
+// Sorts a Timeline's span vectors as Timeline documents (by start, longer first; equal regions by
+// depth); the order they were given in breaks the remaining ties.
+void sort_spans(Timeline& t);
 
 // build_timeline's receiver: keeps everything, then sorts it as Timeline documents.
 class TimelineCollector : public SpanSink {

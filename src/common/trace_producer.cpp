@@ -145,13 +145,17 @@ class Producer {
     sink_.track(d);
   }
 
-  // The devices known so far (a device's number and type are final once it is initialised).
+  // The devices known so far, each at the position where it first appeared (a device's number
+  // never changes; its type and times are final once it is initialised).
   void add_devices(const Timeline& w) {
-    for (std::size_t i = devices_.size(); i < w.omp_devices.size(); ++i) {
-      devices_.push_back(w.omp_devices[i]);
-      device_tracks_.emplace(w.omp_devices[i].num, host_tracks_ + 2 * static_cast<std::uint32_t>(i));
+    for (const OmpDevice& d : w.omp_devices) {
+      auto [it, fresh] = device_tracks_.try_emplace(d.num, host_tracks_ + 2 * static_cast<std::uint32_t>(devices_.size()));
+      if (fresh) {
+        devices_.push_back(d);
+      } else {
+        devices_[(it->second - host_tracks_) / 2] = d;
+      }
     }
-    for (std::size_t i = 0; i < devices_.size() && i < w.omp_devices.size(); ++i) devices_[i] = w.omp_devices[i];
   }
 
   // The track of an event: a host thread's or a device's, declared on first use.

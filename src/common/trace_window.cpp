@@ -1,0 +1,159 @@
+#include "common/trace_window.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace kob {
+
+namespace {
+
+// Applies fn to every span vector that the producer nests per track.
+template <class T, class Fn>
+void each_nested(T& t, Fn&& fn) {
+  fn(t.kernels);
+  fn(t.fences);
+  fn(t.regions);
+  fn(t.deep_copies);
+  fn(t.omp_parallels);
+  fn(t.omp_implicit_tasks);
+  fn(t.omp_works);
+  fn(t.omp_syncs);
+  fn(t.omp_tasks);
+  fn(t.omp_mutexes);
+  fn(t.omp_targets);
+  fn(t.omp_data_ops);
+  fn(t.omp_submits);
+  fn(t.omp_device_ops);
+}
+
+// Empties the window, keeping the vectors' memory for the next one.
+void clear_window(Timeline& t) {
+  each_nested(t, [](auto& v) { v.clear(); });
+  t.sections.clear();
+  t.memory.clear();
+  t.events.clear();
+  t.dual_views.clear();
+  t.omp_task_creates.clear();
+  t.omp_instants.clear();
+  t.omp_device_loads.clear();
+}
+
+// Whether a span already written (p) and one written later (l, end ~0: still open) give the same
+// trace as if both were in one window: apart, or one strictly inside the other. (Equal times are
+// where the writing order would decide, and readers order by time, then by position in the file.)
+bool apart_or_nested(std::uint64_t ps, std::uint64_t pe, std::uint64_t ls, std::uint64_t le) {
+  return pe <= ls || le < ps || (ls < ps && pe < le) || (ps < ls && le < pe);
+}
+
+}  // namespace
+
+void TraceWindow::omp_task(const OmpTaskSpan& s) {
+  OmpTaskSpan k = s;
+  // Creates are numbered over the run; the window numbers its own from 0. A cut never falls
+  // while a task is alive, so its create is in this window.
+  if (k.create != OmpTaskSpan::kNoCreate) k.create = k.create >= creates_before_ ? k.create - creates_before_ : OmpTaskSpan::kNoCreate;
+  add(w_.omp_tasks, k);
+}
+
+void TraceWindow::poll(const TimelineBuilder& b) {
+  if (size_ < next_try_) return;
+  b.open_state(open_);
+  if (!open_.can_cut) return;
+  if (!safe_to_cut()) {
+    next_try_ = size_ * 2;  // rare (odd hook orders): try again later, not at every poll
+    return;
+  }
+  hold_back();
+  write_window(b.so_far());
+  // What was held back starts the next window.
+  for (const OmpParallelSpan& p : held_.omp_parallels) add(w_.omp_parallels, p);
+  for (const KernelSpan& k : held_.kernels) add(w_.kernels, k);
+  held_.omp_parallels.clear();
+  held_.kernels.clear();
+}
+
+// Late spans per track: open ones (end ~0) and those to be held back; then every span of the
+// window that stays is checked against those of its track.
+bool TraceWindow::safe_to_cut() {
+  const std::unordered_set<std::uint64_t> teams(open_.waiting_teams.begin(), open_.waiting_teams.end());
+  held_kernels_.clear();
+  for (const OmpParallelSpan& p : w_.omp_parallels)
+    if (teams.count(p.id) && p.kernel != 0) held_kernels_.insert(p.kernel);
+  for (auto& v : late_) v.clear();
+  auto late = [&](std::uint32_t track, std::uint64_t start, std::uint64_t end) {
+    if (late_.size() <= track) late_.resize(track + 1);
+    late_[track].push_back({start, end});
+  };
+  constexpr std::uint64_t kOpen = std::numeric_limits<std::uint64_t>::max();
+  for (const builder::OpenSpanAt& o : open_.open) late(o.track, o.start, kOpen);
+  for (const OmpParallelSpan& p : w_.omp_parallels)
+    if (teams.count(p.id)) late(p.track, p.start, p.end);
+  for (const KernelSpan& k : w_.kernels)
+    if (held_kernels_.count(k.id)) late(k.track, k.start, k.end);
+  held_teams_ = teams;
+  bool ok = true;
+  auto check = [&](const auto& v, auto&& held) {
+    for (const auto& s : v) {
+      if (!ok) return;
+      if (s.track >= late_.size() || late_[s.track].empty() || held(s)) continue;
+      for (const auto& [ls, le] : late_[s.track])
+        if (!apart_or_nested(s.start, s.end, ls, le)) ok = false;
+    }
+  };
+  auto none = [](const auto&) { return false; };
+  check(w_.kernels, [&](const KernelSpan& k) { return held_kernels_.count(k.id) != 0; });
+  check(w_.fences, none);
+  check(w_.regions, none);
+  check(w_.deep_copies, none);
+  check(w_.omp_parallels, [&](const OmpParallelSpan& p) { return teams.count(p.id) != 0; });
+  check(w_.omp_implicit_tasks, none);
+  check(w_.omp_works, none);
+  check(w_.omp_syncs, none);
+  check(w_.omp_tasks, none);
+  check(w_.omp_mutexes, none);
+  check(w_.omp_targets, none);
+  check(w_.omp_data_ops, none);
+  check(w_.omp_submits, none);
+  check(w_.omp_device_ops, none);
+  return ok;
+}
+
+void TraceWindow::hold_back() {
+  if (held_teams_.empty()) return;
+  auto split = [&](auto& from, auto& to, auto&& held) {
+    auto keep = std::stable_partition(from.begin(), from.end(), [&](const auto& s) { return !held(s); });
+    to.insert(to.end(), std::make_move_iterator(keep), std::make_move_iterator(from.end()));
+    size_ -= static_cast<std::size_t>(from.end() - keep);
+    from.erase(keep, from.end());
+  };
+  split(w_.omp_parallels, held_.omp_parallels, [&](const OmpParallelSpan& p) { return held_teams_.count(p.id) != 0; });
+  split(w_.kernels, held_.kernels, [&](const KernelSpan& k) { return held_kernels_.count(k.id) != 0; });
+}
+
+void TraceWindow::write_window(const Timeline& known) {
+  w_.tracks = known.tracks;
+  w_.omp_devices = known.omp_devices;
+  w_.t0 = known.t0;
+  sort_spans(w_);
+  producer_.window(w_);
+  ++windows_;
+  largest_ = std::max(largest_, size_);
+  creates_before_ += w_.omp_task_creates.size();
+  clear_window(w_);
+  size_ = 0;
+  next_try_ = min_spans_;
+}
+
+void TraceWindow::finish(const Timeline& rest) {
+  write_window(rest);
+  rest_.tracks = rest.tracks;
+  rest_.omp_devices = rest.omp_devices;
+  rest_.t0 = rest.t0;
+}
+
+bool TraceWindow::end(const std::string& other_data_json) { return producer_.end(rest_, other_data_json); }
+
+}  // namespace kob

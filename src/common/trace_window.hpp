@@ -1,0 +1,93 @@
+// The trace formats in bounded memory: the span stream is collected into a window that is written
+// (TraceProducer::window) and dropped as soon as it is big enough and the records reach a point
+// where cutting there changes nothing in the trace. Memory then follows the window size and what
+// is open, not the run length.
+//
+// A cut is allowed when (TimelineBuilder::open_state) nothing is open that an arrow or a hold lane
+// needs whole (a kernel, fence, deep copy, target construct, explicit task or lock). Two kinds of
+// span still cross a cut: those open there (the initial task, Kokkos regions, an enclosing
+// parallel region, a worker's implicit task whose end libomp reports at the next region) and
+// those held back: a parallel region whose workers' implicit tasks are still to come (the arrows
+// to them start on it), and the kernel that opened it. They go into a later window. The trace is
+// then the same as in one window as long as no span already written overlaps one of them without
+// one holding the other (the same track); where one would, the cut waits for a later point.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "common/span_sink.hpp"
+#include "common/timeline_builder.hpp"
+#include "common/trace_producer.hpp"
+
+namespace kob {
+
+class TraceWindow : public SpanSink, public TimelineBuilder::Poller {
+ public:
+  static constexpr std::size_t kDefaultSpans = std::size_t(1) << 16;  // about 10 MiB of window
+  // min_spans: a window is written once it holds this many spans (and a cut is allowed).
+  TraceWindow(TraceProducer& producer, std::size_t min_spans = kDefaultSpans)
+      : producer_(producer), min_spans_(min_spans), next_try_(min_spans) {}
+
+  void kernel(const KernelSpan& s) override { add(w_.kernels, s); }
+  void fence(const FenceSpan& s) override { add(w_.fences, s); }
+  void region(const RegionSpan& s) override { add(w_.regions, s); }
+  void section(const SectionSpan& s) override { add(w_.sections, s); }
+  void deep_copy(const DeepCopySpan& s) override { add(w_.deep_copies, s); }
+  void memory(const MemoryEvent& s) override { add(w_.memory, s); }
+  void instant(const InstantEvent& s) override { add(w_.events, s); }
+  void dual_view(const DualViewEvent& s) override { add(w_.dual_views, s); }
+  void omp_parallel(const OmpParallelSpan& s) override { add(w_.omp_parallels, s); }
+  void omp_implicit_task(const OmpImplicitTaskSpan& s) override { add(w_.omp_implicit_tasks, s); }
+  void omp_work(const OmpWorkSpan& s) override { add(w_.omp_works, s); }
+  void omp_sync(const OmpSyncSpan& s) override { add(w_.omp_syncs, s); }
+  void omp_task_create(const OmpTaskCreate& s) override { add(w_.omp_task_creates, s); }
+  void omp_task(const OmpTaskSpan& s) override;
+  void omp_mutex(const OmpMutexSpan& s) override { add(w_.omp_mutexes, s); }
+  void omp_instant(const OmpInstant& s) override { add(w_.omp_instants, s); }
+  void omp_target(const OmpTargetSpan& s) override { add(w_.omp_targets, s); }
+  void omp_data_op(const OmpDataOpSpan& s) override { add(w_.omp_data_ops, s); }
+  void omp_submit(const OmpSubmitSpan& s) override { add(w_.omp_submits, s); }
+  void omp_device_load(const OmpDeviceLoad& s) override { add(w_.omp_device_loads, s); }
+  void omp_device_op(const OmpDeviceOp& s) override { add(w_.omp_device_ops, s); }
+  // Writes what is left as the last window.
+  void finish(const Timeline& rest) override;
+
+  // Between two records: writes the window if it is big enough and the records allow a cut.
+  void poll(const TimelineBuilder& b) override;
+
+  // After finish: the tracks not used yet and the end of the trace.
+  bool end(const std::string& other_data_json);
+
+  std::size_t windows() const { return windows_; }
+  std::size_t largest_window() const { return largest_; }
+
+ private:
+  template <class V, class S>
+  void add(V& v, const S& s) {
+    v.push_back(s);
+    ++size_;
+  }
+  void write_window(const Timeline& known);
+  bool safe_to_cut();
+  void hold_back();
+
+  TraceProducer& producer_;
+  std::size_t min_spans_;
+  Timeline w_;           // the window being collected
+  Timeline held_;        // spans held back from the window being written, for the next one
+  Timeline rest_;        // the final tracks and devices (finish)
+  std::size_t size_ = 0;  // entries in w_
+  std::size_t creates_before_ = 0;  // task creates in the windows written
+  std::size_t windows_ = 0, largest_ = 0;
+  std::size_t next_try_ = 0;         // the window size at which a cut is tried next
+  builder::OpenState open_;
+  std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> late_;  // per track: (start, end) of spans that cross the cut
+  std::unordered_set<std::uint64_t> held_teams_, held_kernels_;  // parallel region ids, kernel ids
+};
+
+}  // namespace kob
