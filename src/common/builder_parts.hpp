@@ -29,10 +29,12 @@ struct OpenState {
   bool can_cut = true;
   std::vector<OpenSpanAt> open;              // every span begun and not handed on (sections: no)
   std::vector<std::uint64_t> waiting_teams;  // parallel regions handed on, workers' ends still to come
+  std::vector<std::uint64_t> open_parallels;  // parallel regions not ended (ids)
   void clear() {
     can_cut = true;
     open.clear();
     waiting_teams.clear();
+    open_parallels.clear();
   }
 };
 

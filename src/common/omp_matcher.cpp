@@ -61,15 +61,23 @@ std::size_t OmpMatcher::kept() const {
          early_fulfilled_.size();
 }
 
+bool OmpMatcher::can_cut() const {
+  if (!created_.empty() || !started_.empty() || !early_fulfilled_.empty()) return false;
+  for (const ThreadState& s : threads_)
+    if (!s.running.empty() || !s.acquiring.empty() || !s.holds.empty()) return false;
+  return true;
+}
+
 void OmpMatcher::open_state(OpenState& out) const {
-  if (!created_.empty() || !started_.empty() || !early_fulfilled_.empty()) out.can_cut = false;
   for (const ThreadState& s : threads_) {
-    if (!s.running.empty() || !s.acquiring.empty() || !s.holds.empty()) out.can_cut = false;
     for (const ImplicitRec& i : s.implicit) out.open.push_back({s.track, i.span.start});
     for (const OmpWorkSpan& w : s.work) out.open.push_back({s.track, w.start});
     for (const SyncRec& y : s.sync) out.open.push_back({s.track, y.span.start});
   }
-  for (const auto& [id, p] : open_parallels_) out.open.push_back({p.track, p.start});
+  for (const auto& [id, p] : open_parallels_) {
+    out.open.push_back({p.track, p.start});
+    out.open_parallels.push_back(id);
+  }
   for (const auto& [id, t] : teams_)
     if (t.region_ended) out.waiting_teams.push_back(id);
 }

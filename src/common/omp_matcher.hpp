@@ -25,8 +25,10 @@ class OmpMatcher {
   void finish(bool lost_ends, const OpenEnd& open_end);
   // Cross-thread entries kept (for tests: this stays small whatever the run length).
   std::size_t kept() const;
-  // Adds what is open now (OpenState says what).
+  // Adds what is open now (OpenState says what; can_cut is left to can_cut()).
   void open_state(OpenState& out) const;
+  // No explicit task alive, no lock waited for or held.
+  bool can_cut() const;
 
  private:
   static constexpr std::uint32_t kTaskwaitFlag = 0x10;  // ompt_task_taskwait

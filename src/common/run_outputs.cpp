@@ -23,9 +23,6 @@ namespace kob {
 
 namespace {
 
-// Records between two looks at whether the trace window can be written.
-constexpr std::uint32_t kTracePollEvery = 4096;
-
 // The pairs of one section, each key once (its last value), in order of first appearance.
 std::vector<std::pair<std::string, std::string>> section_pairs(const Facts& facts, std::string_view section) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -209,7 +206,7 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   info.pid = std::stoull(number(facts, fact::kPid));
   info.process_name = process_name(facts);
   TraceProducer producer(tee, info);
-  TraceWindow window(producer);
+  TraceWindow window(producer, req.trace_window != 0 ? req.trace_window : TraceWindow::kDefaultSpans);
   // One pass over the records: the summary folds them as they come (its memory follows what is
   // open, not the run length), and the trace windows are written as they fill.
   SummaryFold fold;
@@ -217,7 +214,7 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   FilterSink filtered(sinks > 0 ? static_cast<SpanSink&>(both) : fold, c.include, c.exclude);
   {
     TimelineBuilder builder(filtered, run.initial_device_num);
-    if (sinks > 0) builder.set_poller(&window, kTracePollEvery);
+    if (sinks > 0) builder.set_poller(&window);
     read_threads(run.threads, builder);
     builder.finish(run.ended_cleanly, run.run_end);
   }

@@ -59,6 +59,7 @@ struct OutputRequest {
   std::uint32_t formats = kFormatDefault;
   bool print_summary = false;  // on stderr (the library, unless --quiet)
   bool print_written = true;   // the last line naming the files written
+  std::size_t trace_window = 0;  // spans per trace window (trace_window.hpp); 0: the default
 };
 
 // Builds the timeline and writes the requested files, each whole or not at all; problems are one

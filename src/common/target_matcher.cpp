@@ -262,10 +262,11 @@ void TargetMatcher::devices(std::vector<OmpDevice>& out) const {
   for (const auto& [num, d] : devices_) out.push_back(d);
 }
 
-void TargetMatcher::open_state(OpenState& out) const {
-  if (!open_targets_.empty() || !open_ops_.empty() || !open_submits_.empty() || linker_.waiting()) out.can_cut = false;
+bool TargetMatcher::can_cut() const {
+  if (!open_targets_.empty() || !open_ops_.empty() || !open_submits_.empty() || linker_.waiting()) return false;
   for (const auto& [num, d] : devices_)
-    if (d.traced) out.can_cut = false;
+    if (d.traced) return false;
+  return true;
 }
 
 }  // namespace kob::builder

@@ -63,8 +63,8 @@ class TargetMatcher {
   void memory(MemoryEvent& m) { linker_.memory(m); }
   void finish(bool lost_ends, const OpenEnd& open_end);
   std::size_t kept() const { return linker_.kept(); }
-  // Adds what is open now (OpenState says what).
-  void open_state(OpenState& out) const;
+  // No target construct, data op or submit open or waiting, and no device traced.
+  bool can_cut() const;
   // The devices known so far, by number.
   void devices(std::vector<OmpDevice>& out) const;
 

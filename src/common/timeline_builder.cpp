@@ -91,25 +91,26 @@ std::uint32_t TimelineBuilder::add_thread(const ThreadSource& b) {
 
 void TimelineBuilder::record(std::uint32_t track, const Record& r) {
   impl_->record(track, r, clock::to_ns(r.tick));
-  if (poller_ != nullptr && --poll_in_ == 0) {
-    poll_in_ = poll_every_;
-    poller_->poll(*this);
-  }
+  if (poller_ != nullptr && --poll_in_ == 0) poll_in_ = std::max<std::uint32_t>(1, poller_->poll(*this));
 }
 
-void TimelineBuilder::set_poller(Poller* p, std::uint32_t every) {
-  poller_ = every > 0 ? p : nullptr;
-  poll_every_ = poll_in_ = every;
+void TimelineBuilder::set_poller(Poller* p) {
+  poller_ = p;
+  poll_in_ = 1;
+}
+
+bool TimelineBuilder::can_cut() const {
+  const Impl& m = *impl_;
+  return m.open_kernels.empty() && m.open_fences.empty() && m.open_copies.empty() && m.omp.can_cut() && m.target.can_cut();
 }
 
 void TimelineBuilder::open_state(builder::OpenState& out) const {
   const Impl& m = *impl_;
   out.clear();
-  if (!m.open_kernels.empty() || !m.open_fences.empty() || !m.open_copies.empty()) out.can_cut = false;
+  out.can_cut = can_cut();
   for (std::uint32_t track = 0; track < m.regions.size(); ++track)
     for (std::uint64_t start : m.regions[track].starts) out.open.push_back({track, start});
   m.omp.open_state(out);
-  m.target.open_state(out);
 }
 
 const Timeline& TimelineBuilder::so_far() const {

@@ -40,19 +40,22 @@ class TimelineBuilder {
   void open_state(builder::OpenState& out) const;
   // The run as known so far: its tracks and omp_devices; t0 the earliest time read so far.
   const Timeline& so_far() const;
-  // Something to call between two records, every `every` records (nullptr: nothing).
+  // Whether OpenState::can_cut would be true now (cheap: nothing is collected).
+  bool can_cut() const;
+  // Something to call between two records; poll returns how many records to read before the
+  // next call (at least 1).
   class Poller {
    public:
     virtual ~Poller() = default;
-    virtual void poll(const TimelineBuilder& b) = 0;
+    virtual std::uint32_t poll(const TimelineBuilder& b) = 0;
   };
-  void set_poller(Poller* p, std::uint32_t every);
+  void set_poller(Poller* p);
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   Poller* poller_ = nullptr;
-  std::uint32_t poll_every_ = 0, poll_in_ = 0;
+  std::uint32_t poll_in_ = 0;
 };
 
 // Adds the threads to the builder and gives it all their records merged by time (ties: the lower

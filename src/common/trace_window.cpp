@@ -58,21 +58,26 @@ void TraceWindow::omp_task(const OmpTaskSpan& s) {
   add(w_.omp_tasks, k);
 }
 
-void TraceWindow::poll(const TimelineBuilder& b) {
-  if (size_ < next_try_) return;
+std::uint32_t TraceWindow::poll(const TimelineBuilder& b) {
+  constexpr std::uint32_t kFar = 4096;  // records between looks while the window is small
+  if (size_ < next_try_) return static_cast<std::uint32_t>(std::min<std::size_t>(kFar, next_try_ - size_));
+  // Big enough: a cut at the first record where one is allowed (between two kernels, say).
+  if (!b.can_cut()) return 1;
   b.open_state(open_);
-  if (!open_.can_cut) return;
   if (!safe_to_cut()) {
-    next_try_ = size_ * 2;  // rare (odd hook orders): try again later, not at every poll
-    return;
+    next_try_ = size_ * 2;  // rare (odd hook orders): try again later, not at every record
+    return kFar;
   }
   hold_back();
   write_window(b.so_far());
   // What was held back starts the next window.
   for (const OmpParallelSpan& p : held_.omp_parallels) add(w_.omp_parallels, p);
   for (const KernelSpan& k : held_.kernels) add(w_.kernels, k);
+  for (const OmpImplicitTaskSpan& i : held_.omp_implicit_tasks) add(w_.omp_implicit_tasks, i);
   held_.omp_parallels.clear();
   held_.kernels.clear();
+  held_.omp_implicit_tasks.clear();
+  return kFar;
 }
 
 // Late spans per track: open ones (end ~0) and those to be held back; then every span of the
@@ -93,6 +98,14 @@ bool TraceWindow::safe_to_cut() {
     if (teams.count(p.id)) late(p.track, p.start, p.end);
   for (const KernelSpan& k : w_.kernels)
     if (held_kernels_.count(k.id)) late(k.track, k.start, k.end);
+  // An implicit task of a region that is open or held back: the arrow to it starts on the
+  // region, which comes in a later window.
+  open_teams_.clear();
+  open_teams_.insert(open_.open_parallels.begin(), open_.open_parallels.end());
+  open_teams_.insert(teams.begin(), teams.end());
+  auto held_task = [&](const OmpImplicitTaskSpan& i) { return !i.initial && open_teams_.count(i.parallel_id) != 0; };
+  for (const OmpImplicitTaskSpan& i : w_.omp_implicit_tasks)
+    if (held_task(i)) late(i.track, i.start, i.end);
   held_teams_ = teams;
   bool ok = true;
   auto check = [&](const auto& v, auto&& held) {
@@ -109,7 +122,7 @@ bool TraceWindow::safe_to_cut() {
   check(w_.regions, none);
   check(w_.deep_copies, none);
   check(w_.omp_parallels, [&](const OmpParallelSpan& p) { return teams.count(p.id) != 0; });
-  check(w_.omp_implicit_tasks, none);
+  check(w_.omp_implicit_tasks, held_task);
   check(w_.omp_works, none);
   check(w_.omp_syncs, none);
   check(w_.omp_tasks, none);
@@ -122,7 +135,6 @@ bool TraceWindow::safe_to_cut() {
 }
 
 void TraceWindow::hold_back() {
-  if (held_teams_.empty()) return;
   auto split = [&](auto& from, auto& to, auto&& held) {
     auto keep = std::stable_partition(from.begin(), from.end(), [&](const auto& s) { return !held(s); });
     to.insert(to.end(), std::make_move_iterator(keep), std::make_move_iterator(from.end()));
@@ -131,6 +143,8 @@ void TraceWindow::hold_back() {
   };
   split(w_.omp_parallels, held_.omp_parallels, [&](const OmpParallelSpan& p) { return held_teams_.count(p.id) != 0; });
   split(w_.kernels, held_.kernels, [&](const KernelSpan& k) { return held_kernels_.count(k.id) != 0; });
+  split(w_.omp_implicit_tasks, held_.omp_implicit_tasks,
+        [&](const OmpImplicitTaskSpan& i) { return !i.initial && open_teams_.count(i.parallel_id) != 0; });
 }
 
 void TraceWindow::write_window(const Timeline& known) {

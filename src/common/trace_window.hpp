@@ -8,7 +8,8 @@
 // span still cross a cut: those open there (the initial task, Kokkos regions, an enclosing
 // parallel region, a worker's implicit task whose end libomp reports at the next region) and
 // those held back: a parallel region whose workers' implicit tasks are still to come (the arrows
-// to them start on it), and the kernel that opened it. They go into a later window. The trace is
+// to them start on it) and the kernel that opened it, and the implicit tasks of a region that is
+// open or held back. They go into a later window. The trace is
 // then the same as in one window as long as no span already written overlaps one of them without
 // one holding the other (the same track); where one would, the cut waits for a later point.
 #pragma once
@@ -58,7 +59,7 @@ class TraceWindow : public SpanSink, public TimelineBuilder::Poller {
   void finish(const Timeline& rest) override;
 
   // Between two records: writes the window if it is big enough and the records allow a cut.
-  void poll(const TimelineBuilder& b) override;
+  std::uint32_t poll(const TimelineBuilder& b) override;
 
   // After finish: the tracks not used yet and the end of the trace.
   bool end(const std::string& other_data_json);
@@ -88,6 +89,7 @@ class TraceWindow : public SpanSink, public TimelineBuilder::Poller {
   builder::OpenState open_;
   std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> late_;  // per track: (start, end) of spans that cross the cut
   std::unordered_set<std::uint64_t> held_teams_, held_kernels_;  // parallel region ids, kernel ids
+  std::unordered_set<std::uint64_t> open_teams_;  // parallel regions open or held back: their implicit tasks wait
 };
 
 }  // namespace kob

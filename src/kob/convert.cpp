@@ -1,12 +1,14 @@
 #include "kob/convert.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "common/clock.hpp"
 #include "common/config.hpp"
 #include "common/log.hpp"
 #include "common/raw_reader.hpp"
 #include "common/run_outputs.hpp"
+#include "common/trace_window.hpp"
 #include "kob/progress.hpp"
 
 namespace kob::cli {
@@ -25,6 +27,7 @@ struct Options {
   std::uint32_t formats = 0;
   std::string output;
   bool quiet = false;
+  std::size_t trace_window = 0;  // 0: the default
 };
 
 // Converts one raw trace; false when it cannot be read or a file cannot be written.
@@ -73,6 +76,7 @@ bool convert_one(const std::string& run, const Options& o) {
   if (!o.formats_given && req.formats == 0) req.formats = Config().formats;  // recorded with --format=none
   req.print_summary = false;
   req.print_written = !o.quiet;
+  req.trace_window = o.trace_window;
 
   Progress progress(path);
   reader.on_progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
@@ -86,7 +90,7 @@ bool convert_one(const std::string& run, const Options& o) {
 }  // namespace
 
 std::string convert_help() {
-  return "usage: kob convert RUN... [--to=LIST] [--output=PREFIX] [--quiet]\n"
+  return "usage: kob convert RUN... [--to=LIST] [--output=PREFIX] [--quiet] [--trace-window=SPANS]\n"
          "\n"
          "Writes the output files of a run from its raw trace. RUN is a raw trace PREFIX.kob or its PREFIX;\n"
          "the files are PREFIX.trace.json, PREFIX.summary.txt, ... next to it.\n"
@@ -95,6 +99,9 @@ std::string convert_help() {
          "                   default: the formats the run was recorded with\n"
          "  --output=PREFIX  prefix of the files written (one RUN only)\n"
          "  --quiet          no line naming the files written\n"
+         "  --trace-window=SPANS  spans the trace writers collect before they write them out (default " +
+         std::to_string(TraceWindow::kDefaultSpans) + ");\n"
+         "                   memory follows it; the files are the same whatever it is\n"
          "  --help           this text\n"
          "\n"
          "A run that did not end cleanly (crash, signal, _exit) converts too: spans still open at its end\n"
@@ -124,6 +131,15 @@ int convert_main(const std::vector<std::string>& args) {
       o.output = a.substr(9);
     } else if (a == "--quiet") {
       o.quiet = true;
+    } else if (a.rfind("--trace-window=", 0) == 0) {
+      const std::string v = a.substr(15);
+      char* end = nullptr;
+      const unsigned long long n = v.empty() || v[0] == '-' ? 0 : std::strtoull(v.c_str(), &end, 10);
+      if (n == 0 || end == nullptr || *end != '\0') {
+        say("--trace-window takes a number of spans (1 or more), not '" + v + "'");
+        return 2;
+      }
+      o.trace_window = static_cast<std::size_t>(n);
     } else if (a.rfind("--", 0) == 0) {
       say("unknown option " + a + " (kob convert --help lists them)");
       return 2;

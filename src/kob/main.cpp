@@ -13,7 +13,7 @@ const char* kUsage =
     "usage: kob COMMAND [ARGS...]\n"
     "\n"
     "commands:\n"
-    "  convert RUN... [--to=LIST] [--output=PREFIX] [--quiet]\n"
+    "  convert RUN... [--to=LIST] [--output=PREFIX] [--quiet] [--trace-window=SPANS]\n"
     "          write the output files (trace, summaries) of a run from its raw trace PREFIX.kob\n"
     "\n"
     "kob COMMAND --help describes a command. kob --version prints the version.\n";

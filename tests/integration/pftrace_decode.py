@@ -164,3 +164,31 @@ class Trace:
                     "flows": te.get(E_FLOW_IDS, []), "terminating": te.get(E_TERMINATING_FLOW_IDS, []),
                     "value": signed(one(te, E_COUNTER_VALUE, 0)),
                 })
+
+
+def slices(trace):
+    """The slices of each track as a trace reader sees them: its BEGIN/END events ordered by time,
+    equal times in file order (a slice written in a later window of the trace may begin before
+    slices written earlier), then matched as a stack. Returns (slices, problems): each slice a
+    dict(track, cat, name, ts, dur, args, depth); problems: lines naming an END without a BEGIN or
+    slices left open."""
+    out, problems = [], []
+    by_track = {}
+    for n, e in enumerate(trace.events):
+        if e["type"] in (BEGIN, END):
+            by_track.setdefault(e["track"], []).append((e["ts"], n, e))
+    for uuid, evs in by_track.items():
+        evs.sort(key=lambda x: (x[0], x[1]))
+        stack = []
+        for ts, _, e in evs:
+            if e["type"] == BEGIN:
+                stack.append(e)
+            elif not stack:
+                problems.append(f"track {uuid}: END without BEGIN at {ts}")
+            else:
+                b = stack.pop()
+                out.append({"track": uuid, "cat": b["cat"], "name": b["name"], "ts": b["ts"], "dur": ts - b["ts"],
+                            "args": b["args"], "depth": len(stack)})
+        if stack:
+            problems.append(f"track {uuid}: {len(stack)} slices left open")
+    return out, problems

@@ -5,7 +5,7 @@ track; that every track an event uses is described; that interning starts with a
 import argparse
 import json
 import os
-from collections import Counter, defaultdict
+from collections import Counter
 
 import kob_check as kc
 import pftrace_decode as pd
@@ -68,29 +68,16 @@ if "devices" in expect:
 kc.check(set(ch_names.values()) <= set(pf_name.values()), f"every Chrome thread name is a track: {set(ch_names.values()) - set(pf_name.values())}")
 kc.expect_eq(len(set(ch_names.values())), len(ch_names), "Chrome thread names are unique (the comparison keys on them)")
 
-# Slices per track: packets in time order, BEGIN/END balanced and nested.
+# Slices per track, as trace readers see them (by time, equal times in file order): BEGIN/END
+# balanced and nested.
 offset = None
 slices = []  # (cat, name, track name, start, dur, args)
 section_slices = []
-by_track = defaultdict(list)
-for e in pf.events:
-    by_track[e["track"]].append(e)
-for uuid, evs in by_track.items():
-    stack = []
-    last = 0
-    for e in evs:
-        if e["type"] in (pd.BEGIN, pd.END):
-            kc.check(e["ts"] >= last, f"track {pf_name.get(uuid)}: slice events in time order")
-            last = e["ts"]
-        if e["type"] == pd.BEGIN:
-            stack.append(e)
-        elif e["type"] == pd.END:
-            if not kc.check(stack, f"track {pf_name.get(uuid)}: END without BEGIN at {e['ts']}"):
-                continue
-            b = stack.pop()
-            (section_slices if b["cat"] == "kokkos.section" else slices).append(
-                (b["cat"], b["name"], pf_name[uuid], b["ts"], e["ts"] - b["ts"], tuple(sorted(b["args"].items()))))
-    kc.expect_eq(len(stack), 0, f"track {pf_name.get(uuid)}: slices left open")
+decoded, problems = pd.slices(pf)
+kc.expect_eq(problems, [], "BEGIN/END balanced on every track")
+for d in decoded:
+    (section_slices if d["cat"] == "kokkos.section" else slices).append(
+        (d["cat"], d["name"], pf_name[d["track"]], d["ts"], d["dur"], tuple(sorted(d["args"].items()))))
 
 # The same events as the Chrome trace, times compared as ns from the Chrome trace's zero.
 def ns(us):
