@@ -9,6 +9,11 @@ runtime included). Without bounded memory every record would stay resident: 64 b
 20 MiB here, and the check would fail; the test asserts that this premise holds for the run it
 makes. A second run with a tenth of the kernels shows the tool's share does not grow with the run.
 
+The conversion is bounded too: `kob convert --to=all` (both traces and both summaries, the code the
+library runs at exit) on both raw traces, with trace windows of 4096 spans, peaks at the same
+resident memory for the long run as for the short one (read by the peak_rss runner), and the
+traces hold every kernel, its parallel region and the arrow between them.
+
 SLACK (what the tool has resident besides its ring slots, whatever the run length): its own code
 and that of spdlog, fmt and RE2 as far as it is touched (the library is ~1.4 MiB of which a part
 runs), the writer thread's stack and encoding buffer (2047 records x 92 bytes at most, ~190 KiB),
@@ -28,6 +33,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--program", required=True)
 ap.add_argument("--lib", required=True)
 ap.add_argument("--kob", required=True)
+ap.add_argument("--peak-rss", required=True, help="the peak_rss runner")
 a = ap.parse_args()
 prog, lib, kob = os.path.abspath(a.program), os.path.abspath(a.lib), os.path.abspath(a.kob)
 
@@ -96,12 +102,24 @@ def first_line(out):
     return out.splitlines()[0] if out else ""
 
 
-shares = {}
+def convert_peak_kib(raw, out):
+    """kob convert to every format with small trace windows: its peak RSS (KiB), read by peak_rss."""
+    rc, _, err = kc.run([os.path.abspath(a.peak_rss), kob, "convert", raw, f"--output={out}", "--to=all", "--quiet",
+                         f"--trace-window={WINDOW}"])
+    lines = [l for l in err.splitlines() if l.startswith("peak_rss_kib ")]
+    kc.expect_eq((rc, len(lines)), (0, 1), f"kob convert --to=all: exit status, peak printed ({err.strip()})")
+    return int(lines[0].split()[1]) if lines else 0
+
+
+WINDOW = 4096  # spans per trace window: a few hundred KiB, against ~40 MiB for the whole long run
+
+shares, prefixes = {}, {}
 for kernels in (KERNELS, KERNELS // 10):
     base = run_without_tool(kernels)
     prefix, out, err = run_with_tool(kernels)
     kc.expect_eq(first_line(out), first_line(base), f"{kernels} kernels: stdout as without the tool")
     shares[kernels] = peak_kib(out, f"{kernels} kernels, tool") - peak_kib(base, f"{kernels} kernels, no tool")
+    prefixes[kernels] = prefix
     print(f"{kernels} kernels: peak RSS without the tool {peak_kib(base, '')} KiB, with it {peak_kib(out, '')} KiB, "
           f"the tool's share {shares[kernels]} KiB")
 
@@ -138,4 +156,31 @@ kc.check(big <= (LIMIT_MIB + SLACK_MIB) * 1024,
 # 64 bytes per record kept would make the long run's share 0.9 x 24 MiB larger than the short one's.
 kc.check(big - small <= GROWTH_MIB * 1024,
          f"the tool's share does not grow with the run: {small} KiB for {KERNELS // 10} kernels, {big} KiB for {KERNELS}")
+
+# The conversion (what the library does at exit, and kob convert) in bounded memory too: both traces
+# and both summaries of the long run take no more memory than those of the run 10x shorter, while
+# keeping the long run's spans (~200 k) would take tens of MiB. Every kernel is in both traces.
+conv_peak, outs = {}, {}
+for kernels in (KERNELS, KERNELS // 10):
+    outs[kernels] = os.path.join(os.path.dirname(prefixes[kernels]), "all")
+    conv_peak[kernels] = convert_peak_kib(prefixes[kernels] + ".kob", outs[kernels])
+for kernels in (KERNELS, KERNELS // 10):
+    with open(outs[kernels] + ".trace.json") as f:
+        doc = json.load(f)
+    tiny = [e for e in kc.events(doc, "kokkos.kernel", "X") if e["name"] == "tiny"]
+    kc.expect_eq(len(tiny), kernels, f"{kernels} kernels: kernels in the Chrome trace")
+    ids = {e["args"]["id"] for e in tiny}
+    kc.expect_eq(sum(1 for e in kc.events(doc, "omp.parallel", "X") if e["args"].get("kokkos_kernel") in ids), kernels,
+                 f"{kernels} kernels: a parallel region per kernel")
+    flows = sum(1 for e in doc["traceEvents"] if e["ph"] == "f" and e["name"] == "parallel")
+    kc.expect_eq(flows, len(kc.events(doc, "kokkos.kernel", "X")), f"{kernels} kernels: an arrow from each kernel to its parallel region")
+    spans = sum(1 for e in doc["traceEvents"] if e["ph"] == "X")
+    print(f"{kernels} kernels: kob convert --to=all: {spans} spans, peak RSS {conv_peak[kernels]} KiB")
+    if kernels == KERNELS:
+        # The premise: the spans kept whole (at least 64 bytes each in memory) would show.
+        kc.check(spans * 64 > 4 * GROWTH_MIB * MIB, f"{spans} spans kept whole would exceed the growth allowed 4x over")
+    del doc
+kc.check(conv_peak[KERNELS] - conv_peak[KERNELS // 10] <= GROWTH_MIB * 1024,
+         f"kob convert's peak RSS does not grow with the run: {conv_peak[KERNELS // 10]} KiB for {KERNELS // 10} kernels, "
+         f"{conv_peak[KERNELS]} KiB for {KERNELS}")
 kc.finish()
