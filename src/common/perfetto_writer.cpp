@@ -266,28 +266,14 @@ class PerfettoSink : public trace::TraceSink {
 
   // Time and sequence of an event packet: the time since the sequence's last packet, or when
   // that would be negative, the absolute time on CLOCK_MONOTONIC_RAW.
-  void header(Sequence& seq, std::uint64_t ts) { write_header(seq, stamp(seq, ts)); }
-
-  struct Stamp {
-    std::uint64_t value;
-    bool absolute;
-  };
-  // The packet time as header() writes it (moves the sequence's clock on).
-  static Stamp stamp(Sequence& seq, std::uint64_t ts) {
-    if (ts < seq.last) return {ts, true};
-    const std::uint64_t d = ts - seq.last;
-    seq.last = ts;
-    return {d, false};
-  }
-  static std::size_t header_size(const Sequence& seq, Stamp st) {
-    return proto::varint_size(pf::packet::timestamp, st.value) +
-           (st.absolute ? proto::varint_size(pf::packet::timestamp_clock_id, pf::clock::kMonotonicRaw) : 0) +
-           proto::varint_size(pf::packet::trusted_packet_sequence_id, seq.id) +
-           proto::varint_size(pf::packet::sequence_flags, pf::packet::kNeedsIncrementalState);
-  }
-  void write_header(const Sequence& seq, Stamp st) {
-    w_.add_varint(pf::packet::timestamp, st.value);
-    if (st.absolute) w_.add_varint(pf::packet::timestamp_clock_id, pf::clock::kMonotonicRaw);
+  void header(Sequence& seq, std::uint64_t ts) {
+    if (ts >= seq.last) {
+      w_.add_varint(pf::packet::timestamp, ts - seq.last);
+      seq.last = ts;
+    } else {
+      w_.add_varint(pf::packet::timestamp, ts);
+      w_.add_varint(pf::packet::timestamp_clock_id, pf::clock::kMonotonicRaw);
+    }
     w_.add_varint(pf::packet::trusted_packet_sequence_id, seq.id);
     w_.add_varint(pf::packet::sequence_flags, pf::packet::kNeedsIncrementalState);
   }
@@ -331,67 +317,35 @@ class PerfettoSink : public trace::TraceSink {
         w_.add_string(pf::interned::name, f.name);
       }
     }
-    // The event's size first (its annotations are most of it), so that it is written in place.
-    std::size_t size = proto::varint_size(pf::track_event::type, type) + proto::varint_size(pf::track_event::category_iids, cat_iid) +
-                       proto::varint_size(pf::track_event::name_iid, name_iid);
-    if (uuid != seq.track) size += proto::varint_size(pf::track_event::track_uuid, uuid);
-    if (e.args) {
-      n = 0;
-      for (const Arg& a : *e.args) {
-        ann_sizes_[n] = annotation_size(key_iids_[n], a);
-        size += proto::bytes_size(pf::track_event::debug_annotations, ann_sizes_[n++]);
-      }
-    }
-    size += (e.flows_out.size() + e.flows_in.size()) * (proto::varint_size(pf::track_event::flow_ids, 0) - 1 + 8);
-    proto::Nested te(w_, pf::packet::track_event, size);
+    proto::Nested te(w_, pf::packet::track_event);
     w_.add_varint(pf::track_event::type, type);
     if (uuid != seq.track) w_.add_varint(pf::track_event::track_uuid, uuid);
     w_.add_varint(pf::track_event::category_iids, cat_iid);
     w_.add_varint(pf::track_event::name_iid, name_iid);
     if (e.args) {
       n = 0;
-      for (const Arg& a : *e.args) {
-        annotation(key_iids_[n], a, ann_sizes_[n]);
-        ++n;
-      }
+      for (const Arg& a : *e.args) annotation(key_iids_[n++], a);
     }
     for (std::uint64_t id : e.flows_out) w_.add_fixed64(pf::track_event::flow_ids, id);
     for (std::uint64_t id : e.flows_in) w_.add_fixed64(pf::track_event::terminating_flow_ids, id);
   }
 
-  // Debug annotations are most of a slice's bytes: each is written with its size known first.
-  static std::size_t annotation_size(std::uint64_t key_iid, const Arg& a) {
-    namespace an = pf::annotation;
-    std::size_t size = proto::varint_size(an::name_iid, key_iid);
+  void annotation(std::uint64_t key_iid, const Arg& a) {
+    proto::Nested an(w_, pf::track_event::debug_annotations);
+    w_.add_varint(pf::annotation::name_iid, key_iid);
     switch (a.type) {
-      case Arg::Type::Uint: size += proto::varint_size(an::uint_value, a.u); break;
-      case Arg::Type::Int: size += proto::varint_size(an::int_value, static_cast<std::uint64_t>(a.i)); break;
-      case Arg::Type::Bool: size += proto::varint_size(an::bool_value, a.u != 0); break;
-      case Arg::Type::Str: size += proto::bytes_size(an::string_value, a.s.size()); break;
-      case Arg::Type::Null: break;
-    }
-    return size;
-  }
-  void annotation(std::uint64_t key_iid, const Arg& a, std::size_t size) {
-    namespace an = pf::annotation;
-    proto::Nested m(w_, pf::track_event::debug_annotations, size);
-    w_.add_varint(an::name_iid, key_iid);
-    switch (a.type) {
-      case Arg::Type::Uint: w_.add_varint(an::uint_value, a.u); break;
-      case Arg::Type::Int: w_.add_int(an::int_value, a.i); break;
-      case Arg::Type::Bool: w_.add_bool(an::bool_value, a.u != 0); break;
-      case Arg::Type::Str: w_.add_string(an::string_value, a.s); break;
+      case Arg::Type::Uint: w_.add_varint(pf::annotation::uint_value, a.u); break;
+      case Arg::Type::Int: w_.add_int(pf::annotation::int_value, a.i); break;
+      case Arg::Type::Bool: w_.add_bool(pf::annotation::bool_value, a.u != 0); break;
+      case Arg::Type::Str: w_.add_string(pf::annotation::string_value, a.s); break;
       case Arg::Type::Null: break;  // the name alone
     }
   }
 
-  // The most frequent packet, with every size known first: nothing moves once written.
   void end_slice(Sequence& seq, std::uint64_t ts) {
-    const Stamp st = stamp(seq, ts);
-    const std::size_t te = proto::varint_size(pf::track_event::type, pf::track_event::kSliceEnd);
-    proto::Nested pk(w_, pf::trace::packet, header_size(seq, st) + proto::bytes_size(pf::packet::track_event, te));
-    write_header(seq, st);
-    proto::Nested e(w_, pf::packet::track_event, te);
+    proto::Nested pk(w_, pf::trace::packet);
+    header(seq, ts);
+    proto::Nested te(w_, pf::packet::track_event);
     w_.add_varint(pf::track_event::type, pf::track_event::kSliceEnd);
   }
 
@@ -431,7 +385,6 @@ class PerfettoSink : public trace::TraceSink {
   InternTable tables_[3];
   std::vector<Fresh> fresh_;
   std::uint64_t key_iids_[trace::Args::kMax] = {};
-  std::size_t ann_sizes_[trace::Args::kMax] = {};
 };
 
 }  // namespace

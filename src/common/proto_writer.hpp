@@ -12,7 +12,6 @@
 
 #include <protozero/basic_pbf_writer.hpp>
 #include <protozero/buffer_tmpl.hpp>
-#include <protozero/varint.hpp>
 
 namespace kob::proto {
 
@@ -112,21 +111,10 @@ class Writer {
   std::vector<PbfWriter*> stack_;  // the innermost message being written last
 };
 
-// Encoded sizes of fields, for a nested message whose size is known before it is written.
-inline std::size_t varint_size(std::uint32_t field, std::uint64_t v) {
-  return static_cast<std::size_t>(protozero::length_of_varint(field << 3) + protozero::length_of_varint(v));
-}
-inline std::size_t bytes_size(std::uint32_t field, std::size_t n) {
-  return static_cast<std::size_t>(protozero::length_of_varint((field << 3) | 2) + protozero::length_of_varint(n)) + n;
-}
-
 // A nested message, written until the end of its scope (protozero leaves an empty one out).
-// With its size given (exactly what its fields will take: varint_size, bytes_size), protozero
-// writes the length first and nothing is moved at the end; an empty one is then written too.
 class Nested {
  public:
   Nested(Writer& w, std::uint32_t field) : w_(w), msg_(w.top(), field) { w_.stack_.push_back(&msg_); }
-  Nested(Writer& w, std::uint32_t field, std::size_t size) : w_(w), msg_(w.top(), field, size) { w_.stack_.push_back(&msg_); }
   ~Nested() { w_.stack_.pop_back(); }  // then msg_ closes itself
   Nested(const Nested&) = delete;
   Nested& operator=(const Nested&) = delete;
