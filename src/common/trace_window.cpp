@@ -59,14 +59,15 @@ void TraceWindow::omp_task(const OmpTaskSpan& s) {
 }
 
 std::uint32_t TraceWindow::poll(const TimelineBuilder& b) {
-  constexpr std::uint32_t kFar = 4096;  // records between looks while the window is small
-  if (size_ < next_try_) return static_cast<std::uint32_t>(std::min<std::size_t>(kFar, next_try_ - size_));
+  // Records until the window may be big enough (a record makes at most one span), at most 4096.
+  auto until_big = [&] { return static_cast<std::uint32_t>(std::min<std::size_t>(4096, next_try_ > size_ ? next_try_ - size_ : 1)); };
+  if (size_ < next_try_) return until_big();
   // Big enough: a cut at the first record where one is allowed (between two kernels, say).
   if (!b.can_cut()) return 1;
   b.open_state(open_);
   if (!safe_to_cut()) {
     next_try_ = size_ * 2;  // rare (odd hook orders): try again later, not at every record
-    return kFar;
+    return until_big();
   }
   hold_back();
   write_window(b.so_far());
@@ -77,7 +78,7 @@ std::uint32_t TraceWindow::poll(const TimelineBuilder& b) {
   held_.omp_parallels.clear();
   held_.kernels.clear();
   held_.omp_implicit_tasks.clear();
-  return kFar;
+  return until_big();
 }
 
 // Late spans per track: open ones (end ~0) and those to be held back; then every span of the

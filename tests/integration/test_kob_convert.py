@@ -149,6 +149,9 @@ for cmd, status, part in (
     ([], 2, "convert needs at least one RUN"),
     ([clean, "--frobnicate"], 2, "unknown option --frobnicate"),
     ([clean, crash, "--output=x"], 2, "--output takes one RUN"),
+    ([clean, "--trace-window=0"], 2, "--trace-window takes a number of spans (1 or more), not '0'"),
+    ([clean, "--trace-window=12k"], 2, "--trace-window takes a number of spans (1 or more), not '12k'"),
+    ([clean, "--trace-window=-3"], 2, "--trace-window takes a number of spans (1 or more), not '-3'"),
 ):
     rc, _, err = convert(*cmd)
     lines = stderr_lines(err)

@@ -2,10 +2,14 @@
 // length, and it hands spans on in the order span_sink.hpp promises.
 #include <doctest/doctest.h>
 
+#include <functional>
+#include <string>
 #include <vector>
 
-#include "common/timeline_builder.hpp"
 #include "common/clock.hpp"
+#include "common/timeline_builder.hpp"
+#include "common/trace_producer.hpp"
+#include "common/trace_window.hpp"
 #include "helpers.hpp"
 
 namespace {
@@ -102,7 +106,81 @@ struct Checker : kob::SpanSink {
   void finish(const kob::Timeline& rest) override { problems = rest.problems; }
 };
 
+// A trace sink that keeps only a digest of what it is given: per kind of call a count and a sum of
+// hashes of everything the trace shows (flow ids left out: they are numbered per window, so each
+// arrow counts by its two ends), so that two traces of 10^5 spans compare as equal multisets.
+struct DigestSink : kob::trace::TraceSink {
+  std::uint64_t events = 0, flows = 0, tracks = 0, windows = 0, sum = 0;
+  std::size_t h(const std::string& s) { return std::hash<std::string>()(s); }
+  void process(std::uint64_t, std::string_view, std::uint64_t) override {}
+  void track(const kob::trace::TrackDesc& t) override {
+    ++tracks;
+    sum += h("T" + std::to_string(t.id) + t.name);
+  }
+  void event(const kob::trace::Event& e) override {
+    ++events;
+    std::string s = std::to_string(int(e.phase)) + e.cat + std::string(e.name) + "|" + std::to_string(e.track) + "|" +
+                    std::to_string(e.ts) + "|" + std::to_string(e.end) + "|" + std::to_string(e.id) + "|" +
+                    std::to_string(e.flows_out.size()) + "|" + std::to_string(e.flows_in.size());
+    if (e.args) {
+      for (const kob::trace::Arg& a : *e.args) {
+        s += std::string(a.key) + "=";
+        switch (a.type) {
+          case kob::trace::Arg::Type::Uint:
+          case kob::trace::Arg::Type::Bool: s += std::to_string(a.u); break;
+          case kob::trace::Arg::Type::Int: s += std::to_string(a.i); break;
+          case kob::trace::Arg::Type::Str: s += std::string(a.s); break;
+          case kob::trace::Arg::Type::Null: s += "null"; break;
+        }
+        s += ";";
+      }
+    }
+    sum += h(s);
+  }
+  void flow(const kob::trace::Flow& f) override {
+    ++flows;
+    sum += h(std::string(f.name) + std::to_string(f.from_track) + "|" + std::to_string(f.from_ts) + "|" +
+             std::to_string(f.to_track) + "|" + std::to_string(f.to_ts));
+  }
+  void window_end() override { ++windows; }
+  bool finish(const std::string&) override { return true; }
+};
+
 }  // namespace
+
+TEST_CASE("trace windows: 20000 OpenMP kernels written 100 spans at a time give the trace written in one window") {
+  constexpr std::uint64_t n = 20000;
+  const std::uint32_t name = nm("window kernel");
+  KernelRun master(false, n, name), worker(true, n, name);
+  kob::TraceInfo info;
+
+  DigestSink one;
+  const kob::Timeline t = kob::build_timeline({&master, &worker});
+  REQUIRE(kob::produce_trace(t, info, one));
+
+  DigestSink windowed;
+  kob::TraceProducer producer(windowed, info);
+  kob::TraceWindow window(producer, 100);
+  {
+    kob::TimelineBuilder builder(window);
+    builder.set_poller(&window);
+    kob::read_threads({&master, &worker}, builder);
+    builder.finish(true);
+  }
+  CHECK(window.end("{}"));
+
+  CHECK(one.windows == 1);
+  CHECK(one.events == 7 * n);  // kernel, region, 2 implicit tasks, work, 2 syncs
+  CHECK(windowed.events == one.events);
+  CHECK(windowed.flows == one.flows);
+  CHECK(one.flows == 2 * n);  // kernel -> region, region -> the worker's implicit task
+  CHECK(windowed.tracks == one.tracks);
+  CHECK(windowed.sum == one.sum);
+  // A cut after about every 100 spans: each window holds 100 spans and what waited for its region.
+  CHECK(windowed.windows == window.windows());
+  CHECK(window.windows() >= n * 7 / (100 + 7));
+  CHECK(window.largest_window() <= 100 + 7);
+}
 
 TEST_CASE("streaming builder: what it keeps stays bounded over 200000 OpenMP kernels, each span given once") {
   constexpr std::uint64_t n = 200000;
