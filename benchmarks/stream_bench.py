@@ -2,7 +2,7 @@
 """Streaming-trace benchmarks (issue 8): memory, file sizes, exit time and whole-run overhead.
 
   stream_bench.py --builddir DIR [--runs N] [--small N] [--omp-kernels N] [--serial-kernels N]
-                  [--only overhead,omp,serial] [--out DIR]
+                  [--only overhead,omp,serial,exits] [--out DIR]
 
   overhead  benchmarks/small_kernels (OpenMP-backend Kokkos, 2 threads, ~10 k kernels/s, ~20
             OpenMP events per kernel): the whole process's wall time, start and exit included,
@@ -10,6 +10,9 @@
   omp       tiny_kernels_openmp with --omp-kernels kernels on 2 threads (default 10^7).
   serial    tiny_kernels_serial (Debian's Serial Kokkos) with --serial-kernels kernels (default
             5 x 10^7, i.e. 10^8 Kokkos events).
+  exits     100 k empty `omp parallel` regions (empty_parallel) and 100 k OpenMP-backend kernels
+            (tiny_kernels_openmp), 2 threads, with --format=none, chrome and perfetto: file sizes
+            and the exit (end of the loop to end of the process), median of --runs.
   For omp and serial, once without and once with the tool: peak RSS (the tool's: with minus
   without), events recorded, raw trace bytes per event, .pftrace bytes per event, events dropped,
   time from the end of the launch loop to the end of the process (the exit: Kokkos::finalize
@@ -39,15 +42,18 @@ def run(cmd, env):
 
 
 def peak_rss_kib(cmd, env):
-    """Runs cmd once more under wait4 for its peak RSS (ru_maxrss, KiB) and end time."""
+    """Runs cmd through the peak_rss runner (a child's ru_maxrss counts what its parent had at
+    fork: this script's tens of MiB); returns (peak RSS KiB, stdout, wall seconds, end time)."""
     t0 = time.monotonic_ns()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    out = p.stdout.read()
-    _, status, ru = os.wait4(p.pid, 0)
+    p = subprocess.run([str(PEAK_RSS)] + cmd, env=env, capture_output=True, text=True)
     t1 = time.monotonic_ns()
-    if status != 0:
-        sys.exit(f"stream_bench: {cmd[0]} failed with status {status}")
-    return ru.ru_maxrss, out, (t1 - t0) / 1e9, t1
+    peak = [l for l in p.stderr.splitlines() if l.startswith("peak_rss_kib ")]
+    if p.returncode != 0 or not peak:
+        sys.exit(f"stream_bench: {cmd[0]} failed with status {p.returncode}: {p.stderr[-2000:]}")
+    return int(peak[-1].split()[1]), p.stdout, (t1 - t0) / 1e9, t1
+
+
+PEAK_RSS = None  # set by main: the builddir's benchmarks/peak_rss
 
 
 def tool_env(lib, args):
@@ -98,6 +104,35 @@ def overhead(a, out):
     print(f"| libkokkos_ompt_bridge.so, `--format=summary,json` (streaming conversion at exit) | {ms:.3f} | {a.small / ms:,.0f} | {100 * (ms - m0) / m0:+.1f}% |")
     print(f"| libkokkos_ompt_bridge.so, default formats (conversion at exit) | {m1:.3f} | {a.small / m1:,.0f} | {100 * (m1 - m0) / m0:+.1f}% |")
     return summ
+
+
+def exits(a, out):
+    """The output-files table of README: trace sizes and exit time per format."""
+    progs = [("100 k empty `omp parallel` regions (`benchmarks/empty_parallel.cpp`)", a.builddir / "benchmarks" / "empty_parallel"),
+             ("100 k OpenMP-backend Kokkos kernels (`benchmarks/tiny_kernels.cpp`)", a.builddir / "benchmarks" / "tiny_kernels_openmp")]
+    print("\n### Trace sizes and exit time per format (2 threads)\n")
+    print("| run | Chrome JSON | `.pftrace` | exit, `none` / `chrome` / `perfetto` |")
+    print("|---|---|---|---|")
+    for label, prog in progs:
+        if not prog.exists():
+            continue
+        times, sizes = {}, {}
+        for fmt in ("none", "chrome", "perfetto"):
+            prefix = f"{out}/exit-{prog.name}-{fmt}"
+            env = {**tool_env(a.lib, f"--quiet --output={prefix} --format={fmt}"), "OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "false"}
+            walls = []
+            for _ in range(a.runs):
+                _, o, _, end = run([str(prog), "100000"], env)
+                walls.append((end - loop_end(o)) / 1e9)
+            times[fmt] = statistics.median(walls)
+            for ext in (".trace.json", ".pftrace"):
+                if os.path.exists(prefix + ext):
+                    sizes[ext] = os.path.getsize(prefix + ext)
+        with open(f"{out}/exit-{prog.name}-chrome.trace.json") as f:
+            events = len(json.load(f)["traceEvents"])
+        cj, pf = sizes.get(".trace.json", 0), sizes.get(".pftrace", 0)
+        print(f"| {label}; {events:,} Chrome events | {cj / 1e6:.1f} MB, {cj / events:.0f} B/event | {pf / 1e6:.1f} MB, "
+              f"{pf / events:.0f} B/event | {times['none']:.2f} / {times['chrome']:.2f} / {times['perfetto']:.2f} s |")
 
 
 def scale(a, out, name, prog, n, threads, formats, convert):
@@ -174,21 +209,27 @@ def main():
     a.builddir = a.builddir.resolve()
     a.lib = a.builddir / "src" / "libkokkos_ompt_bridge.so"
     a.kob = a.builddir / "src" / "kob"
+    global PEAK_RSS
+    PEAK_RSS = a.builddir / "benchmarks" / "peak_rss"
     out = a.out or pathlib.Path(tempfile.mkdtemp(prefix="kob-stream-"))
     out.mkdir(parents=True, exist_ok=True)
     only = set(a.only.split(","))
     if "overhead" in only:
         overhead(a, out)
+    if "exits" in only:
+        exits(a, out)
     rows = []
     omp = a.builddir / "benchmarks" / "tiny_kernels_openmp"
     serial = a.builddir / "benchmarks" / "tiny_kernels_serial"
-    # The long runs record only (--format=none): the exit conversion is not streaming yet, and
-    # would hold the whole timeline in memory. The medium runs convert at exit as users run it.
+    # The long runs record only (--format=none), then convert at exit with the default formats
+    # (streaming: the peak RSS includes the exit); the medium runs also time `kob convert`.
     if "omp" in only:
-        rows.append(scale(a, out, "omp-long", omp, a.omp_kernels, 2, "none", False))
+        rows.append(scale(a, out, "omp-long-none", omp, a.omp_kernels, 2, "none", False))
+        rows.append(scale(a, out, "omp-long", omp, a.omp_kernels, 2, "perfetto,summary,json", False))
         rows.append(scale(a, out, "omp", omp, a.omp_kernels // 10, 2, "perfetto,summary,json", True))
     if "serial" in only:
-        rows.append(scale(a, out, "serial-long", serial, a.serial_kernels, 1, "none", False))
+        rows.append(scale(a, out, "serial-long-none", serial, a.serial_kernels, 1, "none", False))
+        rows.append(scale(a, out, "serial-long", serial, a.serial_kernels, 1, "perfetto,summary,json", False))
         rows.append(scale(a, out, "serial", serial, a.serial_kernels // 10, 1, "perfetto,summary,json", True))
     if rows:
         print("\n### Long runs: memory, sizes, exit\n")

@@ -5,8 +5,11 @@
 //   of its instants/counters: each starts by clearing its state, setting its defaults (its track,
 //   its clock) and a clock snapshot that declares its clock incremental. Its packets then carry
 //   only the time since the sequence's previous packet. A packet whose time is earlier than that
-//   (the producer's order is per category, not by time) carries an absolute CLOCK_MONOTONIC_RAW
-//   time instead, which leaves the incremental clock where it was.
+//   (the producer's order is per category, not by time; a slice of a later window may begin
+//   before slices of earlier ones) carries an absolute CLOCK_MONOTONIC_RAW time instead, which
+//   leaves the incremental clock where it was. Slices still open at a window's end are closed
+//   there (their END packets), so a track's BEGIN/END pairs nest once ordered by time, then by
+//   position in the file, as trace readers order them.
 // - names, categories and argument names are interned: sent once per sequence, then named by id.
 #include "common/perfetto_writer.hpp"
 

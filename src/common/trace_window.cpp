@@ -84,10 +84,14 @@ std::uint32_t TraceWindow::poll(const TimelineBuilder& b) {
 // Late spans per track: open ones (end ~0) and those to be held back; then every span of the
 // window that stays is checked against those of its track.
 bool TraceWindow::safe_to_cut() {
-  const std::unordered_set<std::uint64_t> teams(open_.waiting_teams.begin(), open_.waiting_teams.end());
+  held_teams_.clear();
+  held_teams_.insert(open_.waiting_teams.begin(), open_.waiting_teams.end());
   held_kernels_.clear();
   for (const OmpParallelSpan& p : w_.omp_parallels)
-    if (teams.count(p.id) && p.kernel != 0) held_kernels_.insert(p.kernel);
+    if (held(p) && p.kernel != 0) held_kernels_.insert(p.kernel);
+  open_teams_.clear();
+  open_teams_.insert(open_.open_parallels.begin(), open_.open_parallels.end());
+  open_teams_.insert(held_teams_.begin(), held_teams_.end());
   for (auto& v : late_) v.clear();
   auto late = [&](std::uint32_t track, std::uint64_t start, std::uint64_t end) {
     if (late_.size() <= track) late_.resize(track + 1);
@@ -95,57 +99,32 @@ bool TraceWindow::safe_to_cut() {
   };
   constexpr std::uint64_t kOpen = std::numeric_limits<std::uint64_t>::max();
   for (const builder::OpenSpanAt& o : open_.open) late(o.track, o.start, kOpen);
-  for (const OmpParallelSpan& p : w_.omp_parallels)
-    if (teams.count(p.id)) late(p.track, p.start, p.end);
-  for (const KernelSpan& k : w_.kernels)
-    if (held_kernels_.count(k.id)) late(k.track, k.start, k.end);
-  // An implicit task of a region that is open or held back: the arrow to it starts on the
-  // region, which comes in a later window.
-  open_teams_.clear();
-  open_teams_.insert(open_.open_parallels.begin(), open_.open_parallels.end());
-  open_teams_.insert(teams.begin(), teams.end());
-  auto held_task = [&](const OmpImplicitTaskSpan& i) { return !i.initial && open_teams_.count(i.parallel_id) != 0; };
-  for (const OmpImplicitTaskSpan& i : w_.omp_implicit_tasks)
-    if (held_task(i)) late(i.track, i.start, i.end);
-  held_teams_ = teams;
+  each_nested(w_, [&](const auto& v) {
+    for (const auto& s : v)
+      if (held(s)) late(s.track, s.start, s.end);
+  });
   bool ok = true;
-  auto check = [&](const auto& v, auto&& held) {
+  each_nested(w_, [&](const auto& v) {
     for (const auto& s : v) {
       if (!ok) return;
       if (s.track >= late_.size() || late_[s.track].empty() || held(s)) continue;
       for (const auto& [ls, le] : late_[s.track])
         if (!apart_or_nested(s.start, s.end, ls, le)) ok = false;
     }
-  };
-  auto none = [](const auto&) { return false; };
-  check(w_.kernels, [&](const KernelSpan& k) { return held_kernels_.count(k.id) != 0; });
-  check(w_.fences, none);
-  check(w_.regions, none);
-  check(w_.deep_copies, none);
-  check(w_.omp_parallels, [&](const OmpParallelSpan& p) { return teams.count(p.id) != 0; });
-  check(w_.omp_implicit_tasks, held_task);
-  check(w_.omp_works, none);
-  check(w_.omp_syncs, none);
-  check(w_.omp_tasks, none);
-  check(w_.omp_mutexes, none);
-  check(w_.omp_targets, none);
-  check(w_.omp_data_ops, none);
-  check(w_.omp_submits, none);
-  check(w_.omp_device_ops, none);
+  });
   return ok;
 }
 
 void TraceWindow::hold_back() {
-  auto split = [&](auto& from, auto& to, auto&& held) {
+  auto split = [&](auto& from, auto& to) {
     auto keep = std::stable_partition(from.begin(), from.end(), [&](const auto& s) { return !held(s); });
     to.insert(to.end(), std::make_move_iterator(keep), std::make_move_iterator(from.end()));
     size_ -= static_cast<std::size_t>(from.end() - keep);
     from.erase(keep, from.end());
   };
-  split(w_.omp_parallels, held_.omp_parallels, [&](const OmpParallelSpan& p) { return held_teams_.count(p.id) != 0; });
-  split(w_.kernels, held_.kernels, [&](const KernelSpan& k) { return held_kernels_.count(k.id) != 0; });
-  split(w_.omp_implicit_tasks, held_.omp_implicit_tasks,
-        [&](const OmpImplicitTaskSpan& i) { return !i.initial && open_teams_.count(i.parallel_id) != 0; });
+  split(w_.omp_parallels, held_.omp_parallels);
+  split(w_.kernels, held_.kernels);
+  split(w_.omp_implicit_tasks, held_.omp_implicit_tasks);
 }
 
 void TraceWindow::write_window(const Timeline& known) {

@@ -76,6 +76,16 @@ class TraceWindow : public SpanSink, public TimelineBuilder::Poller {
   void write_window(const Timeline& known);
   bool safe_to_cut();
   void hold_back();
+  // Whether a span goes to the next window (safe_to_cut decides for the window being cut): a
+  // region whose workers' ends are still to come, the kernel that opened one, an implicit task
+  // of a region open or held back. Other spans never are.
+  bool held(const OmpParallelSpan& p) const { return held_teams_.count(p.id) != 0; }
+  bool held(const KernelSpan& k) const { return held_kernels_.count(k.id) != 0; }
+  bool held(const OmpImplicitTaskSpan& i) const { return !i.initial && open_teams_.count(i.parallel_id) != 0; }
+  template <class S>
+  bool held(const S&) const {
+    return false;
+  }
 
   TraceProducer& producer_;
   std::size_t min_spans_;
