@@ -89,6 +89,12 @@ bool TraceWindow::safe_to_cut() {
   held_kernels_.clear();
   for (const OmpParallelSpan& p : w_.omp_parallels)
     if (held(p) && p.kernel != 0) held_kernels_.insert(p.kernel);
+  // A held kernel's arrows go to every region it opened (user OpenMP inside a Serial kernel opens
+  // several): those wait with it, and the implicit tasks of all of them (below).
+  for (const OmpParallelSpan& p : w_.omp_parallels)
+    if (p.kernel != 0 && held_kernels_.count(p.kernel)) held_teams_.insert(p.id);
+  for (const OmpTargetSpan& x : w_.omp_targets)
+    if (x.kernel != 0 && held_kernels_.count(x.kernel)) return false;  // its arrows reach further: no cut here
   open_teams_.clear();
   open_teams_.insert(open_.open_parallels.begin(), open_.open_parallels.end());
   open_teams_.insert(held_teams_.begin(), held_teams_.end());
