@@ -54,6 +54,7 @@ void OmpMatcher::add_thread(std::uint32_t track) {
     threads_.emplace_back();
     threads_.back().track = static_cast<std::uint32_t>(threads_.size() - 1);
   }
+  thread_count_ = threads_.size();
 }
 
 std::size_t OmpMatcher::kept() const {
@@ -84,7 +85,7 @@ void OmpMatcher::open_state(OpenState& out) const {
 
 void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) {
   ++c_.rest.omp_records;
-  add_thread(track);
+  if (track >= thread_count_) add_thread(track);  // (a deque's size() is not free: this is per record)
   ThreadState& s = threads_[track];
   switch (r.type) {
     case Ev::OmpThreadBegin:

@@ -104,6 +104,7 @@ class OmpMatcher {
   Context& c_;
   const OpenEnd* end_ = nullptr;  // set by finish
   std::deque<ThreadState> threads_;  // by track
+  std::size_t thread_count_ = 0;     // threads_.size()
   std::unordered_map<std::uint64_t, OmpParallelSpan> open_parallels_;
   std::unordered_map<std::uint64_t, Team> teams_;
   std::unordered_set<std::uint64_t> hidden_regions_;  // libomp's hidden-helper team regions

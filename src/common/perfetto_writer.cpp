@@ -334,22 +334,41 @@ class PerfettoSink : public trace::TraceSink {
   }
 
   void annotation(std::uint64_t key_iid, const Arg& a) {
-    proto::Nested an(w_, pf::track_event::debug_annotations);
-    w_.add_varint(pf::annotation::name_iid, key_iid);
+    namespace an = pf::annotation;
+    if (a.type == Arg::Type::Str) {  // any length: a nested message
+      proto::Nested m(w_, pf::track_event::debug_annotations);
+      w_.add_varint(an::name_iid, key_iid);
+      w_.add_string(an::string_value, a.s);
+      return;
+    }
+    proto::SmallMessage m;  // numbers (most annotations): encoded whole on the stack
+    m.add_varint(an::name_iid, key_iid);
     switch (a.type) {
-      case Arg::Type::Uint: w_.add_varint(pf::annotation::uint_value, a.u); break;
-      case Arg::Type::Int: w_.add_int(pf::annotation::int_value, a.i); break;
-      case Arg::Type::Bool: w_.add_bool(pf::annotation::bool_value, a.u != 0); break;
-      case Arg::Type::Str: w_.add_string(pf::annotation::string_value, a.s); break;
+      case Arg::Type::Uint: m.add_varint(an::uint_value, a.u); break;
+      case Arg::Type::Int: m.add_varint(an::int_value, static_cast<std::uint64_t>(a.i)); break;  // int64: two's complement
+      case Arg::Type::Bool: m.add_varint(an::bool_value, a.u != 0 ? 1 : 0); break;
+      case Arg::Type::Str:
       case Arg::Type::Null: break;  // the name alone
     }
+    w_.add_message(pf::track_event::debug_annotations, m);
   }
 
+  // The most frequent packet: encoded whole on the stack, then added to the trace.
   void end_slice(Sequence& seq, std::uint64_t ts) {
-    proto::Nested pk(w_, pf::trace::packet);
-    header(seq, ts);
-    proto::Nested te(w_, pf::packet::track_event);
-    w_.add_varint(pf::track_event::type, pf::track_event::kSliceEnd);
+    proto::SmallMessage te;
+    te.add_varint(pf::track_event::type, pf::track_event::kSliceEnd);
+    proto::SmallMessage pk;
+    if (ts >= seq.last) {
+      pk.add_varint(pf::packet::timestamp, ts - seq.last);
+      seq.last = ts;
+    } else {
+      pk.add_varint(pf::packet::timestamp, ts);
+      pk.add_varint(pf::packet::timestamp_clock_id, pf::clock::kMonotonicRaw);
+    }
+    pk.add_varint(pf::packet::trusted_packet_sequence_id, seq.id);
+    pk.add_varint(pf::packet::sequence_flags, pf::packet::kNeedsIncrementalState);
+    pk.add_message(pf::packet::track_event, te);
+    w_.add_message(pf::trace::packet, pk);
   }
 
   void flush() {

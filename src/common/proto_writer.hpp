@@ -79,6 +79,30 @@ namespace kob::proto {
 
 using PbfWriter = protozero::basic_pbf_writer<Bytes>;
 
+// A small message of a few varint fields (a numeric debug annotation, a slice's end), encoded on
+// the stack by protozero's varint encoder and then added whole (Writer::add_message): no nested
+// writer to open and close, nothing moved after. Room for four fields (or three and one small
+// message inside).
+class SmallMessage {
+ public:
+  void add_varint(std::uint32_t field, std::uint64_t v) {
+    n_ += static_cast<std::size_t>(protozero::add_varint_to_buffer(buf_ + n_, std::uint64_t(field) << 3));
+    n_ += static_cast<std::size_t>(protozero::add_varint_to_buffer(buf_ + n_, v));
+  }
+  void add_message(std::uint32_t field, const SmallMessage& m) {
+    n_ += static_cast<std::size_t>(protozero::add_varint_to_buffer(buf_ + n_, (std::uint64_t(field) << 3) | 2));
+    n_ += static_cast<std::size_t>(protozero::add_varint_to_buffer(buf_ + n_, m.n_));
+    std::memcpy(buf_ + n_, m.buf_, m.n_);
+    n_ += m.n_;
+  }
+  const char* data() const { return buf_; }
+  std::size_t size() const { return n_; }
+
+ private:
+  char buf_[80];  // four fields of at most a 5-byte tag and a 10-byte value, or a 24-byte message
+  std::size_t n_ = 0;
+};
+
 class Nested;
 
 class Writer {
@@ -99,6 +123,7 @@ class Writer {
   void add_int(std::uint32_t field, std::int64_t v) { top().add_int64(field, v); }
   void add_bool(std::uint32_t field, bool v) { top().add_bool(field, v); }
   void add_fixed64(std::uint32_t field, std::uint64_t v) { top().add_fixed64(field, v); }
+  void add_message(std::uint32_t field, const SmallMessage& m) { top().add_message(field, m.data(), m.size()); }
   void add_string(std::uint32_t field, std::string_view s) {
     top().add_string(field, s.empty() ? "" : s.data(), s.size());  // an empty view may have no data pointer
   }
