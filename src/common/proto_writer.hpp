@@ -81,8 +81,9 @@ using PbfWriter = protozero::basic_pbf_writer<Bytes>;
 
 // A small message of a few varint fields (a numeric debug annotation, a slice's end), encoded on
 // the stack by protozero's varint encoder and then added whole (Writer::add_message): no nested
-// writer to open and close, nothing moved after. Room for four fields (or three and one small
-// message inside).
+// writer to open and close, nothing moved after. Room for 80 bytes: a field of a number below
+// 2^11 takes at most 12 (2-byte tag, 10-byte value); the largest use, a slice's end with an
+// absolute time, takes at most 26.
 class SmallMessage {
  public:
   void add_varint(std::uint32_t field, std::uint64_t v) {
@@ -99,7 +100,7 @@ class SmallMessage {
   std::size_t size() const { return n_; }
 
  private:
-  char buf_[80];  // four fields of at most a 5-byte tag and a 10-byte value, or a 24-byte message
+  char buf_[80];
   std::size_t n_ = 0;
 };
 
