@@ -206,7 +206,8 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   info.pid = std::stoull(number(facts, fact::kPid));
   info.process_name = process_name(facts);
   TraceProducer producer(tee, info);
-  TraceWindow window(producer, req.trace_window != 0 ? req.trace_window : TraceWindow::kDefaultSpans);
+  // The windows are written on a thread of their own while this one reads the records on.
+  TraceWindow window(producer, req.trace_window != 0 ? req.trace_window : TraceWindow::kDefaultSpans, true);
   // One pass over the records: the summary folds them as they come (its memory follows what is
   // open, not the run length), and the trace windows are written as they fill.
   SummaryFold fold;

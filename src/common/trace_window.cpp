@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/signals.hpp"
+
 namespace kob {
 
 namespace {
@@ -49,6 +51,62 @@ bool apart_or_nested(std::uint64_t ps, std::uint64_t pe, std::uint64_t ls, std::
 }
 
 }  // namespace
+
+TraceWindow::TraceWindow(TraceProducer& producer, std::size_t min_spans, bool background)
+    : producer_(producer), min_spans_(min_spans), next_try_(min_spans) {
+  if (!background) return;
+  try {
+    const signals::BlockAllSignals blocked;  // the program's signals are for its own threads
+    writer_ = std::thread([this] { writer_loop(); });
+  } catch (...) {
+    // No thread: the windows are written in the caller's thread.
+  }
+}
+
+TraceWindow::~TraceWindow() {
+  if (!writer_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  writer_.join();
+}
+
+void TraceWindow::writer_loop() {
+  Timeline doing;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return has_work_ || stop_; });
+      if (!has_work_) return;
+      std::swap(doing, handed_);  // handed_ gets the emptied vectors of the last window back
+      has_work_ = false;
+      busy_ = true;
+    }
+    try {
+      produce(doing);
+    } catch (...) {
+      writer_failed_ = true;  // (memory) the trace files are then reported as not written
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      busy_ = false;
+    }
+    cv_.notify_all();
+  }
+}
+
+void TraceWindow::wait_idle() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return !has_work_ && !busy_; });
+}
+
+void TraceWindow::produce(Timeline& w) {
+  sort_spans(w);
+  producer_.window(w);
+  clear_window(w);
+}
 
 void TraceWindow::omp_task(const OmpTaskSpan& s) {
   OmpTaskSpan k = s;
@@ -137,14 +195,25 @@ void TraceWindow::write_window(const Timeline& known) {
   w_.tracks = known.tracks;
   w_.omp_devices = known.omp_devices;
   w_.t0 = known.t0;
-  sort_spans(w_);
-  producer_.window(w_);
   ++windows_;
   largest_ = std::max(largest_, size_);
   creates_before_ += w_.omp_task_creates.size();
-  clear_window(w_);
   size_ = 0;
   next_try_ = min_spans_;
+  if (!writer_.joinable()) {
+    produce(w_);
+    return;
+  }
+  // The writer takes this window when it is done with the last one; this thread goes on with
+  // the emptied vectors it gave back.
+  wait_idle();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::swap(w_, handed_);
+    has_work_ = true;
+  }
+  cv_.notify_all();
+  clear_window(w_);
 }
 
 void TraceWindow::finish(const Timeline& rest) {
@@ -154,6 +223,10 @@ void TraceWindow::finish(const Timeline& rest) {
   rest_.t0 = rest.t0;
 }
 
-bool TraceWindow::end(const std::string& other_data_json) { return producer_.end(rest_, other_data_json); }
+bool TraceWindow::end(const std::string& other_data_json) {
+  if (writer_.joinable()) wait_idle();
+  const bool ok = producer_.end(rest_, other_data_json);
+  return ok && !writer_failed_;
+}
 
 }  // namespace kob

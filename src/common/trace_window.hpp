@@ -16,7 +16,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <condition_variable>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -31,8 +34,13 @@ class TraceWindow : public SpanSink, public TimelineBuilder::Poller {
  public:
   static constexpr std::size_t kDefaultSpans = std::size_t(1) << 16;  // about 10 MiB of window
   // min_spans: a window is written once it holds this many spans (and a cut is allowed).
-  TraceWindow(TraceProducer& producer, std::size_t min_spans = kDefaultSpans)
-      : producer_(producer), min_spans_(min_spans), next_try_(min_spans) {}
+  // background: the windows are written (sorted, produced, encoded) by a thread of the window's
+  // own while the records are read on, one window at a time: two windows in memory. Without a
+  // thread (it cannot be made), they are written in the caller's thread.
+  explicit TraceWindow(TraceProducer& producer, std::size_t min_spans = kDefaultSpans, bool background = false);
+  ~TraceWindow() override;
+  TraceWindow(const TraceWindow&) = delete;
+  TraceWindow& operator=(const TraceWindow&) = delete;
 
   void kernel(const KernelSpan& s) override { add(w_.kernels, s); }
   void fence(const FenceSpan& s) override { add(w_.fences, s); }
@@ -74,6 +82,9 @@ class TraceWindow : public SpanSink, public TimelineBuilder::Poller {
     ++size_;
   }
   void write_window(const Timeline& known);
+  void produce(Timeline& w);  // sort, write, empty
+  void writer_loop();
+  void wait_idle();
   bool safe_to_cut();
   void hold_back();
   // Whether a span goes to the next window (safe_to_cut decides for the window being cut): a
@@ -96,6 +107,13 @@ class TraceWindow : public SpanSink, public TimelineBuilder::Poller {
   std::size_t creates_before_ = 0;  // task creates in the windows written
   std::size_t windows_ = 0, largest_ = 0;
   std::size_t next_try_ = 0;         // the window size at which a cut is tried next
+  // The writer thread (background): it takes `handed_` when `has_work_`, and says when it is done.
+  std::thread writer_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  Timeline handed_;
+  bool has_work_ = false, busy_ = false, stop_ = false;
+  bool writer_failed_ = false;  // written by the writer, read after wait_idle
   builder::OpenState open_;
   std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> late_;  // per track: (start, end) of spans that cross the cut
   std::unordered_set<std::uint64_t> held_teams_, held_kernels_;  // parallel region ids, kernel ids
