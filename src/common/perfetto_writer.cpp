@@ -269,17 +269,20 @@ class PerfettoSink : public trace::TraceSink {
 
   // Time and sequence of an event packet: the time since the sequence's last packet, or when
   // that would be negative, the absolute time on CLOCK_MONOTONIC_RAW.
-  void header(Sequence& seq, std::uint64_t ts) {
+  // w: the packet being written (proto::Writer, or a proto::SmallMessage made whole first).
+  template <class W>
+  static void header(W& w, Sequence& seq, std::uint64_t ts) {
     if (ts >= seq.last) {
-      w_.add_varint(pf::packet::timestamp, ts - seq.last);
+      w.add_varint(pf::packet::timestamp, ts - seq.last);
       seq.last = ts;
     } else {
-      w_.add_varint(pf::packet::timestamp, ts);
-      w_.add_varint(pf::packet::timestamp_clock_id, pf::clock::kMonotonicRaw);
+      w.add_varint(pf::packet::timestamp, ts);
+      w.add_varint(pf::packet::timestamp_clock_id, pf::clock::kMonotonicRaw);
     }
-    w_.add_varint(pf::packet::trusted_packet_sequence_id, seq.id);
-    w_.add_varint(pf::packet::sequence_flags, pf::packet::kNeedsIncrementalState);
+    w.add_varint(pf::packet::trusted_packet_sequence_id, seq.id);
+    w.add_varint(pf::packet::sequence_flags, pf::packet::kNeedsIncrementalState);
   }
+  void header(Sequence& seq, std::uint64_t ts) { header(w_, seq, ts); }
 
   std::uint64_t intern(Sequence& seq, Table table, std::string_view s) {
     const std::uint64_t iid = tables_[table].id(s);
@@ -358,15 +361,7 @@ class PerfettoSink : public trace::TraceSink {
     proto::SmallMessage te;
     te.add_varint(pf::track_event::type, pf::track_event::kSliceEnd);
     proto::SmallMessage pk;
-    if (ts >= seq.last) {
-      pk.add_varint(pf::packet::timestamp, ts - seq.last);
-      seq.last = ts;
-    } else {
-      pk.add_varint(pf::packet::timestamp, ts);
-      pk.add_varint(pf::packet::timestamp_clock_id, pf::clock::kMonotonicRaw);
-    }
-    pk.add_varint(pf::packet::trusted_packet_sequence_id, seq.id);
-    pk.add_varint(pf::packet::sequence_flags, pf::packet::kNeedsIncrementalState);
+    header(pk, seq, ts);
     pk.add_message(pf::packet::track_event, te);
     w_.add_message(pf::trace::packet, pk);
   }
