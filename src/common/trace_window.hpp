@@ -3,20 +3,21 @@
 // where cutting there changes nothing in the trace. Memory then follows the window size and what
 // is open, not the run length.
 //
-// A cut is allowed when (TimelineBuilder::open_state) nothing is open that an arrow or a hold lane
-// needs whole (a kernel, fence, deep copy, target construct, explicit task or lock). Two kinds of
-// span still cross a cut: those open there (the initial task, Kokkos regions, an enclosing
-// parallel region, a worker's implicit task whose end libomp reports at the next region) and
-// those held back: a parallel region whose workers' implicit tasks are still to come (the arrows
-// to them start on it) and the kernel that opened it, and the implicit tasks of a region that is
-// open or held back. They go into a later window. The trace is
-// then the same as in one window as long as no span already written overlaps one of them without
-// one holding the other (the same track); where one would, the cut waits for a later point.
+// A cut is allowed when (TimelineBuilder::can_cut) nothing is open that an arrow or a hold lane
+// needs whole (a kernel, fence, deep copy, target construct, explicit task or lock; and never
+// with device tracing, whose records come late). Two kinds of span still cross a cut and go into
+// a later window: those open there (the initial task, Kokkos regions, an enclosing parallel
+// region, a worker's implicit task whose end libomp reports at the next region), and those held
+// back (held()): a parallel region whose workers' implicit tasks are still to come (the arrows to
+// them start on it), the kernel that opened it with every region that kernel opened, and the
+// implicit tasks of a region open or held back. The trace is then the same as in one window as
+// long as no span already written overlaps one of them without one holding the other (on the
+// same track); where one would, the cut waits for a later point.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <condition_variable>
 #include <mutex>
 #include <string>
 #include <thread>
