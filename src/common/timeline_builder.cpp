@@ -89,8 +89,8 @@ std::uint32_t TimelineBuilder::add_thread(const ThreadSource& b) {
   return track;
 }
 
-void TimelineBuilder::record(std::uint32_t track, const Record& r) {
-  impl_->record(track, r, clock::to_ns(r.tick));
+void TimelineBuilder::record_at(std::uint32_t track, const Record& r, std::uint64_t ns) {
+  impl_->record(track, r, ns);
   if (poller_ != nullptr && --poll_in_ == 0) poll_in_ = std::max<std::uint32_t>(1, poller_->poll(*this));
 }
 
@@ -428,7 +428,7 @@ void read_threads(const std::vector<const ThreadSource*>& threads, TimelineBuild
     Cursor& c = cur[i];
     // Its records up to the next thread's first one, without going through the heap.
     for (;;) {
-      builder.record(c.track, c.buf[c.pos]);
+      builder.record_at(c.track, c.buf[c.pos], c.ns);
       if (!c.next()) break;
       if (!heap.empty() && later(i, heap.top())) {
         heap.push(i);

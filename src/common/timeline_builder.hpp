@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/builder_parts.hpp"
+#include "common/clock.hpp"
 #include "common/span_sink.hpp"
 #include "common/thread_source.hpp"
 
@@ -26,7 +27,9 @@ class TimelineBuilder {
   // A thread (its identity and losses); its track is the number of threads added before it.
   std::uint32_t add_thread(const ThreadSource& th);
   // One record of a track; records come in time order over all tracks (see read_threads).
-  void record(std::uint32_t track, const Record& r);
+  void record(std::uint32_t track, const Record& r) { record_at(track, r, clock::to_ns(r.tick)); }
+  // The same, with r.tick already in ns (read_threads has it from its merge).
+  void record_at(std::uint32_t track, const Record& r, std::uint64_t ns);
   // The records are over. ended_cleanly false: the run was cut short (crash, signal, _exit):
   // spans still open are cut at their own thread's last event instead of running to the end.
   // run_end: ns when the outputs were made (0: unknown). Hands on what is still open, then calls
