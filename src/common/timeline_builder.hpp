@@ -96,7 +96,7 @@ class TimelineCollector : public SpanSink {
   void finish(const Timeline& rest) override;
   Timeline take() { return std::move(t_); }
 
- private:
+ protected:
   Timeline t_;
 };
 

@@ -20,6 +20,25 @@ enum class SpanKind : std::uint8_t {
   OmpTask, OmpMutex, OmpDevice, OmpTaskCreate
 };
 
+// Calls fn(vector, kind) for each of a Timeline's span vectors on host threads' tracks, in
+// SpanKind order (device records aside: their track is their device's).
+template <class T, class Fn>
+void for_each_thread_spans(T& t, Fn&& fn) {
+  fn(t.kernels, SpanKind::Kernel);
+  fn(t.fences, SpanKind::Fence);
+  fn(t.regions, SpanKind::Region);
+  fn(t.deep_copies, SpanKind::DeepCopy);
+  fn(t.omp_targets, SpanKind::OmpTarget);
+  fn(t.omp_data_ops, SpanKind::OmpDataOp);
+  fn(t.omp_submits, SpanKind::OmpSubmit);
+  fn(t.omp_parallels, SpanKind::OmpParallel);
+  fn(t.omp_implicit_tasks, SpanKind::OmpImplicitTask);
+  fn(t.omp_works, SpanKind::OmpWork);
+  fn(t.omp_syncs, SpanKind::OmpSync);
+  fn(t.omp_tasks, SpanKind::OmpTask);
+  fn(t.omp_mutexes, SpanKind::OmpMutex);
+}
+
 class TraceFlows {
  public:
   // device_tracks: the track index of each device number. Ids are base + 1, base + 2, ...

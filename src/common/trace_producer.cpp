@@ -205,19 +205,7 @@ class Producer {
       auto of = [&](const auto& v, SpanKind kind) {
         for (std::size_t i = 0; i < v.size(); ++i) fn(v[i].track, v[i].start, v[i].end, kind, i);
       };
-      of(t.kernels, SpanKind::Kernel);
-      of(t.fences, SpanKind::Fence);
-      of(t.regions, SpanKind::Region);
-      of(t.deep_copies, SpanKind::DeepCopy);
-      of(t.omp_parallels, SpanKind::OmpParallel);
-      of(t.omp_implicit_tasks, SpanKind::OmpImplicitTask);
-      of(t.omp_works, SpanKind::OmpWork);
-      of(t.omp_syncs, SpanKind::OmpSync);
-      of(t.omp_tasks, SpanKind::OmpTask);
-      of(t.omp_mutexes, SpanKind::OmpMutex);
-      of(t.omp_targets, SpanKind::OmpTarget);
-      of(t.omp_data_ops, SpanKind::OmpDataOp);
-      of(t.omp_submits, SpanKind::OmpSubmit);
+      trace::for_each_thread_spans(t, of);
       for (std::size_t i = 0; i < t.omp_device_ops.size(); ++i) {
         const OmpDeviceOp& d = t.omp_device_ops[i];
         const std::uint32_t track = device_track(d.device);

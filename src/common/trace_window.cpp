@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/signals.hpp"
+#include "common/trace_flows.hpp"
 
 namespace kob {
 
@@ -15,20 +16,16 @@ namespace {
 // Applies fn to every span vector that the producer nests per track.
 template <class T, class Fn>
 void each_nested(T& t, Fn&& fn) {
-  fn(t.kernels);
-  fn(t.fences);
-  fn(t.regions);
-  fn(t.deep_copies);
-  fn(t.omp_parallels);
-  fn(t.omp_implicit_tasks);
-  fn(t.omp_works);
-  fn(t.omp_syncs);
-  fn(t.omp_tasks);
-  fn(t.omp_mutexes);
-  fn(t.omp_targets);
-  fn(t.omp_data_ops);
-  fn(t.omp_submits);
+  trace::for_each_thread_spans(t, [&](auto& v, trace::SpanKind) { fn(v); });
   fn(t.omp_device_ops);
+}
+
+// Entries in the window (spans, instants, memory events...).
+std::size_t entries(const Timeline& t) {
+  std::size_t n = t.sections.size() + t.memory.size() + t.events.size() + t.dual_views.size() + t.omp_task_creates.size() +
+                  t.omp_instants.size() + t.omp_device_loads.size();
+  each_nested(t, [&](const auto& v) { n += v.size(); });
+  return n;
 }
 
 // Empties the window, keeping the vectors' memory for the next one.
@@ -113,29 +110,31 @@ void TraceWindow::omp_task(const OmpTaskSpan& s) {
   // Creates are numbered over the run; the window numbers its own from 0. A cut never falls
   // while a task is alive, so its create is in this window.
   if (k.create != OmpTaskSpan::kNoCreate) k.create = k.create >= creates_before_ ? k.create - creates_before_ : OmpTaskSpan::kNoCreate;
-  add(w_.omp_tasks, k);
+  t_.omp_tasks.push_back(k);
 }
 
 std::uint32_t TraceWindow::poll(const TimelineBuilder& b) {
   // Records until the window may be big enough (a record makes at most one span), at most 4096.
-  auto until_big = [&] { return static_cast<std::uint32_t>(std::min<std::size_t>(4096, next_try_ > size_ ? next_try_ - size_ : 1)); };
-  if (size_ < next_try_) return until_big();
+  std::size_t size = entries(t_);
+  auto until_big = [&] { return static_cast<std::uint32_t>(std::min<std::size_t>(4096, next_try_ > size ? next_try_ - size : 1)); };
+  if (size < next_try_) return until_big();
   // Big enough: a cut at the first record where one is allowed (between two kernels, say).
   if (!b.can_cut()) return 1;
   b.open_state(open_);
   if (!safe_to_cut()) {
-    next_try_ = size_ * 2;  // rare (odd hook orders): try again later, not at every record
+    next_try_ = size * 2;  // rare (odd hook orders): try again later, not at every record
     return until_big();
   }
   hold_back();
   write_window(b.so_far());
   // What was held back starts the next window.
-  for (const OmpParallelSpan& p : held_.omp_parallels) add(w_.omp_parallels, p);
-  for (const KernelSpan& k : held_.kernels) add(w_.kernels, k);
-  for (const OmpImplicitTaskSpan& i : held_.omp_implicit_tasks) add(w_.omp_implicit_tasks, i);
+  t_.omp_parallels.insert(t_.omp_parallels.end(), held_.omp_parallels.begin(), held_.omp_parallels.end());
+  t_.kernels.insert(t_.kernels.end(), held_.kernels.begin(), held_.kernels.end());
+  t_.omp_implicit_tasks.insert(t_.omp_implicit_tasks.end(), held_.omp_implicit_tasks.begin(), held_.omp_implicit_tasks.end());
   held_.omp_parallels.clear();
   held_.kernels.clear();
   held_.omp_implicit_tasks.clear();
+  size = entries(t_);
   return until_big();
 }
 
@@ -145,13 +144,13 @@ bool TraceWindow::safe_to_cut() {
   held_teams_.clear();
   held_teams_.insert(open_.waiting_teams.begin(), open_.waiting_teams.end());
   held_kernels_.clear();
-  for (const OmpParallelSpan& p : w_.omp_parallels)
+  for (const OmpParallelSpan& p : t_.omp_parallels)
     if (held(p) && p.kernel != 0) held_kernels_.insert(p.kernel);
   // A held kernel's arrows go to every region it opened (user OpenMP inside a Serial kernel opens
   // several): those wait with it, and the implicit tasks of all of them (below).
-  for (const OmpParallelSpan& p : w_.omp_parallels)
+  for (const OmpParallelSpan& p : t_.omp_parallels)
     if (p.kernel != 0 && held_kernels_.count(p.kernel)) held_teams_.insert(p.id);
-  for (const OmpTargetSpan& x : w_.omp_targets)
+  for (const OmpTargetSpan& x : t_.omp_targets)
     if (x.kernel != 0 && held_kernels_.count(x.kernel)) return false;  // its arrows reach further: no cut here
   open_teams_.clear();
   open_teams_.insert(open_.open_parallels.begin(), open_.open_parallels.end());
@@ -163,12 +162,12 @@ bool TraceWindow::safe_to_cut() {
   };
   constexpr std::uint64_t kOpen = std::numeric_limits<std::uint64_t>::max();
   for (const builder::OpenSpanAt& o : open_.open) late(o.track, o.start, kOpen);
-  each_nested(w_, [&](const auto& v) {
+  each_nested(t_, [&](const auto& v) {
     for (const auto& s : v)
       if (held(s)) late(s.track, s.start, s.end);
   });
   bool ok = true;
-  each_nested(w_, [&](const auto& v) {
+  each_nested(t_, [&](const auto& v) {
     for (const auto& s : v) {
       if (!ok) return;
       if (s.track >= late_.size() || late_[s.track].empty() || held(s)) continue;
@@ -183,25 +182,23 @@ void TraceWindow::hold_back() {
   auto split = [&](auto& from, auto& to) {
     auto keep = std::stable_partition(from.begin(), from.end(), [&](const auto& s) { return !held(s); });
     to.insert(to.end(), std::make_move_iterator(keep), std::make_move_iterator(from.end()));
-    size_ -= static_cast<std::size_t>(from.end() - keep);
     from.erase(keep, from.end());
   };
-  split(w_.omp_parallels, held_.omp_parallels);
-  split(w_.kernels, held_.kernels);
-  split(w_.omp_implicit_tasks, held_.omp_implicit_tasks);
+  split(t_.omp_parallels, held_.omp_parallels);
+  split(t_.kernels, held_.kernels);
+  split(t_.omp_implicit_tasks, held_.omp_implicit_tasks);
 }
 
 void TraceWindow::write_window(const Timeline& known) {
-  w_.tracks = known.tracks;
-  w_.omp_devices = known.omp_devices;
-  w_.t0 = known.t0;
+  t_.tracks = known.tracks;
+  t_.omp_devices = known.omp_devices;
+  t_.t0 = known.t0;
   ++windows_;
-  largest_ = std::max(largest_, size_);
-  creates_before_ += w_.omp_task_creates.size();
-  size_ = 0;
+  largest_ = std::max(largest_, entries(t_));
+  creates_before_ += t_.omp_task_creates.size();
   next_try_ = min_spans_;
   if (!writer_.joinable()) {
-    produce(w_);
+    produce(t_);
     return;
   }
   // The writer takes this window when it is done with the last one; this thread goes on with
@@ -209,11 +206,11 @@ void TraceWindow::write_window(const Timeline& known) {
   wait_idle();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    std::swap(w_, handed_);
+    std::swap(t_, handed_);
     has_work_ = true;
   }
   cv_.notify_all();
-  clear_window(w_);
+  clear_window(t_);
 }
 
 void TraceWindow::finish(const Timeline& rest) {

@@ -31,7 +31,8 @@
 
 namespace kob {
 
-class TraceWindow : public SpanSink, public TimelineBuilder::Poller {
+// The window being collected is the TimelineCollector's timeline (t_).
+class TraceWindow : public TimelineCollector, public TimelineBuilder::Poller {
  public:
   static constexpr std::size_t kDefaultSpans = std::size_t(1) << 16;  // about 10 MiB of window
   // min_spans: a window is written once it holds this many spans (and a cut is allowed).
@@ -43,27 +44,8 @@ class TraceWindow : public SpanSink, public TimelineBuilder::Poller {
   TraceWindow(const TraceWindow&) = delete;
   TraceWindow& operator=(const TraceWindow&) = delete;
 
-  void kernel(const KernelSpan& s) override { add(w_.kernels, s); }
-  void fence(const FenceSpan& s) override { add(w_.fences, s); }
-  void region(const RegionSpan& s) override { add(w_.regions, s); }
-  void section(const SectionSpan& s) override { add(w_.sections, s); }
-  void deep_copy(const DeepCopySpan& s) override { add(w_.deep_copies, s); }
-  void memory(const MemoryEvent& s) override { add(w_.memory, s); }
-  void instant(const InstantEvent& s) override { add(w_.events, s); }
-  void dual_view(const DualViewEvent& s) override { add(w_.dual_views, s); }
-  void omp_parallel(const OmpParallelSpan& s) override { add(w_.omp_parallels, s); }
-  void omp_implicit_task(const OmpImplicitTaskSpan& s) override { add(w_.omp_implicit_tasks, s); }
-  void omp_work(const OmpWorkSpan& s) override { add(w_.omp_works, s); }
-  void omp_sync(const OmpSyncSpan& s) override { add(w_.omp_syncs, s); }
-  void omp_task_create(const OmpTaskCreate& s) override { add(w_.omp_task_creates, s); }
+  // The spans come as TimelineCollector keeps them (into t_); task creates are renumbered.
   void omp_task(const OmpTaskSpan& s) override;
-  void omp_mutex(const OmpMutexSpan& s) override { add(w_.omp_mutexes, s); }
-  void omp_instant(const OmpInstant& s) override { add(w_.omp_instants, s); }
-  void omp_target(const OmpTargetSpan& s) override { add(w_.omp_targets, s); }
-  void omp_data_op(const OmpDataOpSpan& s) override { add(w_.omp_data_ops, s); }
-  void omp_submit(const OmpSubmitSpan& s) override { add(w_.omp_submits, s); }
-  void omp_device_load(const OmpDeviceLoad& s) override { add(w_.omp_device_loads, s); }
-  void omp_device_op(const OmpDeviceOp& s) override { add(w_.omp_device_ops, s); }
   // Writes what is left as the last window.
   void finish(const Timeline& rest) override;
 
@@ -77,11 +59,6 @@ class TraceWindow : public SpanSink, public TimelineBuilder::Poller {
   std::size_t largest_window() const { return largest_; }
 
  private:
-  template <class V, class S>
-  void add(V& v, const S& s) {
-    v.push_back(s);
-    ++size_;
-  }
   void write_window(const Timeline& known);
   void produce(Timeline& w);  // sort, write, empty
   void writer_loop();
@@ -101,10 +78,8 @@ class TraceWindow : public SpanSink, public TimelineBuilder::Poller {
 
   TraceProducer& producer_;
   std::size_t min_spans_;
-  Timeline w_;           // the window being collected
   Timeline held_;        // spans held back from the window being written, for the next one
   Timeline rest_;        // the final tracks and devices (finish)
-  std::size_t size_ = 0;  // entries in w_
   std::size_t creates_before_ = 0;  // task creates in the windows written
   std::size_t windows_ = 0, largest_ = 0;
   std::size_t next_try_ = 0;         // the window size at which a cut is tried next

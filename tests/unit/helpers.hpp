@@ -91,14 +91,7 @@ struct Synth {
 
   void rec(int track, std::uint64_t tick, kob::Ev type, std::uint32_t a = 0, std::initializer_list<std::uint64_t> u = {},
            std::uint16_t sub = 0) {
-    kob::Record r{};
-    r.tick = tick;
-    r.type = type;
-    r.sub = sub;
-    r.a = a;
-    std::size_t i = 0;
-    for (std::uint64_t v : u) r.u[i++] = v;
-    bufs[static_cast<std::size_t>(track)]->records.push_back(r);
+    bufs[static_cast<std::size_t>(track)]->records.push_back(kob_test::rec(tick, type, a, u, sub));
   }
 
   void kernel_begin(int tr, std::uint64_t t, std::uint64_t id, const char* name,

@@ -4,20 +4,15 @@
 #include <vector>
 
 #include "common/record_codec.hpp"
+#include "helpers.hpp"
 
 using kob::Ev;
 using kob::Record;
 
 namespace {
+// (tick, type, sub, a, fields): the codec's field order, to kob_test::rec's.
 Record rec(std::uint64_t tick, Ev type, std::uint16_t sub, std::uint32_t a, std::initializer_list<std::uint64_t> u) {
-  Record r{};
-  r.tick = tick;
-  r.type = type;
-  r.sub = sub;
-  r.a = a;
-  std::size_t i = 0;
-  for (std::uint64_t v : u) r.u[i++] = v;
-  return r;
+  return kob_test::rec(tick, type, a, u, sub);
 }
 
 bool same(const Record& x, const Record& y) {
