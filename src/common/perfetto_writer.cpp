@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -85,6 +86,14 @@ struct Sequence {
   std::uint64_t track = 0;  // the track its events are on unless they say otherwise
   std::uint64_t last = 0;   // the incremental clock: time of its last packet that used it
   std::vector<bool> sent[3];  // per interning table (categories, names, argument names): ids it was sent
+  // Categories and argument names it was sent, by the literal's address (a few per event).
+  struct Literal {
+    const char* text = nullptr;
+    std::uint64_t iid = 0;
+  };
+  // Two ways: an event's few names seldom evict each other.
+  static constexpr std::size_t kLiteralSlots = 128;  // the top 7 bits of a hash, then the neighbour
+  Literal literals[2][kLiteralSlots];
 };
 
 class PerfettoSink : public trace::TraceSink {
@@ -197,6 +206,7 @@ class PerfettoSink : public trace::TraceSink {
 
  private:
   static constexpr std::size_t kFlushAt = 1 << 20;
+  static constexpr std::size_t kStackEvent = 1024;  // bytes of a TrackEvent encoded on the stack
   static constexpr std::uint32_t kDescriptorSequence = 1;
   static constexpr std::uint64_t kProcessUuid = 1;
   static constexpr std::uint32_t kClock = pf::clock::kFirstSequenceClock;  // each sequence's incremental clock
@@ -289,10 +299,23 @@ class PerfettoSink : public trace::TraceSink {
     if (first_use(seq, table, iid)) fresh_.push_back({table, iid, s});
     return iid;
   }
-  std::uint64_t intern_literal(Sequence& seq, Table table, const char* s) {
+  std::uint64_t intern_literal(Sequence& seq, Table table, const char* s) { return literal_slot(seq, table, s).iid; }
+  // The sequence's cache entry of a literal, the literal interned and sent.
+  [[gnu::always_inline]] Sequence::Literal& literal_slot(Sequence& seq, Table table, const char* s) {
+    Sequence::Literal* slots = seq.literals[table == kCategories ? 0 : 1];
+    const std::size_t i = (reinterpret_cast<std::uintptr_t>(s) * 0x9E3779B97F4A7C15ull) >> 57;
+    if (slots[i].text == s) return slots[i];
+    Sequence::Literal& other = slots[i ^ 1];
+    if (other.text == s) return other;
+    Sequence::Literal& had = slots[i].text == nullptr || other.text != nullptr ? slots[i] : other;
+    intern_new_literal(seq, table, s, had);
+    return had;
+  }
+  // Apart from literal_slot, which is a few instructions when it hits (most calls).
+  [[gnu::noinline]] void intern_new_literal(Sequence& seq, Table table, const char* s, Sequence::Literal& had) {
     const std::uint64_t iid = tables_[table].literal_id(s);
     if (first_use(seq, table, iid)) fresh_.push_back({table, iid, std::string_view(s)});
-    return iid;
+    had = {s, iid};
   }
   // Whether the sequence has not had the name yet (it goes with the next packet); marks it had.
   static bool first_use(Sequence& seq, Table table, std::uint64_t iid) {
@@ -311,6 +334,20 @@ class PerfettoSink : public trace::TraceSink {
     if (e.args) {
       for (const Arg& a : *e.args) key_iids_[n++] = intern_literal(seq, kArgNames, a.key);
     }
+    // Most packets: nothing newly interned and no long string, encoded whole on the stack.
+    if (fresh_.empty()) {
+      proto::StackMessage<kStackEvent> te;
+      event_fields(te, seq, uuid, type, cat_iid, name_iid, e);
+      if (te.ok()) {
+        proto::SmallMessage head;
+        header(head, seq, e.ts);
+        head.add_length_prefix(pf::packet::track_event, te.size());
+        proto::SmallMessage packet;
+        packet.add_length_prefix(pf::trace::packet, head.size() + te.size());
+        w_.add_encoded(packet, head, te);
+        return;
+      }
+    }
     proto::Nested pk(w_, pf::trace::packet);
     header(seq, e.ts);
     if (!fresh_.empty()) {
@@ -324,46 +361,66 @@ class PerfettoSink : public trace::TraceSink {
       }
     }
     proto::Nested te(w_, pf::packet::track_event);
-    w_.add_varint(pf::track_event::type, type);
-    if (uuid != seq.track) w_.add_varint(pf::track_event::track_uuid, uuid);
-    w_.add_varint(pf::track_event::category_iids, cat_iid);
-    w_.add_varint(pf::track_event::name_iid, name_iid);
-    if (e.args) {
-      n = 0;
-      for (const Arg& a : *e.args) annotation(key_iids_[n++], a);
-    }
-    for (std::uint64_t id : e.flows_out) w_.add_fixed64(pf::track_event::flow_ids, id);
-    for (std::uint64_t id : e.flows_in) w_.add_fixed64(pf::track_event::terminating_flow_ids, id);
+    event_fields(w_, seq, uuid, type, cat_iid, name_iid, e);
   }
 
-  void annotation(std::uint64_t key_iid, const Arg& a) {
+  // The TrackEvent's fields; w: the proto::Writer inside the TrackEvent, or a proto::StackMessage.
+  template <class W>
+  void event_fields(W& w, const Sequence& seq, std::uint64_t uuid, std::uint32_t type, std::uint64_t cat_iid,
+                    std::uint64_t name_iid, const trace::Event& e) {
+    w.add_varint(pf::track_event::type, type);
+    if (uuid != seq.track) w.add_varint(pf::track_event::track_uuid, uuid);
+    w.add_varint(pf::track_event::category_iids, cat_iid);
+    w.add_varint(pf::track_event::name_iid, name_iid);
+    if (e.args) {
+      std::size_t n = 0;
+      for (const Arg& a : *e.args) annotation(w, key_iids_[n++], a);
+    }
+    for (std::uint64_t id : e.flows_out) w.add_fixed64(pf::track_event::flow_ids, id);
+    for (std::uint64_t id : e.flows_in) w.add_fixed64(pf::track_event::terminating_flow_ids, id);
+  }
+
+  // A DebugAnnotation; w as for event_fields.
+  template <class W>
+  void annotation(W& w, std::uint64_t key_iid, const Arg& a) {
     namespace an = pf::annotation;
-    if (a.type == Arg::Type::Str) {  // any length: a nested message
-      proto::Nested m(w_, pf::track_event::debug_annotations);
-      w_.add_varint(an::name_iid, key_iid);
-      w_.add_string(an::string_value, a.s);
+    if (a.type == Arg::Type::Str) {
+      if constexpr (std::is_same_v<W, proto::Writer>) {  // any length: a nested message
+        proto::Nested m(w, pf::track_event::debug_annotations);
+        w.add_varint(an::name_iid, key_iid);
+        w.add_string(an::string_value, a.s);
+      } else {  // too long for the stack message: it says so (not ok) and the caller writes it the other way
+        w.add_varint_string_message(pf::track_event::debug_annotations, an::name_iid, key_iid, an::string_value, a.s);
+      }
       return;
     }
-    proto::SmallMessage m;  // numbers (most annotations): encoded whole on the stack
-    m.add_varint(an::name_iid, key_iid);
+    std::uint32_t field = 0;  // numbers (most annotations); Null: the name alone
+    std::uint64_t value = 0;
     switch (a.type) {
-      case Arg::Type::Uint: m.add_varint(an::uint_value, a.u); break;
-      case Arg::Type::Int: m.add_varint(an::int_value, static_cast<std::uint64_t>(a.i)); break;  // int64: two's complement
-      case Arg::Type::Bool: m.add_varint(an::bool_value, a.u != 0 ? 1 : 0); break;
+      case Arg::Type::Uint: field = an::uint_value, value = a.u; break;
+      case Arg::Type::Int: field = an::int_value, value = static_cast<std::uint64_t>(a.i); break;  // int64: two's complement
+      case Arg::Type::Bool: field = an::bool_value, value = a.u != 0 ? 1 : 0; break;
       case Arg::Type::Str:
-      case Arg::Type::Null: break;  // the name alone
+      case Arg::Type::Null: break;
     }
-    w_.add_message(pf::track_event::debug_annotations, m);
+    if constexpr (std::is_same_v<W, proto::Writer>) {
+      proto::SmallMessage m;
+      m.add_varint(an::name_iid, key_iid);
+      if (field != 0) m.add_varint(field, value);
+      w.add_message(pf::track_event::debug_annotations, m);
+    } else {
+      w.add_varints_message(pf::track_event::debug_annotations, an::name_iid, key_iid, field, value);
+    }
   }
 
   // The most frequent packet: encoded whole on the stack, then added to the trace.
   void end_slice(Sequence& seq, std::uint64_t ts) {
-    proto::SmallMessage te;
-    te.add_varint(pf::track_event::type, pf::track_event::kSliceEnd);
     proto::SmallMessage pk;
     header(pk, seq, ts);
-    pk.add_message(pf::packet::track_event, te);
-    w_.add_message(pf::trace::packet, pk);
+    pk.add_varints_message(pf::packet::track_event, pf::track_event::type, pf::track_event::kSliceEnd);
+    proto::SmallMessage packet;
+    packet.add_length_prefix(pf::trace::packet, pk.size());
+    w_.add_encoded(packet, pk);
   }
 
   void flush() {

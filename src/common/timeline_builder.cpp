@@ -461,26 +461,53 @@ void TimelineCollector::finish(const Timeline& rest) {
   sort_spans(t);
 }
 
+namespace {
+
+// A stable sort for spans, which are appended as they end and so are nearly in start order
+// already: an insertion sort moves each only as far as it is out of place. Where that adds up to
+// too much (many spans enclosing many others), std::stable_sort finishes the job.
+template <class T, class Less>
+void sort_nearly_sorted(std::vector<T>& v, Less less) {
+  if (v.size() < 2 || std::is_sorted(v.begin(), v.end(), less)) return;
+  std::size_t budget = 8 * v.size() + 64;  // element moves
+  for (std::size_t i = 1; i < v.size(); ++i) {
+    if (!less(v[i], v[i - 1])) continue;
+    T x = std::move(v[i]);
+    std::size_t j = i;
+    do {
+      v[j] = std::move(v[j - 1]);
+      --j;
+    } while (j > 0 && less(x, v[j - 1]) && --budget != 0);
+    v[j] = std::move(x);
+    if (budget == 0) {
+      std::stable_sort(v.begin(), v.end(), less);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 void sort_spans(Timeline& t) {
   auto by_start = [](const auto& a, const auto& b) { return a.start < b.start || (a.start == b.start && a.end > b.end); };
-  std::stable_sort(t.kernels.begin(), t.kernels.end(), by_start);
-  std::stable_sort(t.fences.begin(), t.fences.end(), by_start);
+  sort_nearly_sorted(t.kernels, by_start);
+  sort_nearly_sorted(t.fences, by_start);
   // A child pushed and popped on its parent's ticks has the same span: depth keeps it inside.
-  std::stable_sort(t.regions.begin(), t.regions.end(), [&](const RegionSpan& a, const RegionSpan& b) {
+  sort_nearly_sorted(t.regions, [&](const RegionSpan& a, const RegionSpan& b) {
     return by_start(a, b) || (a.start == b.start && a.end == b.end && a.depth < b.depth);
   });
-  std::stable_sort(t.sections.begin(), t.sections.end(), by_start);
-  std::stable_sort(t.deep_copies.begin(), t.deep_copies.end(), by_start);
-  std::stable_sort(t.omp_parallels.begin(), t.omp_parallels.end(), by_start);
-  std::stable_sort(t.omp_implicit_tasks.begin(), t.omp_implicit_tasks.end(), by_start);
-  std::stable_sort(t.omp_works.begin(), t.omp_works.end(), by_start);
-  std::stable_sort(t.omp_syncs.begin(), t.omp_syncs.end(), by_start);
-  std::stable_sort(t.omp_tasks.begin(), t.omp_tasks.end(), by_start);
-  std::stable_sort(t.omp_mutexes.begin(), t.omp_mutexes.end(), by_start);
-  std::stable_sort(t.omp_targets.begin(), t.omp_targets.end(), by_start);
-  std::stable_sort(t.omp_data_ops.begin(), t.omp_data_ops.end(), by_start);
-  std::stable_sort(t.omp_submits.begin(), t.omp_submits.end(), by_start);
-  std::stable_sort(t.omp_device_ops.begin(), t.omp_device_ops.end(), by_start);
+  sort_nearly_sorted(t.sections, by_start);
+  sort_nearly_sorted(t.deep_copies, by_start);
+  sort_nearly_sorted(t.omp_parallels, by_start);
+  sort_nearly_sorted(t.omp_implicit_tasks, by_start);
+  sort_nearly_sorted(t.omp_works, by_start);
+  sort_nearly_sorted(t.omp_syncs, by_start);
+  sort_nearly_sorted(t.omp_tasks, by_start);
+  sort_nearly_sorted(t.omp_mutexes, by_start);
+  sort_nearly_sorted(t.omp_targets, by_start);
+  sort_nearly_sorted(t.omp_data_ops, by_start);
+  sort_nearly_sorted(t.omp_submits, by_start);
+  sort_nearly_sorted(t.omp_device_ops, by_start);
   // Instants, memory events, creates and loads come in time order already.
 }
 

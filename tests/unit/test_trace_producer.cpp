@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/trace_producer.hpp"
@@ -16,6 +17,7 @@ using kob_test::nm;
 namespace {
 
 struct Recorded {
+  explicit Recorded(std::string c) : call(std::move(c)) {}
   std::string call;  // process, track, event, flow, finish
   kob::trace::Event e;
   std::string name, cat;
@@ -27,7 +29,7 @@ struct Recorded {
 class RecordingSink : public kob::trace::TraceSink {
  public:
   std::vector<Recorded> calls;
-  void process(std::uint64_t, std::string_view, std::uint64_t) override { calls.push_back({"process"}); }
+  void process(std::uint64_t, std::string_view, std::uint64_t) override { calls.emplace_back("process"); }
   void track(const kob::trace::TrackDesc& t) override {
     Recorded r{"track"};
     r.t = t;
@@ -49,7 +51,7 @@ class RecordingSink : public kob::trace::TraceSink {
     calls.push_back(r);
   }
   bool finish(const std::string&) override {
-    calls.push_back({"finish"});
+    calls.emplace_back("finish");
     return true;
   }
 };
