@@ -1,5 +1,6 @@
 #include "common/clock.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <string>
 #if defined(KOB_HAVE_TSC)
@@ -18,7 +19,19 @@ constexpr int kTries = 5;
 bool g_initialised = false;
 std::uint64_t g_tick0 = 0, g_ns0 = 0;
 double g_ticks_per_ns = 1.0;
+// Its inverse, ns per tick, in 64.64 fixed point (whole part, 64 bits of fraction): to_ns runs
+// once per record of a conversion, and two multiplications cost a fraction of a division.
+std::uint64_t g_ns_per_tick_whole = 1, g_ns_per_tick_frac = 0;
 Point g_start;
+
+void set_rate(double ticks_per_ns) {
+  g_ticks_per_ns = ticks_per_ns;
+  const long double inv = 1.0L / static_cast<long double>(ticks_per_ns);
+  const long double whole = std::floor(inv);
+  g_ns_per_tick_whole = static_cast<std::uint64_t>(whole);
+  const long double frac = std::ldexp(inv - whole, 64);  // below 2^64 but for rounding
+  g_ns_per_tick_frac = frac < 0x1p64L ? static_cast<std::uint64_t>(frac) : ~std::uint64_t(0);
+}
 
 std::uint64_t tsc_ticks() {
 #if defined(KOB_HAVE_TSC)
@@ -96,7 +109,7 @@ Point point_now() {
 
 void finish_calibration() {
   if (!g_use_tsc) {
-    g_ticks_per_ns = 1.0;
+    set_rate(1.0);
     g_tick0 = g_ns0 = 0;
     return;
   }
@@ -105,14 +118,18 @@ void finish_calibration() {
   g_ns0 = g_start.ns;
   // A degenerate pair (no time between the points) keeps the previous rate: no event lies
   // between two points that close, so no event depends on it.
-  if (end.ns > g_start.ns && end.tick > g_start.tick)
-    g_ticks_per_ns = double(end.tick - g_start.tick) / double(end.ns - g_start.ns);
+  if (end.ns > g_start.ns && end.tick > g_start.tick) set_rate(double(end.tick - g_start.tick) / double(end.ns - g_start.ns));
 }
 
 std::uint64_t to_ns(std::uint64_t tick) {
   if (!g_use_tsc) return tick;
-  const double delta = double(static_cast<std::int64_t>(tick - g_tick0)) / g_ticks_per_ns;
-  return static_cast<std::uint64_t>(static_cast<std::int64_t>(g_ns0) + static_cast<std::int64_t>(delta));
+  // The nearest ns to tick0's plus the ticks since (or before) it over the rate.
+  const std::uint64_t since = tick - g_tick0;
+  const bool before = static_cast<std::int64_t>(since) < 0;
+  const std::uint64_t ticks = before ? 0 - since : since;
+  const unsigned __int128 frac = static_cast<unsigned __int128>(ticks) * g_ns_per_tick_frac + (static_cast<unsigned __int128>(1) << 63);
+  const std::uint64_t ns = ticks * g_ns_per_tick_whole + static_cast<std::uint64_t>(frac >> 64);
+  return before ? g_ns0 - ns : g_ns0 + ns;
 }
 
 double ticks_per_ns() { return g_ticks_per_ns; }
@@ -124,7 +141,7 @@ void set_calibration(bool tsc, std::uint64_t tick0, std::uint64_t ns0, double ra
   g_use_tsc = tsc;
   g_tick0 = tick0;
   g_ns0 = ns0;
-  g_ticks_per_ns = rate > 0 ? rate : 1.0;
+  set_rate(rate > 0 ? rate : 1.0);
 }
 
 void set_calibration_for_test(bool tsc, std::uint64_t tick0, std::uint64_t ns0, double rate) {

@@ -2,6 +2,7 @@
 // that calibrating reads the time a bounded number of times (it never waits for time to pass).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -110,4 +111,28 @@ TEST_CASE("clock: without an invariant TSC, ticks are CLOCK_MONOTONIC_RAW nanose
   clk::finish_calibration();
   CHECK(std::string(clk::name()) == "CLOCK_MONOTONIC_RAW");
   CHECK(clk::to_ns(123456789) == 123456789);
+}
+
+TEST_CASE("clock: ticks translate to the nearest nanosecond at any rate, before and after the reference tick") {
+  clk::set_calibration_for_test(true, 10'000, 1'000'000, 2.5);  // 2.5 ticks per ns
+  CHECK(clk::to_ns(10'000) == 1'000'000);
+  CHECK(clk::to_ns(10'001) == 1'000'000);  // 0.4 ns
+  CHECK(clk::to_ns(10'003) == 1'000'001);  // 1.2 ns
+  CHECK(clk::to_ns(10'004) == 1'000'002);  // 1.6 ns
+  CHECK(clk::to_ns(9'996) == 999'998);     // -1.6 ns
+  CHECK(clk::to_ns(10'000 + 2'500'000'000'000'000) == 1'000'000 + 1'000'000'000'000'000);  // 11.6 days of ticks
+  // Against the exact quotient, over a spread of rates and distances.
+  for (const double rate : {0.37, 1.0, 1.9999999, 2.2, 3.0, 3.6000001}) {
+    clk::set_calibration_for_test(true, 1'000'000'000'000, 5'000'000'000'000, rate);
+    for (std::uint64_t d = 1; d < 4'000'000'000'000'000; d = d * 7 + 3) {
+      for (const bool back : {false, true}) {
+        if (back && d > 1'000'000'000'000) continue;
+        const long double exact = static_cast<long double>(d) / static_cast<long double>(rate);
+        const std::uint64_t got = clk::to_ns(back ? 1'000'000'000'000 - d : 1'000'000'000'000 + d);
+        const long double want = back ? 5'000'000'000'000.0L - exact : 5'000'000'000'000.0L + exact;
+        CHECK(std::fabs(static_cast<long double>(got) - want) <= 0.5L + 1e-18L * exact);
+      }
+    }
+  }
+  clk::set_calibration_for_test(false, 0, 0, 1.0);
 }
