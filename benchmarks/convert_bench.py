@@ -72,6 +72,10 @@ def overall(a, raw, out, to):
     cmd = [str(kob), "convert", str(raw), f"--output={out / 'conv'}", "--quiet"] + ([f"--to={to}"] if to else [])
     walls, cpus = [], []
     for _ in range(a.runs):
+        # Fresh files each run: replacing the previous run's would also free their page cache,
+        # the kernel's work for whoever deletes a file, not the conversion's (and a noisy share).
+        for old in out.glob("conv.*"):
+            old.unlink()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.monotonic()
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)

@@ -38,6 +38,47 @@ struct OpenSection {
   std::uint32_t track;
 };
 
+// The Kokkos kernels begun and not yet ended, by id. A kernel mostly ends before the next one
+// begins: the latest begun is kept apart from the map, so that most begin/end pairs touch no hash
+// table and allocate nothing (its region string keeps its capacity too).
+class OpenKernels {
+ public:
+  // The span of a kernel begun now, to fill; a kernel still open with the same id is replaced.
+  KernelSpan& begin(std::uint64_t id) {
+    if (has_latest_ && latest_.id != id) map_[latest_.id] = std::move(latest_);
+    if (!map_.empty()) map_.erase(id);
+    has_latest_ = true;
+    std::string region = std::move(latest_.region);
+    latest_ = KernelSpan();
+    latest_.region = std::move(region);
+    latest_.region.clear();
+    latest_.id = id;
+    return latest_;
+  }
+  KernelSpan* find(std::uint64_t id) {
+    if (has_latest_ && latest_.id == id) return &latest_;
+    auto it = map_.find(id);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  void erase(KernelSpan* k) {
+    if (k == &latest_) has_latest_ = false;
+    else map_.erase(k->id);
+  }
+  bool empty() const { return !has_latest_ && map_.empty(); }
+  std::size_t size() const { return map_.size() + (has_latest_ ? 1 : 0); }
+  // All of them in one map (for closing them at the end).
+  std::unordered_map<std::uint64_t, KernelSpan>& all() {
+    if (has_latest_) map_[latest_.id] = std::move(latest_);
+    has_latest_ = false;
+    return map_;
+  }
+
+ private:
+  KernelSpan latest_;
+  bool has_latest_ = false;
+  std::unordered_map<std::uint64_t, KernelSpan> map_;
+};
+
 }  // namespace
 
 struct TimelineBuilder::Impl {
@@ -56,7 +97,7 @@ struct TimelineBuilder::Impl {
   const InternTable& names;
   std::uint64_t t_min = std::numeric_limits<std::uint64_t>::max(), t_max = 0;
 
-  std::unordered_map<std::uint64_t, KernelSpan> open_kernels;
+  OpenKernels open_kernels;
   std::unordered_map<std::uint64_t, FenceSpan> open_fences;
   std::unordered_map<std::uint64_t, DeepCopySpan> open_copies;
   std::unordered_map<std::uint32_t, std::uint32_t> section_names;  // id -> interned name
@@ -146,26 +187,24 @@ void TimelineBuilder::Impl::record(std::uint32_t track, const Record& r, std::ui
   if (r.type == Ev::OmpThreadBegin && tr.omp_thread_type == 0) tr.omp_thread_type = r.sub;
   switch (r.type) {
     case Ev::KernelBegin: {
-      KernelSpan k;
+      KernelSpan& k = open_kernels.begin(r.u[0]);
       k.start = ns;
       k.track = track;
-      k.id = r.u[0];
       k.name = r.a;
       k.kind = static_cast<KernelKind>(r.sub);
       k.devid = static_cast<std::uint32_t>(r.u[1]);
       k.region = regions[track].path;
-      open_kernels[k.id] = std::move(k);
       break;
     }
     case Ev::KernelEnd: {
-      auto it = open_kernels.find(r.u[0]);
-      if (it == open_kernels.end()) {
+      KernelSpan* k = open_kernels.find(r.u[0]);
+      if (k == nullptr) {
         problems.add("kokkosp_end_parallel_* with an id that no begin hook returned: ignored");
         break;
       }
-      it->second.end = ns;
-      sink.kernel(it->second);
-      open_kernels.erase(it);
+      k->end = ns;
+      sink.kernel(*k);
+      open_kernels.erase(k);
       break;
     }
     case Ev::FenceBegin: {
@@ -331,7 +370,7 @@ void TimelineBuilder::Impl::finish(bool ended_cleanly, std::uint64_t run_end) {
   const OpenEnd open_end(rest, !ended_cleanly);
   const bool lost_ends = rest.dropped > 0;
   using builder::close_unended;
-  close_unended(open_kernels, [&](const KernelSpan& s) { sink.kernel(s); }, "a Kokkos kernel", lost_ends, open_end, problems);
+  close_unended(open_kernels.all(), [&](const KernelSpan& s) { sink.kernel(s); }, "a Kokkos kernel", lost_ends, open_end, problems);
   close_unended(open_fences, [&](const FenceSpan& s) { sink.fence(s); }, "a Kokkos fence", lost_ends, open_end, problems);
   close_unended(open_copies, [&](const DeepCopySpan& s) { sink.deep_copy(s); }, "a Kokkos deep copy", lost_ends, open_end, problems);
   for (std::uint32_t track = 0; track < regions.size(); ++track) {
