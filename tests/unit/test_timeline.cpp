@@ -59,6 +59,37 @@ TEST_CASE("timeline: kernels pair by id, across tracks and out of order") {
   CHECK(t.dropped == 0);
 }
 
+TEST_CASE("timeline: a kernel begun again with an id still open replaces it; regions do not carry over") {
+  RecorderReset reset;
+  Synth s(1);
+  s.push(0, 5, "tl_rep_region");
+  s.kernel_begin(0, 10, 5, "tl_rep_a");
+  s.kernel_begin(0, 20, 5, "tl_rep_b");  // the same id while the first is open: the later wins
+  s.kernel_end(0, 30, 5);
+  s.pop(0, 31);
+  s.kernel_begin(0, 40, 7, "tl_rep_c");
+  s.kernel_begin(0, 45, 8, "tl_rep_d");
+  s.kernel_begin(0, 50, 7, "tl_rep_e");  // 7 again, no longer the latest begun
+  s.kernel_end(0, 55, 7);
+  s.kernel_end(0, 60, 8);
+  s.kernel_end(0, 61, 7);  // nothing open with 7 any more
+  const Timeline t = s.build();
+  REQUIRE(t.kernels.size() == 3);
+  CHECK(t.kernels[0].name == nm("tl_rep_b"));
+  CHECK(t.kernels[0].start == 20);
+  CHECK(t.kernels[0].end == 30);
+  CHECK(t.kernels[0].region == "tl_rep_region");
+  CHECK(t.kernels[1].name == nm("tl_rep_d"));
+  CHECK(t.kernels[1].start == 45);
+  CHECK(t.kernels[1].end == 60);
+  CHECK(t.kernels[1].region.empty());
+  CHECK(t.kernels[2].name == nm("tl_rep_e"));
+  CHECK(t.kernels[2].start == 50);
+  CHECK(t.kernels[2].end == 55);
+  CHECK(t.problems.size() == 1);
+  CHECK(has_problem(t, "kokkosp_end_parallel_* with an id that no begin hook returned"));
+}
+
 TEST_CASE("timeline: fences pair by id") {
   RecorderReset reset;
   Synth s(1);
