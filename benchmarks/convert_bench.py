@@ -48,6 +48,15 @@ def record(a, out):
     return pathlib.Path(str(prefix) + ".kob")
 
 
+def fresh(out, prefix):
+    """Untimed, before each run: the previous run's files removed (replacing them would also free
+    their page cache, the kernel's work for whoever deletes a file, not the conversion's) and its
+    writes flushed (so that no run pays for the write-back of the one before)."""
+    for old in out.glob(prefix + ".*"):
+        old.unlink()
+    os.sync()
+
+
 def stages(a, raw, out):
     prog = a.builddir / "benchmarks" / "convert_stages"
     if not prog.exists():
@@ -55,6 +64,7 @@ def stages(a, raw, out):
     runs = {}
     records = 0
     for _ in range(a.runs):
+        fresh(out, "stages")
         p = subprocess.run([str(prog), str(raw), str(out / "stages")], capture_output=True, text=True, timeout=3600)
         if p.returncode != 0:
             sys.exit(f"convert_bench: convert_stages exited {p.returncode}: {p.stderr[-2000:]}")
@@ -72,10 +82,7 @@ def overall(a, raw, out, to):
     cmd = [str(kob), "convert", str(raw), f"--output={out / 'conv'}", "--quiet"] + ([f"--to={to}"] if to else [])
     walls, cpus = [], []
     for _ in range(a.runs):
-        # Fresh files each run: replacing the previous run's would also free their page cache,
-        # the kernel's work for whoever deletes a file, not the conversion's (and a noisy share).
-        for old in out.glob("conv.*"):
-            old.unlink()
+        fresh(out, "conv")
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.monotonic()
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
