@@ -26,6 +26,7 @@ PACKAGES=(
     libre2-dev                  # --include/--exclude: linear-time regular expressions
     libclang-rt-22-dev          # the ASan+UBSan build of the test suite
     openmpi-bin libopenmpi-dev  # several ranks with one --output (mpirun on loopback)
+    libcli11-dev                # the kob command line (header-only)
     libprotozero-dev            # the .pftrace writer (header-only protobuf encoder) and the unit tests reading it back
 )
 

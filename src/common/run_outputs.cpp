@@ -160,7 +160,7 @@ std::string other_data_json(const Facts& facts, const Summary& sum) {
 
 std::vector<std::string> write_run_outputs(const RunData& run, const Facts& facts, const OutputRequest& req, bool* ok_out) {
   const Config c = config_from_facts(facts);
-  if (req.formats == 0) {
+  if (req.formats == 0 && req.summary_text_out == nullptr) {
     // --format=none: the raw trace is the whole output (kob convert makes the rest, with the
     // notes and figures). No timeline is built, so the exit costs nothing whatever the run length.
     std::uint64_t dropped = 0;
@@ -250,6 +250,7 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   };
   const std::string text = summary_text(sum, fact_value(facts, fact::kSection, fact::kExe, "program") + " (pid " +
                                                  number(facts, fact::kPid) + ")");
+  if (req.summary_text_out != nullptr) *req.summary_text_out = text;
   emit(kFormatSummary, req.prefix + ".summary.txt",
        [&](std::FILE* f) { return std::fwrite(text.data(), 1, text.size(), f) == text.size(); });
   if (req.formats & kFormatJson) {
@@ -259,11 +260,11 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   }
   // Odd hook orders and the like: one line each on stderr, in the printed summary's notes or
   // as warnings when no summary is printed.
-  const bool summary_shown = req.print_summary && (req.formats & kFormatSummary);
-  if (!summary_shown) {
+  const bool summary_printed = req.print_summary && (req.formats & kFormatSummary);
+  if (!summary_printed && req.summary_text_out == nullptr) {
     for (const auto& p : sum.problems) log::warn(p);
   }
-  if (summary_shown) log::plain(text);
+  if (summary_printed) log::plain(text);
   if (sum.dropped) log::warn(dropped_line(sum, c.memory_limit_mib));  // under --quiet too
   if (req.print_written && !written.empty()) {
     std::string line = "kokkos-ompt-bridge: wrote";

@@ -60,6 +60,7 @@ struct OutputRequest {
   bool print_summary = false;  // on stderr (the library, unless --quiet)
   bool print_written = true;   // the last line naming the files written
   std::size_t trace_window = 0;  // spans per trace window (trace_window.hpp); 0: the default
+  std::string* summary_text_out = nullptr;  // receives the text summary (kob summary), formats or not
 };
 
 // Builds the timeline and writes the requested files, each whole or not at all; problems are one

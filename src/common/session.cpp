@@ -26,6 +26,7 @@
 #include "common/raw_trace.hpp"
 #include "common/recorder.hpp"
 #include "common/run_outputs.hpp"
+#include "common/run_report.hpp"
 #include "common/signals.hpp"
 #include "common/timeline.hpp"
 #include "version.hpp"
@@ -523,7 +524,9 @@ void write_outputs() {
     req.directory_reported = s.dir_warned == name.directory;
     req.formats = c.formats;
     req.print_summary = !c.quiet;
-    write_run_outputs(run, session_facts(), req);
+    std::vector<std::string> files = write_run_outputs(run, session_facts(), req);
+    if (!raw_path.empty()) files.insert(files.begin(), raw_path);
+    run_report::append(static_cast<long>(getpid()), files);  // for `kob run`, when it started us
   } catch (const std::exception& e) {
     log::error(std::string("could not write the output: ") + e.what());
   } catch (...) {

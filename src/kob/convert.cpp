@@ -21,17 +21,8 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-struct Options {
-  std::vector<std::string> runs;
-  bool formats_given = false;
-  std::uint32_t formats = 0;
-  std::string output;
-  bool quiet = false;
-  std::size_t trace_window = 0;  // 0: the default
-};
-
 // Converts one raw trace; false when it cannot be read or a file cannot be written.
-bool convert_one(const std::string& run, const Options& o) {
+bool convert_one(const std::string& run, const ConvertRequest& o, std::string* summary_out) {
   const std::string path = ends_with(run, ".kob") ? run : run + ".kob";
   const std::string prefix = !o.output.empty() ? o.output : path.substr(0, path.size() - 4);
   raw::Reader reader;
@@ -77,6 +68,11 @@ bool convert_one(const std::string& run, const Options& o) {
   req.print_summary = false;
   req.print_written = !o.quiet;
   req.trace_window = o.trace_window;
+  req.summary_text_out = summary_out;
+  if (summary_out != nullptr) {  // kob summary: the text on stdout, no file
+    req.formats = 0;
+    req.print_written = false;
+  }
 
   Progress progress(path);
   reader.on_progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
@@ -89,64 +85,30 @@ bool convert_one(const std::string& run, const Options& o) {
 
 }  // namespace
 
-std::string convert_help() {
-  return "usage: kob convert RUN... [--to=LIST] [--output=PREFIX] [--quiet] [--trace-window=SPANS]\n"
-         "\n"
-         "Writes the output files of a run from its raw trace. RUN is a raw trace PREFIX.kob or its PREFIX;\n"
-         "the files are PREFIX.trace.json, PREFIX.summary.txt, ... next to it.\n"
-         "\n"
-         "  --to=LIST        formats to write, as --format takes them (" + format_names(kFormatAll) + ", all, none);\n"
-         "                   default: the formats the run was recorded with\n"
-         "  --output=PREFIX  prefix of the files written (one RUN only)\n"
-         "  --quiet          no line naming the files written\n"
-         "  --trace-window=SPANS  spans the trace writers collect before they write them out (default " +
-         std::to_string(TraceWindow::kDefaultSpans) + ");\n"
-         "                   memory follows it; the files are the same whatever it is\n"
-         "  --help           this text\n"
-         "\n"
-         "A run that did not end cleanly (crash, signal, _exit) converts too: spans still open at its end\n"
-         "are cut at their thread's last event and marked \"cut\": true.\n"
-         "Exit status: 0 every RUN converted, 1 a RUN could not be read or a file could not be written,\n"
-         "2 a usage error.\n";
+bool parse_formats(const std::string& list, std::uint32_t& formats) {
+  Config c;
+  std::vector<std::string> errors;
+  c.apply({"--format=" + list}, errors);
+  if (!errors.empty()) {
+    say("--to: " + errors.front());
+    return false;
+  }
+  formats = c.formats;
+  return true;
 }
 
-int convert_main(const std::vector<std::string>& args) {
-  Options o;
-  for (const std::string& a : args) {
-    if (a == "--help" || a == "-h") {
-      std::fputs(convert_help().c_str(), stdout);
-      return 0;
-    }
-    if (a.rfind("--to=", 0) == 0) {
-      Config c;
-      std::vector<std::string> errors;
-      c.apply({"--format=" + a.substr(5)}, errors);
-      if (!errors.empty()) {
-        say("--to: " + errors.front());
-        return 2;
-      }
-      o.formats = c.formats;
-      o.formats_given = true;
-    } else if (a.rfind("--output=", 0) == 0 && a.size() > 9) {
-      o.output = a.substr(9);
-    } else if (a == "--quiet") {
-      o.quiet = true;
-    } else if (a.rfind("--trace-window=", 0) == 0) {
-      const std::string v = a.substr(15);
-      char* end = nullptr;
-      const unsigned long long n = v.empty() || v[0] == '-' ? 0 : std::strtoull(v.c_str(), &end, 10);
-      if (n == 0 || end == nullptr || *end != '\0') {
-        say("--trace-window takes a number of spans (1 or more), not '" + v + "'");
-        return 2;
-      }
-      o.trace_window = static_cast<std::size_t>(n);
-    } else if (a.rfind("--", 0) == 0) {
-      say("unknown option " + a + " (kob convert --help lists them)");
-      return 2;
-    } else {
-      o.runs.push_back(a);
-    }
+bool parse_trace_window(const std::string& v, std::size_t& spans) {
+  char* end = nullptr;
+  const unsigned long long n = v.empty() || v[0] == '-' ? 0 : std::strtoull(v.c_str(), &end, 10);
+  if (n == 0 || end == nullptr || *end != '\0') {
+    say("--trace-window takes a number of spans (1 or more), not '" + v + "'");
+    return false;
   }
+  spans = static_cast<std::size_t>(n);
+  return true;
+}
+
+int convert_runs(const ConvertRequest& o) {
   if (o.runs.empty()) {
     say("convert needs at least one RUN (PREFIX.kob or PREFIX); kob convert --help");
     return 2;
@@ -156,7 +118,28 @@ int convert_main(const std::vector<std::string>& args) {
     return 2;
   }
   bool ok = true;
-  for (const std::string& run : o.runs) ok = convert_one(run, o) && ok;
+  for (const std::string& run : o.runs) ok = convert_one(run, o, nullptr) && ok;
+  return ok ? 0 : 1;
+}
+
+int summary_runs(const std::vector<std::string>& runs) {
+  if (runs.empty()) {
+    say("summary needs at least one RUN (PREFIX.kob or PREFIX); kob summary --help");
+    return 2;
+  }
+  ConvertRequest o;
+  o.quiet = true;
+  bool ok = true;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    std::string text;
+    if (!convert_one(runs[i], o, &text)) {
+      ok = false;
+      continue;
+    }
+    if (i > 0) std::fputs("\n", stdout);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  std::fflush(stdout);
   return ok ? 0 : 1;
 }
 

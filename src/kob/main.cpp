@@ -1,41 +1,112 @@
-// kob: the command-line companion of the library. Subcommands: convert.
+// kob: the command-line companion of the library (CLI11). Subcommands: run, convert, summary.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "common/config.hpp"
+#include "common/trace_window.hpp"
 #include "kob/convert.hpp"
+#include "kob/run.hpp"
 #include "version.hpp"
 
 namespace {
 
-const char* kUsage =
-    "usage: kob COMMAND [ARGS...]\n"
-    "\n"
-    "commands:\n"
-    "  convert RUN... [--to=LIST] [--output=PREFIX] [--quiet] [--trace-window=SPANS]\n"
-    "          write the output files (trace, summaries) of a run from its raw trace PREFIX.kob\n"
-    "\n"
-    "kob COMMAND --help describes a command. kob --version prints the version.\n";
+constexpr const char* kCommands[] = {"run", "convert", "summary"};
+
+bool known_command(const std::string& c) {
+  for (const char* k : kCommands)
+    if (c == k) return true;
+  return false;
+}
+
+const char* kDescription =
+    "kob: the command-line companion of kokkos-ompt-bridge, the Kokkos Tools library and OpenMP OMPT\n"
+    "tool that puts Kokkos and OpenMP events on one timeline.";
+
+const char* kFooter =
+    "kob COMMAND --help describes a command. Exit status: 2 a usage error; see each command for the rest.";
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fputs(kUsage, stderr);
+  // `kob run` parses its own command line: what follows the program is the program's.
+  if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return kob::cli::run_main(argc - 2, argv + 2);
+  if (argc >= 2 && argv[1][0] != '-' && !known_command(argv[1])) {
+    std::fprintf(stderr, "kob: unknown command '%s' (kob --help lists the commands)\n", argv[1]);
     return 2;
   }
-  const std::string cmd = argv[1];
-  const std::vector<std::string> args(argv + 2, argv + argc);
-  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-    std::fputs(kUsage, stdout);
-    return 0;
+
+  CLI::App app(kDescription, "kob");
+  app.footer(kFooter);
+  app.set_version_flag("--version", std::string("kob (kokkos-ompt-bridge) ") + KOB_VERSION);
+  app.require_subcommand(1);
+
+  // Listed for --help; handled above.
+  app.add_subcommand("run", "run PROGRAM with the library loaded: kob run [--mpi] [TOOL OPTIONS] [--] PROGRAM [ARGS...]")
+      ->allow_extras()
+      ->prefix_command();
+
+  kob::cli::ConvertRequest conv;
+  std::string to, trace_window;
+  CLI::App* convert = app.add_subcommand(
+      "convert", "write the output files of runs from their raw traces: kob convert RUN... [--to=LIST] [--output=PREFIX]");
+  convert->footer(
+      "RUN is a raw trace PREFIX.kob or its PREFIX; the files are PREFIX.pftrace, PREFIX.summary.txt, ...\n"
+      "next to it. A run that did not end cleanly (crash, signal, _exit) converts too: spans still open at\n"
+      "its end are cut at their thread's last event and marked \"cut\": true. A progress line is shown on a\n"
+      "terminal for conversions longer than a second.\n"
+      "Exit status: 0 every RUN converted, 1 a RUN could not be read or a file could not be written,\n"
+      "2 a usage error.");
+  convert->add_option("RUN", conv.runs, "raw traces (PREFIX.kob or PREFIX)");
+  convert->add_option("--to", to,
+                      "formats to write, as the tool's --format takes them (" + kob::format_names(kob::kFormatAll) +
+                          ", all, none); default: the formats the run was recorded with")
+      ->option_text("LIST");
+  convert->add_option("-o,--output", conv.output, "prefix of the files written (one RUN only)")->option_text("PREFIX");
+  convert->add_flag("-q,--quiet", conv.quiet, "no line naming the files written");
+  convert->add_option("--trace-window", trace_window,
+                      "spans the trace writers collect before they write them out (default " +
+                          std::to_string(kob::TraceWindow::kDefaultSpans) + "); memory follows it, the files are the same")
+      ->option_text("SPANS");
+
+  std::vector<std::string> summary_runs;
+  CLI::App* summary = app.add_subcommand("summary", "print the text summary of runs from their raw traces: kob summary RUN...");
+  summary->footer(
+      "The summary kob convert --to=summary writes to PREFIX.summary.txt, printed on stdout instead; no file\n"
+      "is written. Exit status: 0 every RUN read, 1 a RUN could not be read, 2 a usage error.");
+  summary->add_option("RUN", summary_runs, "raw traces (PREFIX.kob or PREFIX)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line, as every kob error: which command, what, where to look.
+    std::string where = "kob";
+    for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
+    std::string what = e.what();
+    if (what.empty()) what = e.get_name();
+    std::fprintf(stderr, "kob: %s (%s --help)\n", what.c_str(), where.c_str());
+    return 2;
   }
-  if (cmd == "--version") {
-    std::printf("kob (kokkos-ompt-bridge) %s\n", KOB_VERSION);
-    return 0;
+
+  if (convert->parsed()) {
+    if (!to.empty()) {
+      if (!kob::cli::parse_formats(to, conv.formats)) return 2;
+      conv.formats_given = true;
+    } else if (convert->count("--to") > 0) {
+      std::fprintf(stderr, "kob: --to: an empty list (kob convert --help)\n");
+      return 2;
+    }
+    if (convert->count("--trace-window") > 0 && !kob::cli::parse_trace_window(trace_window, conv.trace_window)) return 2;
+    return kob::cli::convert_runs(conv);
   }
-  if (cmd == "convert") return kob::cli::convert_main(args);
-  std::fprintf(stderr, "kob: unknown command '%s' (kob --help lists the commands)\n", cmd.c_str());
+  if (summary->parsed()) return kob::cli::summary_runs(summary_runs);
   return 2;
 }

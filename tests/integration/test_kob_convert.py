@@ -147,7 +147,7 @@ for cmd, status, part in (
     ([notraw], 1, "is not a kokkos-ompt-bridge raw trace (no KOBRAW magic)"),
     ([clean, "--to=pdf"], 2, "--to: "),
     ([], 2, "convert needs at least one RUN"),
-    ([clean, "--frobnicate"], 2, "unknown option --frobnicate"),
+    ([clean, "--frobnicate"], 2, "not expected: --frobnicate"),
     ([clean, crash, "--output=x"], 2, "--output takes one RUN"),
     ([clean, "--trace-window=0"], 2, "--trace-window takes a number of spans (1 or more), not '0'"),
     ([clean, "--trace-window=12k"], 2, "--trace-window takes a number of spans (1 or more), not '12k'"),

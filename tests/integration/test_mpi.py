@@ -17,6 +17,7 @@ import kob_check as kc
 ap = argparse.ArgumentParser()
 ap.add_argument("--program")
 ap.add_argument("--lib", required=True)
+ap.add_argument("--kob", help="kob: also `mpirun -np 4 kob run -- PROGRAM`")
 a = ap.parse_args()
 lib = os.path.abspath(a.lib)
 NP = 4
@@ -34,7 +35,7 @@ prog = os.path.abspath(a.program)
 host = socket.gethostname()
 
 
-def mpirun_run(env_extra, cwd):
+def mpirun_run(env_extra, cwd, wrapper=()):
     env = dict(os.environ)
     env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMP_NUM_THREADS": "2",
                 "KMP_BLOCKTIME": "0", "OMP_PROC_BIND": "false"})
@@ -48,7 +49,7 @@ def mpirun_run(env_extra, cwd):
     if env_extra and kc.SANITIZER_PRELOAD:
         cmd += ["-x", "LD_PRELOAD=" + kc.program_env()["LD_PRELOAD"],
                 "-x", "ASAN_OPTIONS=" + os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"]
-    p = subprocess.Popen(cmd + [prog], env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    p = subprocess.Popen(cmd + list(wrapper) + [prog], env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
     try:
         out, err = p.communicate(timeout=TIMEOUT)
@@ -110,4 +111,23 @@ for output, name, note in CASES:
         f"others: writing run-r{r}.* instead, so that no process overwrites another's files" for r in range(NP)) if note
         else [], f"{what}: one line per rank about the name")
     kc.expect_eq(glob.glob(os.path.join(wd, "**", "*.tmp.*"), recursive=True), [], f"{what}: no temporary file left")
+
+# `mpirun -np 4 kob run -- PROGRAM`: kob loads the library in every rank; each rank's files, and
+# one line per rank naming them.
+if a.kob:
+    wd = kc.workdir()
+    rc, out, err = mpirun_run({"OMP_NUM_THREADS": "2"}, wd,
+                              [os.path.abspath(a.kob), "run", "--output=kr-%r", kc.CHROME, "--"])
+    if kc.check(rc is not None, f"kob run under mpirun: no hang (killed after {TIMEOUT} s)"):
+        kc.expect_eq(rc, base_rc, "kob run under mpirun: exit code")
+        kc.expect_eq(out, base_out, "kob run under mpirun: stdout")
+        for r in range(NP):
+            path = os.path.join(wd, f"kr-{r}.trace.json")
+            if not kc.check(os.path.isfile(path), f"kob run under mpirun: rank {r}'s trace"):
+                continue
+            with open(path) as f:
+                doc = json.load(f)
+            kc.expect_eq(len(kc.events(doc, "omp.parallel", "X")), r + 1, f"kob run under mpirun: rank {r}'s parallel regions")
+        named = sorted(l.split(" wrote ")[1].split(", ")[0] for l in err.splitlines() if l.startswith("kob: pid ") and " wrote " in l)
+        kc.expect_eq(named, [f"kr-{r}.kob" for r in range(NP)], "kob run under mpirun: one line per rank naming its files")
 kc.finish()

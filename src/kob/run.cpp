@@ -1,0 +1,269 @@
+#include "kob/run.hpp"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/config.hpp"
+#include "common/run_report.hpp"
+
+namespace kob::cli {
+
+namespace {
+
+void say(const std::string& line) { std::fprintf(stderr, "kob: %s\n", line.c_str()); }
+
+std::string directory_of_this_program() {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string p(buf, static_cast<std::size_t>(n));
+  const std::size_t slash = p.rfind('/');
+  return slash == std::string::npos ? "." : p.substr(0, slash);
+}
+
+// A file installed beside kob (the layout of the build tree and of `meson install`), as an
+// absolute path; empty when it is not there.
+std::string beside_kob(const char* name) {
+  const std::string p = directory_of_this_program() + "/" + name;
+  char real[PATH_MAX];
+  if (access(p.c_str(), R_OK) != 0 || realpath(p.c_str(), real) == nullptr) return "";
+  return real;
+}
+
+std::string library_path(std::string& error) {
+  if (const char* v = std::getenv("KOB_LIBRARY"); v != nullptr && *v != '\0') {
+    char real[PATH_MAX];
+    if (access(v, R_OK) != 0 || realpath(v, real) == nullptr) {
+      error = std::string("KOB_LIBRARY names ") + v + ", which cannot be read: " + std::strerror(errno);
+      return "";
+    }
+    return real;
+  }
+  std::string p = beside_kob("libkokkos_ompt_bridge.so");
+  if (p.empty()) error = "libkokkos_ompt_bridge.so is not beside kob in " + directory_of_this_program() + " (or set KOB_LIBRARY)";
+  return p;
+}
+
+// The program's pid while it runs: the forwarding handler's target.
+volatile sig_atomic_t g_child = 0;
+
+extern "C" void forward_signal(int sig) {
+  if (g_child > 0) kill(static_cast<pid_t>(g_child), sig);
+}
+
+// Signals a batch system or a user sends to kob's pid reach the program; those a terminal sends
+// to the whole foreground group (Ctrl-C, Ctrl-\) reach it already, and kob waits for it instead
+// of dying first, as a shell does.
+constexpr int kForwarded[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM};
+constexpr int kIgnored[] = {SIGINT, SIGQUIT};
+
+void append_path(const char* var, const std::string& value) {
+  const char* old = std::getenv(var);
+  const std::string v = old != nullptr && *old != '\0' ? std::string(old) + ":" + value : value;
+  setenv(var, v.c_str(), 1);
+}
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "exit status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    const char* name = strsignal(WTERMSIG(status));
+    return "signal " + std::to_string(WTERMSIG(status)) + " (" + (name ? name : "?") + ")";
+  }
+  return "status " + std::to_string(status);
+}
+
+}  // namespace
+
+std::string run_help() {
+  return "usage: kob run [--mpi] [TOOL OPTIONS] [--] PROGRAM [ARGS...]\n"
+         "\n"
+         "Runs PROGRAM with kokkos-ompt-bridge loaded: sets KOKKOS_TOOLS_LIBS (Kokkos 4),\n"
+         "KOKKOS_PROFILE_LIBRARY (Kokkos 3) and OMP_TOOL_LIBRARIES to the library installed beside kob\n"
+         "(KOB_LIBRARY overrides it), and KOB_ARGS to the TOOL OPTIONS (after any KOB_ARGS already set, so\n"
+         "that these win). PROGRAM's input, output and exit status pass through unchanged (a program\n"
+         "killed by a signal makes kob end by the same signal); SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 and\n"
+         "SIGALRM sent to kob are passed on to PROGRAM. At the end kob prints on stderr, one line per\n"
+         "process, the files each process of the run wrote (forked children included). Under mpirun:\n"
+         "`mpirun -np 4 kob run [--mpi] -- PROGRAM`.\n"
+         "\n"
+         "  --mpi        also preload libkob_mpi.so (the PMPI layer: clock offsets to rank 0, MPI calls),\n"
+         "               installed beside kob when the project was built with MPI\n"
+         "  --help       this text\n"
+         "\n"
+         "TOOL OPTIONS are the library's options, as --key=value or --flag (values without blanks):\n" +
+         help_text() +
+         "\n"
+         "Exit status: PROGRAM's; 127 PROGRAM could not be started; 2 a usage error (nothing is run).\n";
+}
+
+int run_main(int argc, char** argv) {
+  // kob's and the tool's options come first; the program starts at `--` or at the first
+  // argument that is not an option.
+  std::vector<std::string> options;
+  int at = 0;
+  for (; at < argc; ++at) {
+    const std::string a = argv[at];
+    if (a == "--") {
+      ++at;
+      break;
+    }
+    if (a.size() < 2 || a[0] != '-') break;
+    options.push_back(a);
+  }
+  bool mpi = false;
+  for (auto it = options.begin(); it != options.end();) {
+    if (*it == "--mpi") {
+      mpi = true;
+      it = options.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const std::string& o : options) {
+    if (o == "--help" || o == "-h") {
+      std::fputs(run_help().c_str(), stdout);
+      return 0;
+    }
+  }
+  Config tool;
+  std::vector<std::string> errors;
+  tool.apply(options, errors);
+  if (!errors.empty()) {
+    std::string e = errors.front();
+    if (e.rfind("ignoring ", 0) == 0) e.erase(0, 9);  // the library goes on without it; kob run stops
+    say("run: " + e + " (kob run --help lists the options)");
+    return 2;
+  }
+  for (const std::string& o : options) {
+    if (o.find_first_of(" \t\n") != std::string::npos) {
+      say("run: '" + o + "': option values cannot hold blanks (KOB_ARGS splits on them)");
+      return 2;
+    }
+  }
+  if (at >= argc) {
+    say("run needs a PROGRAM to run; kob run --help");
+    return 2;
+  }
+  std::string error;
+  const std::string lib = library_path(error);
+  if (lib.empty()) {
+    say("run: " + error);
+    return 2;
+  }
+  std::string mpi_layer;
+  if (mpi) {
+    mpi_layer = beside_kob("libkob_mpi.so");
+    if (mpi_layer.empty()) {
+      say("run: --mpi: libkob_mpi.so is not beside kob in " + directory_of_this_program() +
+          " (it is built when the project is configured with MPI found)");
+      return 2;
+    }
+  }
+
+  setenv("KOKKOS_TOOLS_LIBS", lib.c_str(), 1);
+  setenv("KOKKOS_PROFILE_LIBRARY", lib.c_str(), 1);
+  setenv("OMP_TOOL_LIBRARIES", lib.c_str(), 1);
+  if (!options.empty()) {
+    std::string args;
+    if (const char* old = std::getenv("KOB_ARGS"); old != nullptr && *old != '\0') args = old;
+    for (const std::string& o : options) args += (args.empty() ? "" : " ") + o;
+    setenv("KOB_ARGS", args.c_str(), 1);
+  }
+  // After what is there: a sanitizer runtime must stay first, and any position precedes libmpi.
+  if (!mpi_layer.empty()) append_path("LD_PRELOAD", mpi_layer);
+
+  // Where each process of the run says what it wrote (common/run_report.hpp).
+  char report[] = "/tmp/kob-run-XXXXXX";
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string report_path;
+  {
+    std::string tmpl = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") + "/kob-run-XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    int fd = mkstemp(buf.data());
+    if (fd < 0) {
+      fd = mkstemp(report);  // TMPDIR unusable: /tmp
+      if (fd >= 0) report_path = report;
+    } else {
+      report_path = buf.data();
+    }
+    if (fd >= 0) close(fd);
+  }
+  if (!report_path.empty()) setenv(run_report::kVariable, report_path.c_str(), 1);
+
+  const pid_t child = fork();
+  if (child < 0) {
+    say(std::string("run: cannot start ") + argv[at] + ": fork: " + std::strerror(errno));
+    if (!report_path.empty()) unlink(report_path.c_str());
+    return 127;
+  }
+  if (child == 0) {
+    execvp(argv[at], argv + at);
+    std::fprintf(stderr, "kob: run: cannot run %s: %s\n", argv[at], std::strerror(errno));
+    _exit(127);
+  }
+  g_child = child;
+  struct sigaction fwd {}, ign {}, old[sizeof kForwarded / sizeof kForwarded[0] + sizeof kIgnored / sizeof kIgnored[0]];
+  fwd.sa_handler = forward_signal;
+  sigemptyset(&fwd.sa_mask);
+  fwd.sa_flags = SA_RESTART;
+  ign.sa_handler = SIG_IGN;
+  sigemptyset(&ign.sa_mask);
+  std::size_t n = 0;
+  for (int sig : kForwarded) sigaction(sig, &fwd, &old[n++]);
+  for (int sig : kIgnored) sigaction(sig, &ign, &old[n++]);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) {
+      status = 0;
+      break;
+    }
+  }
+  g_child = 0;
+  n = 0;
+  for (int sig : kForwarded) sigaction(sig, &old[n++], nullptr);
+  for (int sig : kIgnored) sigaction(sig, &old[n++], nullptr);
+
+  if (!report_path.empty()) {
+    std::vector<run_report::Entry> entries = run_report::read(report_path);
+    unlink(report_path.c_str());
+    if (!tool.quiet) {
+      for (const run_report::Entry& e : entries) {
+        std::string line = "pid " + std::to_string(e.pid) + " wrote";
+        for (std::size_t i = 0; i < e.files.size(); ++i) line += (i ? ", " : " ") + e.files[i];
+        say(line);
+      }
+      const bool not_started = WIFEXITED(status) && WEXITSTATUS(status) == 127;  // said by the child already
+      if (entries.empty() && !not_started)
+        say(std::string(argv[at]) + " ended with " + describe_status(status) +
+            " and no process of it wrote its files; a raw trace PREFIX.kob it left converts with `kob convert`");
+    }
+  }
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, nullptr);
+    raise(sig);
+    return 128 + sig;  // a signal that does not end a process by default
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+}  // namespace kob::cli
