@@ -529,24 +529,13 @@ void sort_nearly_sorted(std::vector<T>& v, Less less) {
 
 void sort_spans(Timeline& t) {
   auto by_start = [](const auto& a, const auto& b) { return a.start < b.start || (a.start == b.start && a.end > b.end); };
-  sort_nearly_sorted(t.kernels, by_start);
-  sort_nearly_sorted(t.fences, by_start);
   // A child pushed and popped on its parent's ticks has the same span: depth keeps it inside.
   sort_nearly_sorted(t.regions, [&](const RegionSpan& a, const RegionSpan& b) {
     return by_start(a, b) || (a.start == b.start && a.end == b.end && a.depth < b.depth);
   });
-  sort_nearly_sorted(t.sections, by_start);
-  sort_nearly_sorted(t.deep_copies, by_start);
-  sort_nearly_sorted(t.omp_parallels, by_start);
-  sort_nearly_sorted(t.omp_implicit_tasks, by_start);
-  sort_nearly_sorted(t.omp_works, by_start);
-  sort_nearly_sorted(t.omp_syncs, by_start);
-  sort_nearly_sorted(t.omp_tasks, by_start);
-  sort_nearly_sorted(t.omp_mutexes, by_start);
-  sort_nearly_sorted(t.omp_targets, by_start);
-  sort_nearly_sorted(t.omp_data_ops, by_start);
-  sort_nearly_sorted(t.omp_submits, by_start);
-  sort_nearly_sorted(t.omp_device_ops, by_start);
+  auto by_start_all = [&](auto&... spans) { (sort_nearly_sorted(spans, by_start), ...); };
+  by_start_all(t.kernels, t.fences, t.sections, t.deep_copies, t.omp_parallels, t.omp_implicit_tasks, t.omp_works,
+               t.omp_syncs, t.omp_tasks, t.omp_mutexes, t.omp_targets, t.omp_data_ops, t.omp_submits, t.omp_device_ops);
   // Instants, memory events, creates and loads come in time order already.
 }
 
