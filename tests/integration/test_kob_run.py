@@ -19,6 +19,7 @@ ap.add_argument("--kob", required=True)
 ap.add_argument("--lib", required=True)
 ap.add_argument("--sample", required=True, help="the Kokkos + OpenMP sample")
 ap.add_argument("--victim", required=True, help="signal_victim")
+ap.add_argument("--fork", required=True, help="fork_omp")
 a = ap.parse_args()
 kob = os.path.abspath(a.kob)
 lib = os.path.abspath(a.lib)
@@ -77,6 +78,24 @@ kc.expect_eq(sorted(os.listdir(wd)), before, "kob summary writes no file")
 rc, _, err = kc.run([kob, "summary", os.path.join(wd, "missing")])
 kc.expect_eq(rc, 1, "kob summary of a missing run: exit status 1")
 one_kob_line(err, "cannot open", "kob summary of a missing run")
+
+# A program that forks: one line per process, the child's files under its own name.
+fprefix = os.path.join(wd, "fk")
+rc, out, err = kc.run([kob, "run", f"--output={fprefix}", "--format=summary", "--", os.path.abspath(a.fork), "exit"],
+                      ENV, cwd=wd, unset=TOOL_VARS)
+kc.expect_eq(rc, 0, f"kob run of a forking program: exit status ({err[-300:]!r})")
+named = {}
+for l in err.splitlines():
+    if l.startswith("kob: pid ") and " wrote " in l:
+        pid = l.split()[2]
+        named[pid] = l.split(" wrote ", 1)[1].split(", ")
+parent = [p for p, f in named.items() if f and f[0] == fprefix + ".kob"]
+child = [p for p, f in named.items() if f and f[0] == f"{fprefix}-{p}.kob"]
+kc.check(len(named) == 2 and len(parent) == 1 and len(child) == 1 and parent != child,
+         f"kob run of a forking program: a line for the parent and one for the child, each naming its own files: {named}")
+for files_of in named.values():
+    for f in files_of:
+        kc.check(os.path.isfile(f), f"kob run of a forking program: {os.path.basename(f)} written")
 
 # Exit statuses pass through; a program killed by a signal ends kob by the same signal.
 rc, out, err = kc.run([kob, "run", "--quiet", "--", "sh", "-c", "echo through; exit 7"])
