@@ -134,6 +134,22 @@ std::uint64_t to_ns(std::uint64_t tick) {
 
 double ticks_per_ns() { return g_ticks_per_ns; }
 
+std::string wall_reference() {
+  std::uint64_t best_width = ~std::uint64_t(0), raw = 0, real = 0;
+  for (int i = 0; i < kTries; ++i) {
+    const std::uint64_t a = raw_ns();
+    timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    const std::uint64_t b = raw_ns();
+    if (b - a < best_width) {
+      best_width = b - a;
+      raw = a + (b - a) / 2;
+      real = static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+    }
+  }
+  return std::to_string(raw) + " " + std::to_string(real);
+}
+
 const char* name() { return g_use_tsc ? "tsc" : "CLOCK_MONOTONIC_RAW"; }
 
 void set_calibration(bool tsc, std::uint64_t tick0, std::uint64_t ns0, double rate) {

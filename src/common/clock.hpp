@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <ctime>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -26,6 +27,12 @@ inline std::uint64_t now() {
 #endif
   return raw_ns();
 }
+
+// CLOCK_MONOTONIC_RAW and CLOCK_REALTIME read together (the realtime read between two raw ones,
+// the tightest of a few tries): ties the run's time line to the wall clock, so that runs on
+// machines whose monotonic clocks are unrelated (MPI ranks on several nodes) can be put on one
+// time line without any other reference. As "RAW_NS REALTIME_NS".
+std::string wall_reference();
 
 // Chooses the clock and takes the first calibration point. Idempotent.
 void init();

@@ -1,7 +1,7 @@
 #include "common/run_outputs.hpp"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -120,6 +120,11 @@ std::string other_data_json(const Facts& facts, const Summary& sum) {
   json::append_string(o, str(fact::kStartTime));
   o += ",\"clock\":";
   json::append_string(o, str(fact::kClock));
+  // The run's time line against the wall clock: {"monotonic_raw_ns", "realtime_ns"} read together.
+  unsigned long long raw_ns = 0, real_ns = 0;
+  if (std::sscanf(str(fact::kWallReference).c_str(), "%llu %llu", &raw_ns, &real_ns) == 2)
+    o += ",\"wall_reference\":{\"monotonic_raw_ns\":" + std::to_string(raw_ns) + ",\"realtime_ns\":" +
+         std::to_string(real_ns) + "}";
   o += ",\"events\":";
   const std::string events = fact_value(facts, fact::kSection, fact::kEvents, "\x01");
   json::append_string(o, events != "\x01" ? events : group_names(config_from_facts(facts).events));

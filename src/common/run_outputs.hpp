@@ -28,7 +28,7 @@ constexpr std::string_view kToolVersion = "tool_version", kPid = "pid", kRank = 
                            kKokkosInterface = "kokkos_interface_version", kKokkosLoadSequence = "kokkos_load_sequence",
                            kKokkosDevices = "kokkos_devices", kOmpRuntime = "openmp_runtime",
                            kOmpInitialDevice = "omp_initial_device", kHelpRun = "help_run", kArgs = "args",
-                           kOmpRuntimeCode = "omp_runtime_code";
+                           kOmpRuntimeCode = "omp_runtime_code", kWallReference = "wall_reference";
 }  // namespace fact
 
 // The value last given to section/key, or fallback.

@@ -51,6 +51,7 @@ struct State {
   std::vector<std::pair<std::string, std::string>> metadata;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> other;
   std::chrono::system_clock::time_point start_wall;
+  std::string wall_reference;  // clock::wall_reference() at the start
   std::atomic<bool> written{false};  // claimed by the first write_outputs call
   // The claiming call is done: a second call (exit() while the signal watcher writes) waits for it.
   std::mutex done_mu;
@@ -224,6 +225,7 @@ void start() {
   g_owner_pid.store(getpid());
   s.start_wall = std::chrono::system_clock::now();
   clock::init();
+  s.wall_reference = clock::wall_reference();
   Config c;
   std::vector<std::string> errors;
   for (const char* var : {"KOB_ARGS", "KOKKOS_TOOLS_ARGS"}) {
@@ -246,6 +248,7 @@ void start() {
   raw::add_kv("kob", "host", hostname());
   raw::add_kv("kob", "start_time", start_time_iso());
   raw::add_kv("kob", "clock", clock::name());
+  raw::add_kv("kob", "wall_reference", s.wall_reference);
   record_options(s);
   // Keep this library mapped until exit even if Kokkos dlcloses it: the exit handler lives here.
   Dl_info info;
@@ -278,6 +281,7 @@ Facts session_facts() {
   add(fact::kExe, exe_name());
   add(fact::kStartTime, start_time_iso());
   add(fact::kClock, clock::name());
+  add(fact::kWallReference, s.wall_reference);
   add(fact::kKokkosLoadSequence, std::to_string(s.kokkos.load_sequence));
   add(fact::kKokkosInterface, std::to_string(s.kokkos.interface_version));
   std::string devices;

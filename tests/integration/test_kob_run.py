@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kob_check as kc  # noqa: E402
@@ -50,6 +51,7 @@ ref_trace, _ = kc.load_outputs(ref)
 
 # kob run: the same events, the same stdout, a line naming the files.
 prefix = os.path.join(wd, "run")
+raw_before, real_before = time.clock_gettime_ns(time.CLOCK_MONOTONIC_RAW), time.time_ns()
 rc, out, err = kc.run([kob, "run", f"--output={prefix}", kc.CHROME, "--", sample], ENV, cwd=wd, unset=TOOL_VARS)
 kc.expect_eq(rc, 0, f"kob run: the sample's exit status ({err[-300:]!r})")
 kc.expect_eq(out, out0, "kob run: the program's stdout unchanged")
@@ -61,8 +63,16 @@ kc.expect_eq(len(named), 1, f"kob run: one line naming the files: {named}")
 if named:
     kc.check(named[0].endswith(" wrote " + ", ".join(files)), f"kob run: the line names every file: {named[0]!r}")
     kc.check(named[0].startswith("kob: pid ") and named[0].split()[2].isdigit(), f"kob run: the line names the pid: {named[0]!r}")
+raw_after, real_after = time.clock_gettime_ns(time.CLOCK_MONOTONIC_RAW), time.time_ns()
 trace, summary = kc.load_outputs(prefix)
 kc.validate_trace(trace)
+# The run's time line against the wall clock, read together at its start (for merging runs).
+ref = trace["otherData"].get("wall_reference", {})
+kc.check(raw_before <= ref.get("monotonic_raw_ns", 0) <= raw_after, f"wall_reference: CLOCK_MONOTONIC_RAW within the run: {ref}")
+kc.check(real_before <= ref.get("realtime_ns", 0) <= real_after, f"wall_reference: CLOCK_REALTIME within the run: {ref}")
+kc.check(abs((ref.get("realtime_ns", 0) - real_before) - (ref.get("monotonic_raw_ns", 0) - raw_before)) < 50_000_000,
+         f"wall_reference: both clocks read together (same offset from before the run, within 50 ms): {ref}")
+kc.expect_eq(summary["otherData"].get("wall_reference"), ref, "wall_reference: the same in the summary")
 kc.expect_eq(kernels(trace), kernels(ref_trace), "kob run: the same Kokkos kernels as loading through the variables")
 kc.expect_eq(len(kc.events(trace, "omp.parallel", "X")), len(kc.events(ref_trace, "omp.parallel", "X")),
              "kob run: the same OpenMP parallel regions")
