@@ -28,6 +28,7 @@ PACKAGES=(
     openmpi-bin libopenmpi-dev  # several ranks with one --output (mpirun on loopback)
     libcli11-dev                # the kob command line (header-only)
     libprotozero-dev            # the .pftrace writer (header-only protobuf encoder) and the unit tests reading it back
+    libopen-trace-format2-dev otf2-tools  # --format=otf2, and otf2-print for the tests reading the archives back
 )
 
 say() { printf '%s\n' "$*"; }

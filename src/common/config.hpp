@@ -30,7 +30,8 @@ enum OutputFormat : std::uint32_t {
   kFormatSummary = 1u << 1,
   kFormatJson = 1u << 2,
   kFormatPerfetto = 1u << 3,
-  kFormatAll = kFormatChrome | kFormatSummary | kFormatJson | kFormatPerfetto,
+  kFormatOtf2 = 1u << 4,
+  kFormatAll = kFormatChrome | kFormatSummary | kFormatJson | kFormatPerfetto | kFormatOtf2,
   kFormatDefault = kFormatPerfetto | kFormatSummary | kFormatJson,
 };
 

@@ -9,6 +9,7 @@
 #include "common/atomic_file.hpp"
 #include "common/json.hpp"
 #include "common/log.hpp"
+#include "common/otf2_writer.hpp"
 #include "common/perfetto_writer.hpp"
 #include "common/filter_sink.hpp"
 #include "common/summary_fold.hpp"
@@ -207,6 +208,18 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
     tf.at = sinks++;
     tee.add(tf.sink.get());
   }
+  // OTF2 keeps the events until the end (otf2_writer.hpp) and writes its archive after the pass.
+  std::unique_ptr<otf2::ArchiveSink> otf2_sink;
+  if (can_write && (req.formats & kFormatOtf2)) {
+    otf2_sink = std::make_unique<otf2::ArchiveSink>();
+    const std::string rank = number(facts, fact::kRank, "-1");
+    otf2_sink->next_process(fact_value(facts, fact::kSection, fact::kHost), std::stoi(rank));
+    unsigned long long raw_ns = 0, real_ns = 0;
+    if (std::sscanf(fact_value(facts, fact::kSection, fact::kWallReference).c_str(), "%llu %llu", &raw_ns, &real_ns) == 2)
+      otf2_sink->set_realtime_reference(raw_ns, real_ns);
+    tee.add(otf2_sink.get());
+    ++sinks;
+  }
   TraceInfo info;
   info.pid = std::stoull(number(facts, fact::kPid));
   info.process_name = process_name(facts);
@@ -233,6 +246,15 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
       if (!tf.sink) continue;
       if (tf.file.commit(tee.ok(tf.at), error)) {
         written.push_back(tf.path);
+      } else {
+        log::warn(error);
+        ok = false;
+      }
+    }
+    if (otf2_sink) {
+      const std::string dir = req.prefix + ".otf2";
+      if (otf2_sink->write(dir, error)) {
+        written.push_back(dir);
       } else {
         log::warn(error);
         ok = false;
