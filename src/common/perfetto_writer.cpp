@@ -100,14 +100,22 @@ class PerfettoSink : public trace::TraceSink {
  public:
   explicit PerfettoSink(std::FILE* f) : f_(f), w_(kFlushAt + 65536) {}
 
+  // Several processes may follow one another (kob merge): each gets uuids of its own (the
+  // process number in the top bits), its tracks are declared anew; sequences are never reused.
   void process(std::uint64_t pid, std::string_view name, std::uint64_t t0) override {
+    if (processes_++ != 0) {
+      window_end();
+      open_.clear();
+      named_.clear();
+      uuid_base_ = std::uint64_t(processes_ - 1) << 40;
+    }
     pid_ = static_cast<std::int32_t>(pid);
     t0_ = t0;
     proto::Nested pk(w_, pf::trace::packet);
     w_.add_varint(pf::packet::trusted_packet_sequence_id, kDescriptorSequence);
     w_.add_varint(pf::packet::sequence_flags, pf::packet::kIncrementalStateCleared);
     proto::Nested td(w_, pf::packet::track_descriptor);
-    w_.add_varint(pf::track::uuid, kProcessUuid);
+    w_.add_varint(pf::track::uuid, process_uuid());
     proto::Nested pd(w_, pf::track::process);
     w_.add_int(pf::process::pid, pid_);
     w_.add_string(pf::process::process_name, name);
@@ -127,7 +135,7 @@ class PerfettoSink : public trace::TraceSink {
       w_.add_string(pf::thread::thread_name, d.name);
     } else {
       w_.add_string(pf::track::name, d.name);
-      w_.add_varint(pf::track::parent_uuid, kProcessUuid);
+      w_.add_varint(pf::track::parent_uuid, process_uuid());
     }
   }
 
@@ -167,7 +175,7 @@ class PerfettoSink : public trace::TraceSink {
         // Sections overlap freely: each section id is a track of its own under the process.
         const std::string id = std::to_string(e.id);
         const std::uint64_t uuid = named_track(std::string(e.cat) + '\x1f' + id, std::string(e.name) + " (section " + id + ")", false);
-        Sequence& seq = sequence(kProcessUuid, e.cat);
+        Sequence& seq = sequence(process_uuid(), e.cat);
         if (e.phase == Phase::AsyncBegin) {
           track_event(seq, uuid, pf::track_event::kSliceBegin, e);
         } else {
@@ -208,23 +216,23 @@ class PerfettoSink : public trace::TraceSink {
   static constexpr std::size_t kFlushAt = 1 << 20;
   static constexpr std::size_t kStackEvent = 1024;  // bytes of a TrackEvent encoded on the stack
   static constexpr std::uint32_t kDescriptorSequence = 1;
-  static constexpr std::uint64_t kProcessUuid = 1;
+  std::uint64_t process_uuid() const { return uuid_base_ + 1; }
   static constexpr std::uint32_t kClock = pf::clock::kFirstSequenceClock;  // each sequence's incremental clock
   enum Table { kCategories, kNames, kArgNames };
 
-  static std::uint64_t track_uuid(std::uint32_t index) { return 2 + index; }
+  std::uint64_t track_uuid(std::uint32_t index) const { return uuid_base_ + 2 + index; }
 
   // A track of the process named on first use (counters, sections), by key.
   std::uint64_t named_track(std::string_view key, std::string_view name, bool counter) {
     if (auto found = named_.find(key); found != named_.end()) return found->second;
     auto it = named_.emplace(std::string(key), 0).first;
-    it->second = kNamedUuidBase + named_.size();
+    it->second = uuid_base_ + kNamedUuidBase + named_.size();
     proto::Nested pk(w_, pf::trace::packet);
     w_.add_varint(pf::packet::trusted_packet_sequence_id, kDescriptorSequence);
     proto::Nested td(w_, pf::packet::track_descriptor);
     w_.add_varint(pf::track::uuid, it->second);
     w_.add_string(pf::track::name, name);
-    w_.add_varint(pf::track::parent_uuid, kProcessUuid);
+    w_.add_varint(pf::track::parent_uuid, process_uuid());
     if (counter) w_.add_string(pf::track::counter, {});  // a plain counter
     return it->second;
   }
@@ -444,6 +452,8 @@ class PerfettoSink : public trace::TraceSink {
   bool ok_ = true;
   std::int32_t pid_ = 0;
   std::uint64_t t0_ = 0;
+  std::uint32_t processes_ = 0;
+  std::uint64_t uuid_base_ = 0;  // of the current process's tracks
   std::uint32_t next_sequence_ = kDescriptorSequence + 1;
   std::vector<std::vector<std::uint64_t>> open_;  // per track index
   std::unordered_map<std::string, std::uint64_t, StringHash, std::equal_to<>> named_;

@@ -164,6 +164,25 @@ std::string other_data_json(const Facts& facts, const Summary& sum) {
   return o;
 }
 
+Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sink, const TraceInfo& info) {
+  const Config c = config_from_facts(facts);
+  set_omp_runtime_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
+  TraceProducer producer(sink, info);
+  TraceWindow window(producer, TraceWindow::kDefaultSpans, true);
+  SummaryFold fold;
+  TeeSink both(fold, window);
+  FilterSink filtered(both, c.include, c.exclude);
+  {
+    TimelineBuilder builder(filtered, run.initial_device_num);
+    builder.set_poller(&window);
+    read_threads(run.threads, builder);
+    builder.finish(run.ended_cleanly, run.run_end);
+  }
+  Summary sum = fold.result();
+  window.end(other_data_json(facts, sum));
+  return sum;
+}
+
 std::vector<std::string> write_run_outputs(const RunData& run, const Facts& facts, const OutputRequest& req, bool* ok_out) {
   const Config c = config_from_facts(facts);
   if (req.formats == 0 && req.summary_text_out == nullptr) {

@@ -11,6 +11,8 @@
 #include "common/raw_reader.hpp"
 #include "common/summary.hpp"
 #include "common/thread_source.hpp"
+#include "common/trace_events.hpp"
+#include "common/trace_producer.hpp"
 
 namespace kob {
 
@@ -62,6 +64,11 @@ struct OutputRequest {
   std::size_t trace_window = 0;  // spans per trace window (trace_window.hpp); 0: the default
   std::string* summary_text_out = nullptr;  // receives the text summary (kob summary), formats or not
 };
+
+// kob merge: streams one run through the timeline builder into sink, as the trace files get it
+// (the producer's process, tracks, windows and finish), and returns its summary, the figures its
+// summary files would hold. Memory as for the trace files: a window at a time.
+Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sink, const TraceInfo& info);
 
 // Builds the timeline and writes the requested files, each whole or not at all; problems are one
 // line each on stderr. Returns the paths written; *ok (if given) false when one could not be.

@@ -581,4 +581,10 @@ std::string dropped_line(const Summary& s, std::uint64_t memory_limit_mib) {
          fmt_time(c.run_end) + " run (raise --memory-limit)";
 }
 
+namespace summary_format {
+std::string time(std::uint64_t ns) { return fmt_time(ns); }
+std::string name(std::string_view n) { return shown(n); }
+std::string table(const std::vector<std::vector<std::string>>& rows) { return kob::table(rows); }
+}  // namespace summary_format
+
 }  // namespace kob

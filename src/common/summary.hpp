@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/timeline.hpp"
@@ -201,6 +202,14 @@ Summary summarize(const Timeline& t);
 
 // Human-readable tables.
 std::string summary_text(const Summary& s, const std::string& title);
+
+// The text summary's cells, for other summaries of the same look (kob merge): a time ("12.3 ms"),
+// a program's name escaped and shortened, a table (first column left-aligned, the others right).
+namespace summary_format {
+std::string time(std::uint64_t ns);
+std::string name(std::string_view name);
+std::string table(const std::vector<std::vector<std::string>>& rows);
+}  // namespace summary_format
 // The same figures as a JSON document.
 std::string summary_json(const Summary& s, const std::string& other_data_json);
 // One line for stderr when events were dropped (printed under --quiet too): how many, the cap,

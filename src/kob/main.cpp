@@ -1,4 +1,4 @@
-// kob: the command-line companion of the library (CLI11). Subcommands: run, convert, summary.
+// kob: the command-line companion of the library (CLI11). Subcommands: run, convert, summary, merge.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstring>
@@ -8,12 +8,13 @@
 #include "common/config.hpp"
 #include "common/trace_window.hpp"
 #include "kob/convert.hpp"
+#include "kob/merge.hpp"
 #include "kob/run.hpp"
 #include "version.hpp"
 
 namespace {
 
-constexpr const char* kCommands[] = {"run", "convert", "summary"};
+constexpr const char* kCommands[] = {"run", "convert", "summary", "merge"};
 
 bool known_command(const std::string& c) {
   for (const char* k : kCommands)
@@ -78,6 +79,23 @@ int main(int argc, char** argv) {
       "is written. Exit status: 0 every RUN read, 1 a RUN could not be read, 2 a usage error.");
   summary->add_option("RUN", summary_runs, "raw traces (PREFIX.kob or PREFIX)");
 
+  kob::cli::MergeRequest mreq;
+  std::string merge_to;
+  CLI::App* merge = app.add_subcommand(
+      "merge", "put the runs of several processes (MPI ranks) on one timeline: kob merge RUN... -o OUT [--to=LIST]");
+  merge->footer(
+      "Writes OUT.pftrace (a process per run, named by rank and host), OUT.otf2/ (an OTF2 archive, a location\n"
+      "group per run), OUT.summary.txt and OUT.summary.json (per kernel and region: min / mean / max of the\n"
+      "total time over the ranks, the imbalance (max - mean) / max and the slowest rank; how each clock was\n"
+      "aligned). Runs are ordered by rank and put on rank 0's time line with the clock offsets the MPI layer\n"
+      "measured (kob run --mpi: ping-pong at MPI_Init and MPI_Finalize, linear drift between), else by each\n"
+      "run's wall-clock reading at its start, with a warning. A progress line is shown on a terminal.\n"
+      "Exit status: 0 merged, 1 a RUN could not be read or a file could not be written, 2 a usage error.");
+  merge->add_option("RUN", mreq.runs, "raw traces (PREFIX.kob or PREFIX), one per process")->required();
+  merge->add_option("-o,--output", mreq.output, "prefix of the merged files")->option_text("OUT")->required();
+  merge->add_option("--to", merge_to, "formats to write: perfetto, otf2, summary, json (default: all four)")->option_text("LIST");
+  merge->add_flag("-q,--quiet", mreq.quiet, "no line naming the files written");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -108,5 +126,19 @@ int main(int argc, char** argv) {
     return kob::cli::convert_runs(conv);
   }
   if (summary->parsed()) return kob::cli::summary_runs(summary_runs);
+  if (merge->parsed()) {
+    if (merge->count("--to") > 0) {
+      if (merge_to.empty()) {
+        std::fprintf(stderr, "kob: --to: an empty list (kob merge --help)\n");
+        return 2;
+      }
+      if (!kob::cli::parse_formats(merge_to, mreq.formats)) return 2;
+      if (mreq.formats == 0) {
+        std::fprintf(stderr, "kob: --to=none: nothing to write (kob merge --help)\n");
+        return 2;
+      }
+    }
+    return kob::cli::merge_runs(mreq);
+  }
   return 2;
 }

@@ -1,0 +1,200 @@
+#include "common/merged_summary.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <utility>
+
+#include "common/json.hpp"
+
+namespace kob {
+
+namespace {
+
+// One row per key over the runs: each run's (calls, total), 0 where it did not run it.
+struct Collect {
+  std::string name, kind;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> per_run;  // (calls, total) by run
+};
+
+std::vector<AcrossRuns> across(std::map<std::pair<std::string, std::string>, Collect>& rows, const std::vector<MergedRun>& runs) {
+  std::vector<AcrossRuns> out;
+  for (auto& [key, c] : rows) {
+    c.per_run.resize(runs.size());
+    AcrossRuns a;
+    a.name = c.name;
+    a.kind = c.kind;
+    a.calls_min = UINT64_MAX;
+    double sum = 0;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const auto [calls, total] = c.per_run[i];
+      const int id = runs[i].rank >= 0 ? runs[i].rank : static_cast<int>(i);
+      if (calls) ++a.runs_with;
+      a.calls_min = std::min(a.calls_min, calls);
+      a.calls_max = std::max(a.calls_max, calls);
+      if (a.min_rank < 0 || total < a.min) {
+        a.min = total;
+        a.min_rank = id;
+      }
+      if (a.max_rank < 0 || total > a.max) {
+        a.max = total;
+        a.max_rank = id;
+      }
+      sum += double(total);
+    }
+    a.mean = runs.empty() ? 0 : sum / double(runs.size());
+    out.push_back(std::move(a));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const AcrossRuns& x, const AcrossRuns& y) { return x.max > y.max; });
+  return out;
+}
+
+std::string pct(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * v);
+  return buf;
+}
+
+std::string signed_time(std::int64_t ns) {
+  return (ns < 0 ? "-" : "+") + summary_format::time(static_cast<std::uint64_t>(ns < 0 ? -ns : ns));
+}
+
+std::string run_id(const MergedRun& r, std::size_t i) { return r.rank >= 0 ? std::to_string(r.rank) : "#" + std::to_string(i); }
+
+}  // namespace
+
+MergedSummary merge_summaries(std::vector<MergedRun> runs) {
+  MergedSummary m;
+  std::map<std::pair<std::string, std::string>, Collect> kernels, regions;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (const KernelStats& k : runs[i].summary.kernels) {
+      Collect& c = kernels[{k.name, k.kind}];
+      c.name = k.name;
+      c.kind = k.kind;
+      c.per_run.resize(runs.size());
+      c.per_run[i].first += k.calls;
+      c.per_run[i].second += k.total;
+    }
+    for (const RegionStats& r : runs[i].summary.regions) {
+      Collect& c = regions[{r.path, ""}];
+      c.name = r.path;
+      c.per_run.resize(runs.size());
+      c.per_run[i].first += r.calls;
+      c.per_run[i].second += r.inclusive;
+    }
+  }
+  m.kernels = across(kernels, runs);
+  m.regions = across(regions, runs);
+  m.runs = std::move(runs);
+  return m;
+}
+
+std::string merged_summary_text(const MergedSummary& m) {
+  using summary_format::name;
+  using summary_format::table;
+  using summary_format::time;
+  std::string out = "== kokkos-ompt-bridge merged summary: " + std::to_string(m.runs.size()) + " runs ==\n";
+  out += "\nRuns, on the time line of rank " + (m.runs.empty() ? std::string("?") : run_id(m.runs[0], 0)) + "\n";
+  std::vector<std::vector<std::string>> rows{{"rank", "host", "pid", "run time", "aligned by", "offset at start", "at end", "ping-pong rtt"}};
+  for (std::size_t i = 0; i < m.runs.size(); ++i) {
+    const MergedRun& r = m.runs[i];
+    const bool mpi = r.alignment == "mpi";
+    rows.push_back({run_id(r, i), name(r.host), std::to_string(r.pid), time(r.summary.run_time), r.alignment,
+                    signed_time(r.offset_start_ns), signed_time(r.offset_end_ns), mpi ? time(r.rtt_ns) : "-"});
+  }
+  out += table(rows);
+  auto section = [&](const char* title, const std::vector<AcrossRuns>& v, bool kind) {
+    if (v.empty()) return;
+    out += std::string("\n") + title + " (total time per rank; imbalance = (max - mean) / max)\n";
+    std::vector<std::vector<std::string>> t;
+    if (kind)
+      t.push_back({"name", "kind", "ranks", "calls", "min", "mean", "max", "imbalance", "slowest"});
+    else
+      t.push_back({"region", "ranks", "calls", "min", "mean", "max", "imbalance", "slowest"});
+    for (const AcrossRuns& a : v) {
+      const std::string calls = a.calls_min == a.calls_max ? std::to_string(a.calls_min)
+                                                           : std::to_string(a.calls_min) + "-" + std::to_string(a.calls_max);
+      std::vector<std::string> row{name(a.name)};
+      if (kind) row.push_back(a.kind);
+      for (std::string c : {std::to_string(a.runs_with), calls, time(a.min), time(static_cast<std::uint64_t>(a.mean)), time(a.max),
+                            pct(a.imbalance()), std::to_string(a.max_rank)})
+        row.push_back(std::move(c));
+      t.push_back(std::move(row));
+    }
+    out += table(t);
+  };
+  section("Kokkos kernels across ranks", m.kernels, true);
+  section("Kokkos regions across ranks", m.regions, false);
+  return out;
+}
+
+std::string merged_summary_json(const MergedSummary& m) {
+  std::string o = "{\"tool\":\"kokkos-ompt-bridge\",\"merged\":true,\"runs\":[";
+  for (std::size_t i = 0; i < m.runs.size(); ++i) {
+    const MergedRun& r = m.runs[i];
+    o += i ? "," : "";
+    o += "{\"rank\":";
+    json::append_int(o, r.rank);
+    o += ",\"host\":";
+    json::append_string(o, r.host);
+    o += ",\"exe\":";
+    json::append_string(o, r.exe);
+    o += ",\"pid\":";
+    json::append_uint(o, r.pid);
+    o += ",\"raw_trace\":";
+    json::append_string(o, r.path);
+    o += ",\"alignment\":";
+    json::append_string(o, r.alignment);
+    o += ",\"offset_start_ns\":";
+    json::append_int(o, r.offset_start_ns);
+    o += ",\"offset_end_ns\":";
+    json::append_int(o, r.offset_end_ns);
+    o += ",\"rtt_ns\":";
+    json::append_uint(o, r.rtt_ns);
+    o += ",\"run_time_us\":";
+    json::append_us(o, r.summary.run_time);
+    o += ",\"dropped_events\":";
+    json::append_uint(o, r.summary.dropped);
+    o += "}";
+  }
+  o += "]";
+  auto rows = [&](const char* key, const std::vector<AcrossRuns>& v, bool kind) {
+    o += std::string(",\"") + key + "\":[";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const AcrossRuns& a = v[i];
+      o += i ? "," : "";
+      o += kind ? "{\"name\":" : "{\"path\":";
+      json::append_string(o, a.name);
+      if (kind) {
+        o += ",\"kind\":";
+        json::append_string(o, a.kind);
+      }
+      o += ",\"ranks\":";
+      json::append_uint(o, a.runs_with);
+      o += ",\"calls_min\":";
+      json::append_uint(o, a.calls_min);
+      o += ",\"calls_max\":";
+      json::append_uint(o, a.calls_max);
+      o += ",\"min_us\":";
+      json::append_us(o, a.min);
+      o += ",\"mean_us\":";
+      json::append_double(o, a.mean / 1000.0);
+      o += ",\"max_us\":";
+      json::append_us(o, a.max);
+      o += ",\"min_rank\":";
+      json::append_int(o, a.min_rank);
+      o += ",\"max_rank\":";
+      json::append_int(o, a.max_rank);
+      o += ",\"imbalance\":";
+      json::append_double(o, a.imbalance());
+      o += "}";
+    }
+    o += "]";
+  };
+  rows("kernels", m.kernels, true);
+  rows("regions", m.regions, false);
+  o += "}\n";
+  return o;
+}
+
+}  // namespace kob
