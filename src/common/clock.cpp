@@ -1,6 +1,7 @@
 #include "common/clock.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #if defined(KOB_HAVE_TSC)
@@ -10,6 +11,7 @@
 namespace kob::clock {
 
 bool g_use_tsc = false;
+std::uint64_t g_shift_ns = 0;
 
 namespace {
 // Tries per calibration point: the first may pay for a cold clock_gettime (vDSO page, cache);
@@ -86,9 +88,20 @@ Point take_point(std::uint64_t (*tick)(), std::uint64_t (*ns)(), int tries) {
   return best;
 }
 
+// KOB_TEST_CLOCK_SHIFT_NS: a signed decimal number of ns (anything else: no shift). Unsigned
+// arithmetic wraps, so a negative shift subtracts.
+static std::uint64_t shift_from_environment() {
+  const char* v = std::getenv("KOB_TEST_CLOCK_SHIFT_NS");
+  if (v == nullptr || *v == '\0') return 0;
+  char* end = nullptr;
+  const long long n = std::strtoll(v, &end, 10);
+  return *end == '\0' ? static_cast<std::uint64_t>(n) : 0;
+}
+
 void init() {
   if (g_initialised) return;
   g_initialised = true;
+  g_shift_ns = shift_from_environment();
   g_use_tsc = g_sources_injected || tsc_is_invariant();
   if (g_use_tsc) g_start = take_point(g_tick_source, g_ns_source, kTries);
 }

@@ -15,10 +15,17 @@ namespace kob::clock {
 // core, through sleep states), so ticks from different threads are comparable.
 extern bool g_use_tsc;
 
+// KOB_TEST_CLOCK_SHIFT_NS (tests only; 0 otherwise), set by init(): added to every
+// CLOCK_MONOTONIC_RAW read, so the whole time line of the run (events, calibration points, the
+// wall reference's raw part) moves by exactly that much, with the TSC or without. It lets one MPI
+// rank of a run on one host look as if its clock were that far from the others'.
+extern std::uint64_t g_shift_ns;
+
+// The tool's time line: CLOCK_MONOTONIC_RAW ns (plus the test shift).
 inline std::uint64_t raw_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec) + g_shift_ns;
 }
 
 inline std::uint64_t now() {

@@ -49,6 +49,21 @@ std::string number(const Facts& facts, std::string_view key, const char* fallbac
   return ok ? v : fallback;
 }
 
+
+// The PMPI layer's facts: ,"mpi":{"rank","size","clock_start":{...},"clock_end":{...}}, or nothing.
+std::string mpi_json(const Facts& facts) {
+  const std::string rank = number(facts, fact::kMpiRank, "");
+  if (rank.empty()) return "";
+  std::string o = ",\"mpi\":{\"rank\":" + rank + ",\"size\":" + number(facts, fact::kMpiSize);
+  for (const auto& [key, name] : {std::pair{fact::kMpiClockStart, "clock_start"}, std::pair{fact::kMpiClockEnd, "clock_end"}}) {
+    long long local = 0, offset = 0, rtt = 0;
+    if (std::sscanf(fact_value(facts, fact::kSection, key).c_str(), "%lld %lld %lld", &local, &offset, &rtt) != 3) continue;
+    o += std::string(",\"") + name + "\":{\"local_ns\":" + std::to_string(local) + ",\"offset_ns\":" + std::to_string(offset) +
+         ",\"rtt_ns\":" + std::to_string(rtt) + "}";
+  }
+  return o + "}";
+}
+
 }  // namespace
 
 std::string fact_value(const Facts& facts, std::string_view section, std::string_view key, const std::string& fallback) {
@@ -126,6 +141,7 @@ std::string other_data_json(const Facts& facts, const Summary& sum) {
   if (std::sscanf(str(fact::kWallReference).c_str(), "%llu %llu", &raw_ns, &real_ns) == 2)
     o += ",\"wall_reference\":{\"monotonic_raw_ns\":" + std::to_string(raw_ns) + ",\"realtime_ns\":" +
          std::to_string(real_ns) + "}";
+  o += mpi_json(facts);
   o += ",\"events\":";
   const std::string events = fact_value(facts, fact::kSection, fact::kEvents, "\x01");
   json::append_string(o, events != "\x01" ? events : group_names(config_from_facts(facts).events));

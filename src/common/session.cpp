@@ -21,6 +21,7 @@
 #include "common/intern.hpp"
 #include "common/json.hpp"
 #include "common/log.hpp"
+#include "common/mpi_attach.hpp"
 #include "common/output_name.hpp"
 #include "common/raw_reader.hpp"
 #include "common/raw_trace.hpp"
@@ -62,6 +63,13 @@ struct State {
   std::vector<std::string> env_args;  // the options of KOB_ARGS then KOKKOS_TOOLS_ARGS, as given
   std::vector<std::string> cmd_args;  // and those of the command line
   std::string dir_warned;  // an output directory that could not be made, already reported
+  // The PMPI layer: attached at start; its facts (empty: not measured); a write put off until
+  // MPI_Finalize.
+  bool mpi_attached = false;
+  bool mpi_finalizing = false;
+  bool write_deferred = false;
+  int mpi_rank = -1, mpi_size = 0;
+  std::string mpi_clock[2];  // start, end: "LOCAL_NS OFFSET_NS RTT_NS"
 };
 
 State& state() {
@@ -264,6 +272,18 @@ void start() {
   so.writing_here = writing_here;
   so.write_timeout_ms = kSignalWriteTimeoutMs;
   signals::install(so);
+  // Last: the layer may hand its start offsets over right away, into the raw trace opened above.
+  const bool mpi = mpi_attach::attach();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.mpi_attached = mpi;
+}
+
+// Called with s.mu held by a finalize hook that would write now: false when the write waits for
+// the PMPI layer's MPI_Finalize instead (then made pending).
+bool defer_for_mpi(State& s) {
+  if (!s.mpi_attached || s.mpi_finalizing) return false;
+  s.write_deferred = true;
+  return true;
 }
 
 // The facts the outputs name, as the raw trace's KV entries hold them (the same keys: kob convert
@@ -289,6 +309,12 @@ Facts session_facts() {
   add(fact::kKokkosDevices, devices);
   add(fact::kOmpRuntime, s.omp_runtime);
   add(fact::kOmpRuntimeCode, omp_runtime_code_range());
+  if (s.mpi_rank >= 0) {
+    add(fact::kMpiRank, std::to_string(s.mpi_rank));
+    add(fact::kMpiSize, std::to_string(s.mpi_size));
+  }
+  if (!s.mpi_clock[0].empty()) add(fact::kMpiClockStart, s.mpi_clock[0]);
+  if (!s.mpi_clock[1].empty()) add(fact::kMpiClockEnd, s.mpi_clock[1]);
   add_config_facts(s.config, f);
   for (const auto& [k, v] : s.metadata) f.push_back({"meta", k, v});
   for (const auto& [section, kvs] : s.other)
@@ -366,7 +392,7 @@ void kokkos_finalised() {
   {
     std::lock_guard<std::mutex> lock(s.mu);
     s.kokkos.finalised = true;
-    write_now = !s.ompt_active;
+    write_now = !s.ompt_active && !defer_for_mpi(s);
   }
   if (write_now) write_outputs();
 }
@@ -389,7 +415,30 @@ void ompt_finalised() {
   {
     std::lock_guard<std::mutex> lock(s.mu);
     s.ompt_active = false;
-    write_now = !s.kokkos.initialised || s.kokkos.finalised;
+    write_now = (!s.kokkos.initialised || s.kokkos.finalised) && !defer_for_mpi(s);
+  }
+  if (write_now) write_outputs();
+}
+
+void mpi_clock_sync(bool end, int rank, int size, std::int64_t local_ns, std::int64_t offset_ns, std::int64_t rtt_ns) {
+  State& s = state();
+  const std::string value = std::to_string(local_ns) + " " + std::to_string(offset_ns) + " " + std::to_string(rtt_ns);
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.mpi_rank = rank;
+  s.mpi_size = size;
+  s.mpi_clock[end ? 1 : 0] = value;
+  raw::add_kv(std::string(fact::kSection), std::string(fact::kMpiRank), std::to_string(rank));
+  raw::add_kv(std::string(fact::kSection), std::string(fact::kMpiSize), std::to_string(size));
+  raw::add_kv(std::string(fact::kSection), std::string(end ? fact::kMpiClockEnd : fact::kMpiClockStart), value);
+}
+
+void mpi_finalizing() {
+  State& s = state();
+  bool write_now;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.mpi_finalizing = true;
+    write_now = s.write_deferred;
   }
   if (write_now) write_outputs();
 }

@@ -55,6 +55,14 @@ bool ompt_active();
 void set_omp_initial_device(int device_num);
 int omp_initial_device();
 
+// The PMPI layer (libkob_mpi.so, mpi_attach.hpp), when preloaded: this rank's clock against rank
+// 0's measured after MPI_Init (end false) or before MPI_Finalize (end true); then MPI_Finalize is
+// under way. While the layer is attached and MPI is not finalising yet, the files are written at
+// mpi_finalizing (or at exit) instead of at Kokkos or OMPT finalize, so that they hold the end
+// offsets. Neither starts the session (the layer may call them from inside its start).
+void mpi_clock_sync(bool end, int rank, int size, std::int64_t local_ns, std::int64_t offset_ns, std::int64_t rtt_ns);
+void mpi_finalizing();
+
 // Key/value facts for otherData (Kokkos metadata, OMPT registration results...). Thread-safe.
 void add_metadata(const std::string& key, const std::string& value);
 void add_other_data(const std::string& section, const std::string& key, const std::string& value);

@@ -1,7 +1,9 @@
 """Four MPI ranks (OpenMPI's mpirun, loopback and shared memory only) given one --output: each
 rank writes a file set of its own, valid and holding its own events (rank r opens r + 1 parallel
 regions) and its rank in otherData; without a placeholder that tells ranks apart, -r<rank> is
-added and each rank says so in one line. Skipped only when mpirun is absent."""
+added and each rank says so in one line. With kob: `mpirun -np 4 kob run`, and `kob run --mpi` (the PMPI
+layer): each rank's clock offsets to rank 0, one rank's clock shifted by 5 ms for the test. Skipped
+only when mpirun is absent."""
 import argparse
 import glob
 import json
@@ -130,4 +132,97 @@ if a.kob:
             kc.expect_eq(len(kc.events(doc, "omp.parallel", "X")), r + 1, f"kob run under mpirun: rank {r}'s parallel regions")
         named = sorted(l.split(" wrote ")[1].split(", ")[0] for l in err.splitlines() if l.startswith("kob: pid ") and " wrote " in l)
         kc.expect_eq(named, [f"kr-{r}.kob" for r in range(NP)], "kob run under mpirun: one line per rank naming its files")
+
+
+def layer_run(shift_rank, shift_ns, wd):
+    """`mpirun -np 4 kob run --mpi --output=r-%r -- PROGRAM`, KOB_TEST_CLOCK_SHIFT_NS=shift_ns on
+    rank shift_rank only (an MPMD command line: one app context per group of ranks)."""
+    env = dict(os.environ)
+    env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMP_NUM_THREADS": "2",
+                "KMP_BLOCKTIME": "0", "OMP_PROC_BIND": "false"})
+    cmd = [mpirun, "--oversubscribe", "--mca", "btl", "self,vader", "--mca", "oob_tcp_if_include", "lo"]
+    if kc.SANITIZER_PRELOAD:
+        cmd += ["-x", "LD_PRELOAD=" + kc.program_env()["LD_PRELOAD"],
+                "-x", "ASAN_OPTIONS=" + os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"]
+    app = [os.path.abspath(a.kob), "run", "--mpi", "--output=r-%r", kc.CHROME, "--", prog]
+    groups = [(shift_rank, []), (1, ["-x", f"KOB_TEST_CLOCK_SHIFT_NS={shift_ns}"]), (NP - shift_rank - 1, [])]
+    first = True
+    for n, extra in groups:
+        if n == 0:
+            continue
+        cmd += ([] if first else [":"]) + ["-np", str(n)] + extra + app
+        first = False
+    p = subprocess.Popen(cmd, env=env, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=TIMEOUT)
+        kc.check_no_sanitizer_report(err, prog)
+        return p.returncode, out, err
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        return None, out, err
+
+
+# The PMPI layer (`kob run --mpi`): each rank's clock offset to rank 0, measured after MPI_Init and
+# before MPI_Finalize, in the raw trace and otherData; one rank's time line shifted by 5 ms
+# (KOB_TEST_CLOCK_SHIFT_NS) shows as that rank's offset, the others' stay near 0 (one host).
+layer = os.path.join(os.path.dirname(os.path.abspath(a.kob or ".")), "libkob_mpi.so")
+if a.kob and kc.check(os.path.isfile(layer), f"the PMPI layer is built beside kob ({layer})"):
+    SHIFT_RANK, SHIFT = 2, 5_000_000
+    TOLERANCE = 5_000  # ns: same host, shared memory
+    wd = kc.workdir()
+    rc, out, err = layer_run(SHIFT_RANK, SHIFT, wd)
+    what = "kob run --mpi"
+    if kc.check(rc is not None, f"{what}: no hang (killed after {TIMEOUT} s)"):
+        kc.expect_eq(rc, base_rc, f"{what}: exit code")
+        kc.expect_eq(out, base_out, f"{what}: stdout")
+        kc.check(not any(l.startswith("kob: clock offsets") for l in err.splitlines()), f"{what}: no measurement failed ({err[-500:]!r})")
+        docs = {}
+        for r in range(NP):
+            path = os.path.join(wd, f"r-{r}.trace.json")
+            if not kc.check(os.path.isfile(path), f"{what}: rank {r}'s trace"):
+                continue
+            with open(path) as f:
+                docs[r] = json.load(f)
+            kc.validate_trace(docs[r])
+        for r, doc in docs.items():
+            mpi = doc["otherData"].get("mpi")
+            if not kc.check(isinstance(mpi, dict), f"{what}: rank {r}'s otherData has mpi ({doc['otherData']})"):
+                continue
+            kc.expect_eq((mpi.get("rank"), mpi.get("size")), (r, NP), f"{what}: rank {r}'s mpi rank and size")
+            with open(os.path.join(wd, f"r-{r}.summary.json")) as f:
+                kc.expect_eq(json.load(f)["otherData"].get("mpi"), mpi, f"{what}: rank {r}'s summary has the same mpi facts")
+            for phase in ("clock_start", "clock_end"):
+                c = mpi.get(phase)
+                if not kc.check(isinstance(c, dict) and set(c) == {"local_ns", "offset_ns", "rtt_ns"},
+                                f"{what}: rank {r}'s {phase} ({c})"):
+                    continue
+                if r == 0:
+                    kc.expect_eq((c["offset_ns"], c["rtt_ns"]), (0, 0), f"{what}: rank 0's {phase} offset and rtt")
+                    continue
+                expected = SHIFT if r == SHIFT_RANK else 0
+                kc.check(c["rtt_ns"] > 0, f"{what}: rank {r}'s {phase} round trip ({c})")
+                kc.check(abs(c["offset_ns"] - expected) <= TOLERANCE,
+                         f"{what}: rank {r}'s {phase} offset {c['offset_ns']} ns within {TOLERANCE} ns of {expected} ({c})")
+            print(f"{what}: rank {r}: " + ", ".join(f"{ph} offset {mpi[ph]['offset_ns']} ns rtt {mpi[ph]['rtt_ns']} ns"
+                                                    for ph in ("clock_start", "clock_end") if ph in mpi))
+            if "clock_start" in mpi and "clock_end" in mpi:
+                kc.check(mpi["clock_start"]["local_ns"] < mpi["clock_end"]["local_ns"], f"{what}: rank {r}: start before end")
+        # The shifted rank's whole time line moved: its wall reference (the monotonic clock read
+        # with the realtime clock) is 5 ms further from the realtime clock than rank 0's.
+        if 0 in docs and SHIFT_RANK in docs:
+            def gap(doc):
+                w = doc["otherData"]["wall_reference"]
+                return w["monotonic_raw_ns"] - w["realtime_ns"]
+            moved = gap(docs[SHIFT_RANK]) - gap(docs[0])
+            kc.check(abs(moved - SHIFT) <= 100_000, f"{what}: rank {SHIFT_RANK}'s time line moved by {moved} ns, the shift {SHIFT}")
+        # The raw trace holds the facts: kob convert gives the same otherData.mpi.
+        if SHIFT_RANK in docs:
+            crc, cout, cerr = kc.run([a.kob, "convert", "--quiet", "--to=json", f"--output={wd}/conv",
+                                      os.path.join(wd, f"r-{SHIFT_RANK}.kob")])
+            if kc.check(crc == 0, f"{what}: kob convert of rank {SHIFT_RANK}'s raw trace ({cerr[-300:]!r})"):
+                with open(os.path.join(wd, "conv.summary.json")) as f:
+                    kc.expect_eq(json.load(f)["otherData"].get("mpi"), docs[SHIFT_RANK]["otherData"].get("mpi"),
+                                 f"{what}: the raw trace's mpi facts")
 kc.finish()

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <ctime>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -134,5 +136,56 @@ TEST_CASE("clock: ticks translate to the nearest nanosecond at any rate, before 
       }
     }
   }
+  clk::set_calibration_for_test(false, 0, 0, 1.0);
+}
+
+namespace {
+std::uint64_t unshifted_raw_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// init() again with KOB_TEST_CLOCK_SHIFT_NS set to `shift` (nullptr: unset), on the real sources.
+void reinit_with_shift(const char* shift) {
+  if (shift != nullptr) {
+    setenv("KOB_TEST_CLOCK_SHIFT_NS", shift, 1);
+  } else {
+    unsetenv("KOB_TEST_CLOCK_SHIFT_NS");
+  }
+  clk::set_sources_for_test(nullptr, nullptr);  // real sources, and init() runs again
+  clk::init();
+}
+}  // namespace
+
+TEST_CASE("clock: KOB_TEST_CLOCK_SHIFT_NS moves every time of the run by exactly the shift, with the TSC or without") {
+  for (const char* shift : {"5000000", "-7000000"}) {
+    const std::int64_t s = std::stoll(shift);
+    for (const bool tsc : {true, false}) {
+      CAPTURE(shift);
+      CAPTURE(tsc);
+      reinit_with_shift(shift);
+      if (!tsc) clk::g_use_tsc = false;  // this machine's TSC or not: both paths
+      const std::uint64_t before = unshifted_raw_ns();
+      const std::uint64_t tick = clk::now();
+      const std::uint64_t after = unshifted_raw_ns();
+      const std::string ref = clk::wall_reference();
+      const std::uint64_t after_ref = unshifted_raw_ns();
+      clk::finish_calibration();
+      // On the shifted line, within the unshifted reads around it (1 µs slack for the TSC
+      // calibration's rounding over so short a run).
+      const std::int64_t t = static_cast<std::int64_t>(clk::to_ns(tick));
+      CHECK(t >= static_cast<std::int64_t>(before) + s - 1000);
+      CHECK(t <= static_cast<std::int64_t>(after) + s + 1000);
+      const std::int64_t ref_raw = std::stoll(ref.substr(0, ref.find(' ')));
+      CHECK(ref_raw >= static_cast<std::int64_t>(after) + s);
+      CHECK(ref_raw <= static_cast<std::int64_t>(after_ref) + s);
+    }
+  }
+  reinit_with_shift(nullptr);
+  const std::uint64_t before = unshifted_raw_ns();
+  const std::uint64_t n = clk::raw_ns();
+  CHECK(n >= before);
+  CHECK(n <= unshifted_raw_ns());
   clk::set_calibration_for_test(false, 0, 0, 1.0);
 }
