@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "common/mpi_bridge.hpp"
+#include "mpi_layer/layer.hpp"
 
 #define KOB_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -206,6 +207,9 @@ KOB_EXPORT int kob_mpi_layer_attach(const kob_mpi_tool* tool) {
     d = take_due(s);
   }
   give(d);
+  // From now on the wrapped calls are recorded (mpi_calls.cpp), when the tool's table has them.
+  if (tool->size >= sizeof(kob_mpi_tool) && tool->mpi_begin != nullptr && tool->mpi_end != nullptr)
+    g_span_tool.store(tool, std::memory_order_release);
   return 1;
 }
 

@@ -2,7 +2,7 @@
 rank writes a file set of its own, valid and holding its own events (rank r opens r + 1 parallel
 regions) and its rank in otherData; without a placeholder that tells ranks apart, -r<rank> is
 added and each rank says so in one line. With kob: `mpirun -np 4 kob run`, and `kob run --mpi` (the PMPI
-layer): each rank's clock offsets to rank 0, one rank's clock shifted by 5 ms for the test. Skipped
+layer): each rank's clock offsets to rank 0, one rank's clock shifted by 5 ms for the test; the MPI_Allreduce as a span and in the summary. Skipped
 only when mpirun is absent."""
 import argparse
 import glob
@@ -102,6 +102,7 @@ for output, name, note in CASES:
         kc.expect_eq(prefix, name(rank, pid), f"{what}: file name of rank {rank}")
         kc.expect_eq(len(kc.events(doc, "omp.parallel", "X")), rank + 1 if rank is not None else -1,
                      f"{what}: rank {rank}'s own parallel regions")
+        kc.check("mpi" not in doc["otherData"] and not kc.events(doc, "mpi"), f"{what}: no MPI facts or spans without the layer")
         for ext in (".summary.txt", ".summary.json"):
             kc.check(os.path.isfile(os.path.join(wd, prefix + ext)), f"{what}: {prefix}{ext} written")
         with open(os.path.join(wd, prefix + ".summary.json")) as f:
@@ -207,6 +208,13 @@ if a.kob and kc.check(os.path.isfile(layer), f"the PMPI layer is built beside ko
                          f"{what}: rank {r}'s {phase} offset {c['offset_ns']} ns within {TOLERANCE} ns of {expected} ({c})")
             print(f"{what}: rank {r}: " + ", ".join(f"{ph} offset {mpi[ph]['offset_ns']} ns rtt {mpi[ph]['rtt_ns']} ns"
                                                     for ph in ("clock_start", "clock_end") if ph in mpi))
+            # The MPI calls as spans: mpi_omp makes one MPI_Allreduce of one long.
+            calls = kc.events(doc, "mpi", "X")
+            kc.expect_eq([(e["name"], e["args"].get("bytes"), e["args"].get("peer")) for e in calls], [("MPI_Allreduce", 8, -1)],
+                         f"{what}: rank {r}'s MPI call spans")
+            with open(os.path.join(wd, f"r-{r}.summary.json")) as f:
+                kc.expect_eq([(m["name"], m["calls"]) for m in json.load(f).get("mpi_calls", [])], [("MPI_Allreduce", 1)],
+                             f"{what}: rank {r}'s summary of MPI calls")
             if "clock_start" in mpi and "clock_end" in mpi:
                 kc.check(mpi["clock_start"]["local_ns"] < mpi["clock_end"]["local_ns"], f"{what}: rank {r}: start before end")
         # The shifted rank's whole time line moved: its wall reference (the monotonic clock read
