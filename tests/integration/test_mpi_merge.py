@@ -53,11 +53,12 @@ def mpirun_run(env_extra, cwd, wrapper=()):
                 "KMP_BLOCKTIME": "0", "OMP_PROC_BIND": "false"})
     env.update(env_extra)
     cmd = [mpirun, "-np", str(NP), "--oversubscribe", "--mca", "btl", "self,vader", "--mca", "oob_tcp_if_include", "lo"]
+    if env_extra and kc.SANITIZER_PRELOAD:  # as test_mpi.py: OpenMPI leaks by design
+        env["LD_PRELOAD"] = kc.program_env(env_extra)["LD_PRELOAD"]
+        env["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+        env_extra = dict(env_extra, LD_PRELOAD=env["LD_PRELOAD"], ASAN_OPTIONS=env["ASAN_OPTIONS"])
     for k in env_extra:
         cmd += ["-x", k]
-    if env_extra and kc.SANITIZER_PRELOAD:  # as test_mpi.py: OpenMPI leaks by design
-        cmd += ["-x", "LD_PRELOAD=" + kc.program_env()["LD_PRELOAD"],
-                "-x", "ASAN_OPTIONS=" + os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"]
     p = subprocess.Popen(cmd + list(wrapper) + [prog], env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, start_new_session=True)
     try:
@@ -206,6 +207,23 @@ if os.path.isfile(layer):
         kc.expect_eq(rc, base_rc, "kob run --mpi: exit status")
         kc.expect_eq(out, base_out, "kob run --mpi: stdout")
         check_merge("kob run --mpi", wd, "mpi")
+    # Kokkos alone loads the tool (no OMPT): it would write its files at Kokkos::finalize, before
+    # MPI_Finalize; with the layer attached it waits for the end offsets.
+    wd = kc.workdir()
+    env = {"KOKKOS_PROFILE_LIBRARY": lib, "KOKKOS_TOOLS_LIBS": lib, "LD_PRELOAD": layer,
+           "KOB_ARGS": "--output=k-%r --quiet --format=json"}
+    rc, out, err = mpirun_run(env, wd)
+    if kc.check(rc is not None, f"Kokkos route with the layer: no hang (killed after {TIMEOUT} s)"):
+        kc.expect_eq((rc, out), (base_rc, base_out), "Kokkos route with the layer: exit status and stdout")
+        for r in range(NP):
+            try:
+                with open(os.path.join(wd, f"k-{r}.summary.json")) as f:
+                    mpi = json.load(f)["otherData"].get("mpi", {})
+            except (OSError, ValueError) as ex:
+                kc.check(False, f"Kokkos route with the layer: rank {r}'s summary ({ex})")
+                continue
+            kc.check("clock_start" in mpi and "clock_end" in mpi,
+                     f"Kokkos route with the layer: rank {r}'s files written after MPI_Finalize's offsets: {mpi}")
 else:
-    print(f"note: {layer} is not built: the MPI layer's alignment is not tested")
+    kc.check(False, f"the MPI layer {layer} is built beside kob (MPI was found for this test)")
 kc.finish()
