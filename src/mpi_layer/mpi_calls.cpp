@@ -145,3 +145,82 @@ KOB_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype send
   if (s.on()) s.end(payload(recvcount, recvtype), root);
   return rc;
 }
+
+KOB_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                            int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  Span s(kob_mpi_sendrecv);
+  const int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
+                               status);
+  if (s.on()) s.end(payload(sendcount, sendtype), dest);
+  return rc;
+}
+
+KOB_EXPORT int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  Span s(kob_mpi_waitany);
+  const int rc = PMPI_Waitany(count, requests, index, status);
+  s.end(0, -1);
+  return rc;
+}
+
+KOB_EXPORT int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  Span s(kob_mpi_waitsome);
+  const int rc = PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+  s.end(0, -1);
+  return rc;
+}
+
+namespace {
+// Bytes of this rank's part of a v-collective: the sum of its counts.
+std::uint64_t payload_v(const int counts[], MPI_Datatype type, int n) {
+  std::uint64_t sum = 0;
+  for (int i = 0; counts != nullptr && i < n; ++i) sum += payload(counts[i], type);
+  return sum;
+}
+}  // namespace
+
+KOB_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                              const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  Span s(kob_mpi_allgatherv);
+  const int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  if (s.on()) s.end(payload(sendcount, sendtype), -1);
+  return rc;
+}
+
+KOB_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                             const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  Span s(kob_mpi_alltoallv);
+  const int rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  if (s.on()) s.end(payload_v(sendcounts, sendtype, comm_size(comm)), -1);
+  return rc;
+}
+
+KOB_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                           const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  Span s(kob_mpi_gatherv);
+  const int rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  if (s.on()) s.end(payload(sendcount, sendtype), root);
+  return rc;
+}
+
+KOB_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
+                            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  Span s(kob_mpi_scatterv);
+  const int rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  if (s.on()) s.end(payload(recvcount, recvtype), root);
+  return rc;
+}
+
+KOB_EXPORT int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype type, MPI_Op op,
+                                  MPI_Comm comm) {
+  Span s(kob_mpi_reduce_scatter);
+  const int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm);
+  if (s.on()) s.end(payload_v(recvcounts, type, comm_size(comm)), -1);
+  return rc;
+}
+
+KOB_EXPORT int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  Span s(kob_mpi_scan);
+  const int rc = PMPI_Scan(sendbuf, recvbuf, count, type, op, comm);
+  if (s.on()) s.end(payload(count, type), -1);
+  return rc;
+}

@@ -129,8 +129,15 @@ def check_merge(label, wd, expect_alignment):
         want = SHIFT_NS if r == SHIFTED else 0
         for which, o in (("start", o_start), ("end", o_end)):
             kc.check(abs(o - want) <= TOLERANCE_NS, f"{label}: rank {r}'s clock offset at {which} {o} ns is {want} ns within 5 us")
+    mpi_calls = {c["name"]: c for c in ms.get("mpi_calls", [])}
     if expect_alignment == "mpi":
         kc.check(all(r["rtt_ns"] > 0 for r in runs[1:]), f"{label}: each rank's ping-pong round trip is known")
+        for call in ("MPI_Allreduce", "MPI_Barrier"):
+            c = mpi_calls.get(call, {})
+            kc.expect_eq((c.get("ranks"), c.get("calls_min"), c.get("calls_max")), (NP, STEPS, STEPS),
+                         f"{label}: {call} spans across ranks")
+    else:
+        kc.expect_eq(mpi_calls, {}, f"{label}: no MPI spans without the layer")
     kernels = {k["name"]: k for k in ms["kernels"]}
     if kc.check("scaled" in kernels and "fill" in kernels, f"{label}: kernels across ranks: {sorted(kernels)}"):
         kc.expect_eq((kernels["scaled"]["ranks"], kernels["scaled"]["calls_min"], kernels["scaled"]["calls_max"]),
