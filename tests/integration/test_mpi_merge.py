@@ -233,4 +233,13 @@ if os.path.isfile(layer):
                      f"Kokkos route with the layer: rank {r}'s files written after MPI_Finalize's offsets: {mpi}")
 else:
     kc.check(False, f"the MPI layer {layer} is built beside kob (MPI was found for this test)")
+# Usage errors and unreadable runs: one `kob: ` line each, exit 2 / 1.
+wd = kc.workdir()
+for args, want_rc, what in ((["-o", os.path.join(wd, "x")], 2, "no RUN"),
+                            ([os.path.join(wd, "r-0"), "-o", os.path.join(wd, "x"), "--to=chrome"], 2, "--to=chrome"),
+                            ([os.path.join(wd, "missing"), "-o", os.path.join(wd, "x")], 1, "a missing run")):
+    rc, out, err = kc.run([kob, "merge"] + args)
+    lines = [l for l in err.splitlines() if l.strip()]
+    kc.expect_eq((rc, len(lines), all(l.startswith("kob: ") for l in lines)), (want_rc, 1, True),
+                 f"kob merge with {what}: exit status and one kob: line ({err.strip()})")
 kc.finish()
