@@ -142,16 +142,19 @@ def layer_run(shift_rank, shift_ns, wd):
     env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMP_NUM_THREADS": "2",
                 "KMP_BLOCKTIME": "0", "OMP_PROC_BIND": "false"})
     cmd = [mpirun, "--oversubscribe", "--mca", "btl", "self,vader", "--mca", "oob_tcp_if_include", "lo"]
+    # The sanitizer build: every app context of the MPMD line needs the runtime (an -x before the
+    # first context reaches that context's ranks only).
+    san = []
     if kc.SANITIZER_PRELOAD:
-        cmd += ["-x", "LD_PRELOAD=" + kc.program_env()["LD_PRELOAD"],
-                "-x", "ASAN_OPTIONS=" + os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"]
+        san = ["-x", "LD_PRELOAD=" + kc.program_env()["LD_PRELOAD"],
+               "-x", "ASAN_OPTIONS=" + os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"]
     app = [os.path.abspath(a.kob), "run", "--mpi", "--output=r-%r", kc.CHROME, "--", prog]
     groups = [(shift_rank, []), (1, ["-x", f"KOB_TEST_CLOCK_SHIFT_NS={shift_ns}"]), (NP - shift_rank - 1, [])]
     first = True
     for n, extra in groups:
         if n == 0:
             continue
-        cmd += ([] if first else [":"]) + ["-np", str(n)] + extra + app
+        cmd += ([] if first else [":"]) + ["-np", str(n)] + san + extra + app
         first = False
     p = subprocess.Popen(cmd, env=env, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
