@@ -366,7 +366,7 @@ int diff_runs(const DiffRequest& o) {
     std::snprintf(buf, sizeof buf, " (%+.1f%%, over %g%%), ", pct(double(r.total_a), double(r.total_b)), o.fail_above);
     std::string line = "regression: " + label(r) + ": total " + summary_format::time(r.total_a) + " -> " +
                        summary_format::time(r.total_b) + buf + summary_format::time(r.at_stake()) + " at stake (" +
-                       fmt_pct(share, false) + " of A's run time)";
+                       fmt_pct(share, false) + " of A's run time)" + (r.within_noise() ? ", within noise" : "");
     say(line);
   }
   return d.regressions.empty() ? 0 : kDiffRegression;
