@@ -112,9 +112,9 @@ void append_row_json(std::string& o, const DiffRow& r) {
   o += ",\"total_b_us\":";
   json::append_us(o, r.total_b);
   o += ",\"mean_a_us\":";
-  json::append_double(o, r.mean_a() / 1e3);
+  json::append_us(o, static_cast<std::uint64_t>(std::llround(r.mean_a())));
   o += ",\"mean_b_us\":";
-  json::append_double(o, r.mean_b() / 1e3);
+  json::append_us(o, static_cast<std::uint64_t>(std::llround(r.mean_b())));
   o += ",\"change_us\":";  // total B - total A
   if (r.total_b < r.total_a) o += "-";
   json::append_us(o, r.at_stake());
