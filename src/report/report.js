@@ -237,29 +237,33 @@
   // ---- region flame graph -----------------------------------------------------------------------
   function renderFlame(ri) {
     const s = sumOf(RUNS[ri]), regions = s.regions || [], box = $('flame');
+    $('flame-note').textContent = '';
     if (!regions.length) return empty(box, 'no Kokkos profile regions recorded');
     box.replaceChildren();
+    // The whole width is the time in top-level regions (their share of the run is in the note).
     const top = regions.filter((r) => r.depth === 0).reduce((a, r) => a + r.inclusive_ns, 0);
-    const scale = Math.max(s.run_time_ns || 0, top, 1);
+    const scale = Math.max(top, 1), run = Math.max(s.run_time_ns || 0, 1);
     const H = 22, shades = ['#FDD49E', '#FDBB84', '#FEE8C8', '#FC8D59'];
-    const stack = [];  // per depth: {left, used} of the region open there (tree order = preorder)
+    const root = { left: 0, used: 0 }, stack = [];  // per depth: {left, used} of the region open there (tree order)
     let maxDepth = 0;
     for (const r of regions) {
       const d = r.depth;
-      const parent = d > 0 ? stack[d - 1] : { left: 0, used: 0 };
+      const parent = d > 0 ? stack[d - 1] : root;
       if (!parent) continue;
       const left = parent.left + parent.used, width = r.inclusive_ns / scale;
       parent.used += width;
       stack[d] = { left, used: 0 };
       stack.length = d + 1;
       maxDepth = Math.max(maxDepth, d);
-      const tip = r.path + '\ninclusive ' + fmtTime(r.inclusive_ns) + ' (' + fmtPct(r.inclusive_ns / scale) + ' of the run)' +
+      const tip = r.path + '\ninclusive ' + fmtTime(r.inclusive_ns) + ' (' + fmtPct(r.inclusive_ns / run) + ' of the run)' +
         '\nexclusive ' + fmtTime(r.exclusive_ns) + '\ncalls ' + r.calls;
       box.append(el('div', { class: 'flame-box', title: tip, 'data-path': r.path,
         style: `left:${(100 * left).toFixed(4)}%;width:${(100 * width).toFixed(4)}%;top:${d * H}px;background:${shades[d % shades.length]}` },
       width > 0.02 ? r.name + ' ' + fmtTime(r.inclusive_ns) : ''));
     }
     box.style.height = (maxDepth + 1) * H + 2 + 'px';
+    $('flame-note').textContent = `The full width is the ${fmtTime(top)} spent in top-level regions, ${fmtPct(top / run)} of the run; ` +
+      'under each region, its child regions. Hover for figures.';
   }
 
   // ---- memory -----------------------------------------------------------------------------------
@@ -284,8 +288,10 @@
       g.beginPath(); g.moveTo(L, Y(v)); g.lineTo(W - 10, Y(v)); g.stroke();
       g.textAlign = 'right'; g.fillText(fmtBytes(Math.round(v)), L - 6, Y(v) + 4);
     }
-    g.textAlign = 'center';
-    for (let i = 0; i <= 5; i++) g.fillText(fmtTime((end * i) / 5), X((end * i) / 5), Hc - 6);
+    for (let i = 0; i <= 5; i++) {
+      g.textAlign = i === 0 ? 'left' : i === 5 ? 'right' : 'center';
+      g.fillText(fmtTime((end * i) / 5), X((end * i) / 5), Hc - 6);
+    }
     series.forEach((m, i) => {
       g.strokeStyle = LINE_COLORS[i % LINE_COLORS.length]; g.lineWidth = 2;
       g.beginPath(); g.moveTo(X(0), Y(0));
