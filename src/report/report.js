@@ -430,7 +430,8 @@
     for (let t = Math.ceil(v0 / step) * step; t <= v1; t += step) {
       const x = X(t);
       g.beginPath(); g.moveTo(x, AXIS - 4); g.lineTo(x, H); g.stroke();
-      g.fillText(fmtTime(t), x, AXIS / 2);
+      g.textAlign = x > W - 40 ? 'right' : 'center';
+      g.fillText(fmtTime(t), Math.min(x, W - 2), AXIS / 2);
     }
     drawnRects = 0;
     for (const ln of lanes) {

@@ -151,7 +151,8 @@ class Session:
                 return m
 
     def evaluate(self, expr):
-        r = self.call("Runtime.evaluate", {"expression": expr, "returnByValue": True}, session=True)
+        """The value of expr in the page (a promise: the value it settles to)."""
+        r = self.call("Runtime.evaluate", {"expression": expr, "returnByValue": True, "awaitPromise": True}, session=True)
         if "exceptionDetails" in r:
             raise RuntimeError(f"{expr}: {r['exceptionDetails']}")
         return r["result"].get("value")
