@@ -99,6 +99,23 @@ struct HtmlReport::Run {
     k.name = name_id(name);
     heap.push_back(k);
     std::push_heap(heap.begin(), heap.end(), kept_before);
+    if (names.size() > 2 * max_spans + 1024) forget_names();
+  }
+
+  // Names of spans let go are dropped, so that a run of ever new names keeps only those in use.
+  void forget_names() {
+    std::vector<std::uint32_t> renum(names.size(), UINT32_MAX);
+    std::vector<std::string> used;
+    for (Span& s : heap) {
+      if (renum[s.name] == UINT32_MAX) {
+        renum[s.name] = static_cast<std::uint32_t>(used.size());
+        used.push_back(std::move(names[s.name]));
+      }
+      s.name = renum[s.name];
+    }
+    names = std::move(used);
+    name_ids.clear();
+    for (std::uint32_t i = 0; i < names.size(); ++i) name_ids.emplace(names[i], i);
   }
 
   void level(std::string_view counter, std::uint64_t t, std::uint64_t bytes) {

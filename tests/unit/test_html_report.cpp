@@ -118,3 +118,12 @@ TEST_CASE("html report: --format=html") {
   CHECK((kob::kFormatDefault & kob::kFormatHtml) == 0);
   CHECK(kob::format_names(kob::kFormatHtml) == "html");
 }
+
+TEST_CASE("html report: names of spans let go are forgotten") {
+  HtmlReport r(2);
+  r.process(1, "prog", 0);
+  for (std::uint64_t i = 0; i < 5000; ++i) slice(r, 0, 10 * i, 10 * i + 1 + (i == 77 ? 5 : 0) + (i == 4321 ? 4 : 0), ("n" + std::to_string(i)).c_str());
+  const std::string j = r.data_json();
+  CHECK(field(j, "names") == "[\"n77\",\"n4321\"]");
+  CHECK(field(j, "spans") == "[0,0,0,770,6,\n0,0,1,43210,5]");
+}
