@@ -85,11 +85,14 @@
   // ---- the runs and their header ----------------------------------------------------------------
   let cur = 0;
   const sumOf = (r) => (r && r.summary) || {};
+  // A run's name in the rank table and on the timeline: the process (and rank), its pid where
+  // two runs would otherwise read the same.
+  const nameOf = (r) => (RUNS.filter((q) => q.label === r.label).length > 1 ? r.label + ' (pid ' + r.pid + ')' : r.label);
   const other = (r) => sumOf(r).otherData || {};
 
   function renderFacts(ri) {
     const r = RUNS[ri], s = sumOf(r), o = other(r);
-    $('title').textContent = 'kokkos-ompt-bridge report: ' + (r ? r.label : 'no run');
+    $('title').textContent = 'kokkos-ompt-bridge report: ' + (r ? nameOf(r) : 'no run');
     const facts = [];
     if (o.host) facts.push('host ' + o.host);
     if (r) facts.push('pid ' + r.pid);
@@ -106,14 +109,14 @@
     if (RUNS.length < 2) return;
     $('ranks').hidden = false;
     const sel = $('run-select');
-    RUNS.forEach((r, i) => sel.append(el('option', { value: i }, r.label)));
+    RUNS.forEach((r, i) => sel.append(el('option', { value: i }, nameOf(r))));
     sel.addEventListener('change', () => select(+sel.value));
     const t = $('rank-table');
     table(t, ['run', 'host', 'run time', 'kernel calls', 'kernel time', 'slowest kernel', 'OpenMP busy', 'OpenMP wait', 'dropped events', 'findings'],
       RUNS.map((r) => {
         const s = sumOf(r), ks = s.kernels || [], th = (s.openmp && s.openmp.threads) || [];
         const top = ks.length ? ks[0].name + ' (' + fmtTime(ks[0].total_ns) + ')' : '\u2013';
-        return [r.label, other(r).host || '', fmtTime(s.run_time_ns), ks.reduce((a, k) => a + k.calls, 0),
+        return [nameOf(r), other(r).host || '', fmtTime(s.run_time_ns), ks.reduce((a, k) => a + k.calls, 0),
           fmtTime(ks.reduce((a, k) => a + k.total_ns, 0)), top, fmtTime(th.reduce((a, x) => a + x.busy_ns, 0)),
           fmtTime(th.reduce((a, x) => a + x.wait_ns, 0)), s.dropped_events || 0, Array.isArray(s.findings) ? s.findings.length : 0];
       }));
@@ -373,8 +376,9 @@
         let first = true;
         for (const g of [...m.keys()].sort((a, b) => a - b)) {
           const ln = m.get(g);
-          ln.label = first ? (RUNS.length > 1 ? r.label + ': ' : '') + t.name : '';
-          ln.first = first; first = false;
+          ln.label = first ? t.name : '';
+          ln.first = first; ln.runFirst = first && !lanes.some((l) => l.ri === ri); first = false;
+          ln.runName = ln.runFirst && RUNS.length > 1 ? nameOf(r) : '';  // in bold under its first track's name
           ln.truncated = truncated; ln.binNs = r.bin_ns;
           // Nesting depth: spans come by start, longer first on ties.
           ln.spans.sort((a, b) => a.s - b.s || b.e - a.e);
@@ -435,10 +439,15 @@
     }
     drawnRects = 0;
     for (const ln of lanes) {
-      if (ln.first) { g.fillStyle = '#c8c8c8'; g.fillRect(0, ln.top - 2, W, 1); }
+      if (ln.first) { g.fillStyle = ln.runFirst && ln.ri > 0 ? '#1a1a1a' : '#c8c8c8'; g.fillRect(0, ln.top - 2, W, ln.runFirst && ln.ri > 0 ? 2 : 1); }
       const G = GROUPS[ln.group];
       g.fillStyle = '#1a1a1a'; g.textAlign = 'left';
       if (ln.label) g.fillText(ln.label.length > 30 ? ln.label.slice(0, 29) + '\u2026' : ln.label, 4, ln.top + ROW / 2);
+      if (ln.runName) {
+        g.font = 'bold 11px sans-serif';
+        g.fillText(ln.runName.length > 28 ? ln.runName.slice(0, 27) + '\u2026' : ln.runName, 4, ln.top + ROW * 1.5);
+        g.font = '11px sans-serif';
+      }
       g.fillStyle = G.color; g.fillRect(LABEL - 14, ln.top + 3, 8, ROW - 6);
       g.save();
       g.beginPath(); g.rect(LABEL, ln.top, PW, ln.depth * ROW); g.clip();
@@ -508,7 +517,7 @@
       const d = Math.floor((y - ln.top) / ROW);
       let best = null;
       for (const x of ln.spans) if (x.d === d && x.s - slack <= t && t <= x.e + slack && (!best || x.e - x.s < best.e - best.s)) best = x;
-      const who = (RUNS.length > 1 ? RUNS[ln.ri].label + ': ' : '') + ((RUNS[ln.ri].tracks || []).find((q) => q.index === ln.track) || {}).name;
+      const who = (RUNS.length > 1 ? nameOf(RUNS[ln.ri]) + ': ' : '') + ((RUNS[ln.ri].tracks || []).find((q) => q.index === ln.track) || {}).name;
       if (best) return `${best.name}\n${best.cat} on ${who}\nstart ${fmtTime(best.s)}, duration ${fmtTime(best.e - best.s)}`;
       if (ln.truncated && ln.bins.length && d === 0) {
         const k = (rect.width - LABEL - 8) / (view[1] - view[0]);
