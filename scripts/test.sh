@@ -17,16 +17,24 @@ rc_san=$?
 python3 - <<'PY'
 import json
 passed = failed = skipped = 0
+failures = []
 for log in ("build/meson-logs/testlog.json", "build-asan/meson-logs/testlog.json"):
     with open(log) as f:
         for line in f:
-            r = json.loads(line).get("result")
+            t = json.loads(line)
+            r = t.get("result")
             if r in ("OK", "EXPECTEDFAIL"):
                 passed += 1
             elif r == "SKIP":
                 skipped += 1
             else:
                 failed += 1
+                failures.append((log.split("/")[0], t))
+# The failures' own words again at the very end, where a log cut to its tail still shows them.
+for where, t in failures:
+    print(f"== failed in {where}: {t.get('name')} ({t.get('result')}) ==")
+    out = ((t.get("stdout") or "") + (t.get("stderr") or "")).splitlines()
+    print("\n".join(l[:300] for l in out[-40:]))
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 PY
 [ $rc -eq 0 ] && [ $rc_san -eq 0 ]

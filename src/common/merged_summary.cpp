@@ -65,7 +65,7 @@ std::string run_id(const MergedRun& r, std::size_t i) { return r.rank >= 0 ? std
 
 MergedSummary merge_summaries(std::vector<MergedRun> runs) {
   MergedSummary m;
-  std::map<std::pair<std::string, std::string>, Collect> kernels, regions;
+  std::map<std::pair<std::string, std::string>, Collect> kernels, regions, mpi;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     for (const KernelStats& k : runs[i].summary.kernels) {
       Collect& c = kernels[{k.name, k.kind}];
@@ -83,6 +83,16 @@ MergedSummary merge_summaries(std::vector<MergedRun> runs) {
       c.per_run[i].second += r.inclusive;
     }
   }
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (const NamedStats& c : runs[i].summary.mpi_calls) {
+      Collect& x = mpi[{c.name, ""}];
+      x.name = c.name;
+      x.per_run.resize(runs.size());
+      x.per_run[i].first += c.calls;
+      x.per_run[i].second += c.total;
+    }
+  }
+  m.mpi_calls = across(mpi, runs);
   m.kernels = across(kernels, runs);
   m.regions = across(regions, runs);
   m.runs = std::move(runs);
@@ -95,22 +105,26 @@ std::string merged_summary_text(const MergedSummary& m) {
   using summary_format::time;
   std::string out = "== kokkos-ompt-bridge merged summary: " + std::to_string(m.runs.size()) + " runs ==\n";
   out += "\nRuns, on the time line of rank " + (m.runs.empty() ? std::string("?") : run_id(m.runs[0], 0)) + "\n";
-  std::vector<std::vector<std::string>> rows{{"rank", "host", "pid", "run time", "aligned by", "offset at start", "at end", "ping-pong rtt"}};
+  std::vector<std::vector<std::string>> rows{
+      {"rank", "host", "pid", "run time", "in MPI calls", "aligned by", "offset at start", "at end", "ping-pong rtt"}};
   for (std::size_t i = 0; i < m.runs.size(); ++i) {
     const MergedRun& r = m.runs[i];
     const bool mpi = r.alignment == "mpi";
-    rows.push_back({run_id(r, i), name(r.host), std::to_string(r.pid), time(r.summary.run_time), r.alignment,
+    std::uint64_t in_mpi = 0;
+    for (const NamedStats& c : r.summary.mpi_calls) in_mpi += c.total;
+    rows.push_back({run_id(r, i), name(r.host), std::to_string(r.pid), time(r.summary.run_time),
+                    r.summary.mpi_calls.empty() ? "-" : time(in_mpi), r.alignment,
                     signed_time(r.offset_start_ns), signed_time(r.offset_end_ns), mpi ? time(r.rtt_ns) : "-"});
   }
   out += table(rows);
-  auto section = [&](const char* title, const std::vector<AcrossRuns>& v, bool kind) {
+  auto section = [&](const char* title, const std::vector<AcrossRuns>& v, const char* first, bool kind) {
     if (v.empty()) return;
     out += std::string("\n") + title + " (total time per rank; imbalance = (max - mean) / max)\n";
     std::vector<std::vector<std::string>> t;
     if (kind)
       t.push_back({"name", "kind", "ranks", "calls", "min", "mean", "max", "imbalance", "slowest"});
     else
-      t.push_back({"region", "ranks", "calls", "min", "mean", "max", "imbalance", "slowest"});
+      t.push_back({first, "ranks", "calls", "min", "mean", "max", "imbalance", "slowest"});
     for (const AcrossRuns& a : v) {
       const std::string calls = a.calls_min == a.calls_max ? std::to_string(a.calls_min)
                                                            : std::to_string(a.calls_min) + "-" + std::to_string(a.calls_max);
@@ -123,8 +137,9 @@ std::string merged_summary_text(const MergedSummary& m) {
     }
     out += table(t);
   };
-  section("Kokkos kernels across ranks", m.kernels, true);
-  section("Kokkos regions across ranks", m.regions, false);
+  section("Kokkos kernels across ranks", m.kernels, "name", true);
+  section("Kokkos regions across ranks", m.regions, "region", false);
+  section("Blocking MPI calls across ranks, where a fast rank waits for the slow ones", m.mpi_calls, "call", false);
   return out;
 }
 
@@ -158,12 +173,12 @@ std::string merged_summary_json(const MergedSummary& m) {
     o += "}";
   }
   o += "]";
-  auto rows = [&](const char* key, const std::vector<AcrossRuns>& v, bool kind) {
+  auto rows = [&](const char* key, const std::vector<AcrossRuns>& v, const char* name_key, bool kind) {
     o += std::string(",\"") + key + "\":[";
     for (std::size_t i = 0; i < v.size(); ++i) {
       const AcrossRuns& a = v[i];
       o += i ? "," : "";
-      o += kind ? "{\"name\":" : "{\"path\":";
+      o += std::string("{\"") + name_key + "\":";
       json::append_string(o, a.name);
       if (kind) {
         o += ",\"kind\":";
@@ -191,8 +206,9 @@ std::string merged_summary_json(const MergedSummary& m) {
     }
     o += "]";
   };
-  rows("kernels", m.kernels, true);
-  rows("regions", m.regions, false);
+  rows("kernels", m.kernels, "name", true);
+  rows("regions", m.regions, "path", false);
+  rows("mpi_calls", m.mpi_calls, "name", false);
   o += "}\n";
   return o;
 }

@@ -42,6 +42,7 @@ struct MergedSummary {
   std::vector<MergedRun> runs;         // by rank
   std::vector<AcrossRuns> kernels;     // by max total time, largest first
   std::vector<AcrossRuns> regions;     // by max inclusive time, largest first
+  std::vector<AcrossRuns> mpi_calls;   // blocking MPI calls (the MPI layer's spans), by max total time
 };
 
 MergedSummary merge_summaries(std::vector<MergedRun> runs);

@@ -2,8 +2,10 @@
 
 #include <dlfcn.h>
 
+#include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/mpi_bridge.hpp"
+#include "common/recorder.hpp"
 #include "common/session.hpp"
 
 namespace kob::mpi_attach {
@@ -17,8 +19,30 @@ void clock_sync(std::int32_t phase, std::int32_t rank, std::int32_t size, std::i
 
 void finalizing() { session::mpi_finalizing(); }
 
+// The hot path, around every wrapped MPI call: one record each in this thread's buffer, as the
+// Kokkos and OMPT hooks do (no lock, no allocation, no system call once the thread has its buffer).
+void mpi_begin(std::uint32_t call) {
+  const std::uint64_t t = clock::now();
+  this_thread().emit([&](Record& r) {
+    r.tick = t;
+    r.type = Ev::MpiBegin;
+    r.sub = static_cast<std::uint16_t>(call);
+  });
+}
+
+void mpi_end(std::uint32_t call, std::uint64_t bytes, std::int32_t peer) {
+  const std::uint64_t t = clock::now();
+  this_thread().emit([&](Record& r) {
+    r.tick = t;
+    r.type = Ev::MpiEnd;
+    r.sub = static_cast<std::uint16_t>(call);
+    r.a = static_cast<std::uint32_t>(peer);
+    r.u[0] = bytes;
+  });
+}
+
 // Static: the layer keeps the pointer to the end of the process.
-const kob_mpi_tool g_table = {1, sizeof(kob_mpi_tool), clock_sync, finalizing, nullptr, nullptr};
+const kob_mpi_tool g_table = {1, sizeof(kob_mpi_tool), clock_sync, finalizing, mpi_begin, mpi_end};
 
 }  // namespace
 

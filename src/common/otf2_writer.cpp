@@ -80,11 +80,11 @@ std::uint8_t role_of(std::string_view cat, std::string_view name) {
     return kCode;
   }
   if (cat == "mpi") {
-    if (name == "MPI_Send" || name == "MPI_Recv") return kPoint2Point;
+    if (name == "MPI_Send" || name == "MPI_Recv" || name == "MPI_Sendrecv") return kPoint2Point;
     if (name == "MPI_Barrier") return kBarrier;
-    if (name == "MPI_Bcast" || name == "MPI_Scatter") return kCollOne2All;
-    if (name == "MPI_Reduce" || name == "MPI_Gather") return kCollAll2One;
-    if (starts(name, "MPI_All")) return kCollAll2All;
+    if (name == "MPI_Reduce_scatter" || name == "MPI_Scan" || starts(name, "MPI_All")) return kCollAll2All;
+    if (name == "MPI_Bcast" || starts(name, "MPI_Scatter")) return kCollOne2All;
+    if (name == "MPI_Reduce" || starts(name, "MPI_Gather")) return kCollAll2One;
     return kFunction;
   }
   return kArtificial;  // instants: markers, not code

@@ -200,6 +200,19 @@ Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sin
   return sum;
 }
 
+Summary summarize_run(const RunData& run, const Facts& facts) {
+  const Config c = config_from_facts(facts);
+  set_omp_runtime_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
+  SummaryFold fold;
+  FilterSink filtered(fold, c.include, c.exclude);
+  {
+    TimelineBuilder builder(filtered, run.initial_device_num);
+    read_threads(run.threads, builder);
+    builder.finish(run.ended_cleanly, run.run_end);
+  }
+  return fold.result();
+}
+
 std::vector<std::string> write_run_outputs(const RunData& run, const Facts& facts, const OutputRequest& req, bool* ok_out) {
   const Config c = config_from_facts(facts);
   if (req.formats == 0 && req.summary_text_out == nullptr) {

@@ -74,6 +74,9 @@ struct OutputRequest {
 // summary files would hold. Memory as for the trace files: a window at a time.
 Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sink, const TraceInfo& info);
 
+// kob diff: the run's summary alone (the figures its summary files would hold), no trace built.
+Summary summarize_run(const RunData& run, const Facts& facts);
+
 // Builds the timeline and writes the requested files, each whole or not at all; problems are one
 // line each on stderr. Returns the paths written; *ok (if given) false when one could not be.
 std::vector<std::string> write_run_outputs(const RunData& run, const Facts& facts, const OutputRequest& req, bool* ok = nullptr);

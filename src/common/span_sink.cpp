@@ -12,7 +12,7 @@ namespace {
 // implicit task inside a parallel region, data ops inside a target region, all of these inside a
 // Kokkos kernel, kernels inside deep copies (the host copy kernel) and regions.
 enum class Kind : std::uint8_t {
-  Mutex, Sync, Work, Task, ImplicitTask, Parallel, DataOp, Submit, DeviceOp, Target, Fence, Kernel, DeepCopy, Region, Section,
+  Mutex, Sync, Work, Task, ImplicitTask, Parallel, DataOp, Submit, DeviceOp, Target, Fence, Kernel, Mpi, DeepCopy, Region, Section,
   Memory, Instant, DualView, TaskCreate, OmpInstant, DeviceLoad
 };
 
@@ -34,7 +34,8 @@ void replay_timeline(const Timeline& t, SpanSink& sink) {
   items.reserve(t.kernels.size() + t.fences.size() + t.regions.size() + t.sections.size() + t.deep_copies.size() + t.memory.size() +
                 t.events.size() + t.dual_views.size() + t.omp_parallels.size() + t.omp_implicit_tasks.size() + t.omp_works.size() +
                 t.omp_syncs.size() + t.omp_task_creates.size() + t.omp_tasks.size() + t.omp_mutexes.size() + t.omp_instants.size() +
-                t.omp_targets.size() + t.omp_data_ops.size() + t.omp_submits.size() + t.omp_device_loads.size() + t.omp_device_ops.size());
+                t.omp_targets.size() + t.omp_data_ops.size() + t.omp_submits.size() + t.omp_device_loads.size() + t.omp_device_ops.size() +
+                t.mpi_calls.size());
   auto span = [&](const Interval& x, Kind kind, std::size_t index, std::uint32_t depth = 0) {
     Item i;
     i.at = x.end;
@@ -99,6 +100,7 @@ void replay_timeline(const Timeline& t, SpanSink& sink) {
   for (std::size_t i = 0; i < t.omp_submits.size(); ++i) span(t.omp_submits[i], Kind::Submit, i);
   points(t.omp_device_loads, Kind::DeviceLoad);
   for (std::size_t i = 0; i < t.omp_device_ops.size(); ++i) span(t.omp_device_ops[i], Kind::DeviceOp, i);
+  for (std::size_t i = 0; i < t.mpi_calls.size(); ++i) span(t.mpi_calls[i], Kind::Mpi, i);
 
   // By time final; then later start, inner kind first, deeper region first, so that nested spans
   // come before what holds them; then each vector's own order.
@@ -134,6 +136,7 @@ void replay_timeline(const Timeline& t, SpanSink& sink) {
       case Kind::Submit: sink.omp_submit(t.omp_submits[i.index]); break;
       case Kind::DeviceLoad: sink.omp_device_load(t.omp_device_loads[i.index]); break;
       case Kind::DeviceOp: sink.omp_device_op(t.omp_device_ops[i.index]); break;
+      case Kind::Mpi: sink.mpi(t.mpi_calls[i.index]); break;
     }
   }
   // The rest: everything but the spans and instants.

@@ -47,6 +47,7 @@ class SpanSink {
   virtual void omp_submit(const OmpSubmitSpan&) {}
   virtual void omp_device_load(const OmpDeviceLoad&) {}
   virtual void omp_device_op(const OmpDeviceOp&) {}
+  virtual void mpi(const MpiSpan&) {}
   virtual void finish(const Timeline& rest) { (void)rest; }
 };
 

@@ -427,6 +427,12 @@ std::string summary_text(const Summary& s, const std::string& title) {
     for (const auto& f : s.fences) rows.push_back({shown(f.name), std::to_string(f.calls), fmt_time(f.total)});
     out += table(rows);
   }
+  if (!s.mpi_calls.empty()) {
+    out += "\nMPI calls\n";
+    std::vector<std::vector<std::string>> rows{{"function", "calls", "total"}};
+    for (const auto& m : s.mpi_calls) rows.push_back({m.name, std::to_string(m.calls), fmt_time(m.total)});
+    out += table(rows);
+  }
   if (!s.sections.empty()) {
     out += "\nKokkos profile sections\n";
     std::vector<std::vector<std::string>> rows{{"name", "intervals", "total"}};
@@ -554,6 +560,7 @@ std::string summary_json(const Summary& s, const std::string& other_data_json) {
   };
   named("fences", s.fences, "calls");
   named("sections", s.sections, "intervals");
+  named("mpi_calls", s.mpi_calls, "calls");
   o += "],\n\"profile_events\": " + std::to_string(s.profile_events) + ",\n\"dual_view_syncs\": " + std::to_string(s.dual_view_syncs) +
        ",\n\"dual_view_modifies\": " + std::to_string(s.dual_view_modifies) + ",\n\"filtered_kernel_calls\": " +
        std::to_string(s.filtered_kernels) + ",\n\"filtered_region_entries\": " + std::to_string(s.filtered_regions) +

@@ -186,6 +186,7 @@ struct Summary {
   std::vector<CopyStats> copies;
   std::vector<NamedStats> fences;
   std::vector<NamedStats> sections;  // calls = intervals
+  std::vector<NamedStats> mpi_calls;  // per MPI function (the PMPI layer), in the layer's order
   std::uint64_t profile_events = 0, dual_view_syncs = 0, dual_view_modifies = 0;
   std::uint64_t dropped = 0;
   OmpSummary openmp;

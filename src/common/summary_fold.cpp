@@ -4,6 +4,7 @@
 
 #include "common/devid.hpp"
 #include "common/intern.hpp"
+#include "common/mpi_bridge.hpp"
 #include "common/summary_fold_state.hpp"
 
 namespace kob {
@@ -52,6 +53,12 @@ void SummaryFold::fence(const FenceSpan& f) {
   NamedStats& st = s_->fences[f.name];
   ++st.calls;
   st.total += f.dur();
+}
+
+void SummaryFold::mpi(const MpiSpan& m) {
+  NamedStats& st = s_->mpi_calls[m.call];
+  ++st.calls;
+  st.total += m.dur();
 }
 
 // Exclusive time, as a walk of each track's regions in start order with a stack of open ones
@@ -216,6 +223,10 @@ void SummaryFold::finish(const Timeline& t) {
   for (auto& [n, f] : st.fences) {
     s.fences.push_back(f);
     s.fences.back().name = names.str(n);
+  }
+  for (auto& [call, m] : st.mpi_calls) {
+    s.mpi_calls.push_back(m);
+    s.mpi_calls.back().name = kob_mpi_call_name(call);
   }
   for (auto& [n, sec] : st.sections) {
     s.sections.push_back(sec);

@@ -27,6 +27,7 @@ class SummaryFold : public SpanSink {
 
   void kernel(const KernelSpan&) override;
   void fence(const FenceSpan&) override;
+  void mpi(const MpiSpan&) override;
   void region(const RegionSpan&) override;
   void section(const SectionSpan&) override;
   void deep_copy(const DeepCopySpan&) override;

@@ -154,6 +154,7 @@ struct SummaryFold::State {
   std::map<std::uint32_t, MemoryStats> memory;
   std::map<std::pair<std::uint32_t, std::uint32_t>, CopyStats> copies;
   std::map<std::uint32_t, NamedStats> fences, sections;
+  std::map<std::uint32_t, NamedStats> mpi_calls;  // by call (mpi_bridge.hpp)
   std::uint64_t profile_events = 0, dual_view_syncs = 0, dual_view_modifies = 0;
 
   // OpenMP.

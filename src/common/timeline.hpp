@@ -58,6 +58,13 @@ struct FenceSpan : Interval {
   std::uint32_t devid = 0;
 };
 
+// A blocking MPI call, from the PMPI layer: begin and end on its thread.
+struct MpiSpan : Interval {
+  std::uint32_t call = 0;  // kob_mpi_send, ... (mpi_bridge.hpp; kob_mpi_call_name)
+  std::uint64_t bytes = 0;  // sent or received by this rank (collectives: its own buffer's)
+  std::int32_t peer = -1;   // the other rank (Send/Recv), the root (Bcast, Reduce, Gather, Scatter); -1 none
+};
+
 struct RegionSpan : Interval {
   std::uint32_t name = 0;
   std::string path;  // "a/b/c", this region last
@@ -248,6 +255,7 @@ struct Timeline {
   std::vector<OmpDevice> omp_devices;
   std::vector<OmpDeviceLoad> omp_device_loads;  // loads and unloads, by time
   std::vector<OmpDeviceOp> omp_device_ops;
+  std::vector<MpiSpan> mpi_calls;  // sorted by start
   std::uint64_t omp_target_records = 0;  // target and device records read (0: no target section)
   std::uint64_t omp_records = 0;          // OpenMP records read (0: OMPT recorded nothing)
   std::uint64_t omp_tasks_completed = 0;  // explicit tasks that left a thread as complete or fulfilled

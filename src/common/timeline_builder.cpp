@@ -103,6 +103,8 @@ struct TimelineBuilder::Impl {
   std::unordered_map<std::uint32_t, std::uint32_t> section_names;  // id -> interned name
   std::unordered_map<std::uint32_t, OpenSection> open_sections;
   std::vector<RegionStack> regions;  // by track
+  std::vector<std::vector<MpiSpan>> open_mpi;  // by track: MPI calls begun, innermost last
+  std::size_t open_mpi_count = 0;
   std::unordered_map<std::uint32_t, std::uint64_t> space_level;  // bytes allocated per space
 };
 
@@ -126,6 +128,7 @@ std::uint32_t TimelineBuilder::add_thread(const ThreadSource& b) {
     m.t_max = std::max(m.t_max, m.rest.lost.back().end);
   }
   m.regions.emplace_back();
+  m.open_mpi.emplace_back();
   m.omp.add_thread(track);
   return track;
 }
@@ -142,7 +145,8 @@ void TimelineBuilder::set_poller(Poller* p) {
 
 bool TimelineBuilder::can_cut() const {
   const Impl& m = *impl_;
-  return m.open_kernels.empty() && m.open_fences.empty() && m.open_copies.empty() && m.omp.can_cut() && m.target.can_cut();
+  return m.open_kernels.empty() && m.open_fences.empty() && m.open_copies.empty() && m.open_mpi_count == 0 && m.omp.can_cut() &&
+         m.target.can_cut();
 }
 
 void TimelineBuilder::open_state(builder::OpenState& out) const {
@@ -163,7 +167,7 @@ const Timeline& TimelineBuilder::so_far() const {
 
 std::size_t TimelineBuilder::kept() const {
   const Impl& m = *impl_;
-  return m.open_kernels.size() + m.open_fences.size() + m.open_copies.size() + m.open_sections.size() + m.omp.kept() +
+  return m.open_kernels.size() + m.open_fences.size() + m.open_copies.size() + m.open_sections.size() + m.open_mpi_count + m.omp.kept() +
          m.target.kept();
 }
 
@@ -347,6 +351,31 @@ void TimelineBuilder::Impl::record(std::uint32_t track, const Record& r, std::ui
       sink.dual_view(d);
       break;
     }
+    case Ev::MpiBegin: {
+      MpiSpan s;
+      s.start = ns;
+      s.track = track;
+      s.call = r.sub;
+      open_mpi[track].push_back(s);
+      ++open_mpi_count;
+      break;
+    }
+    case Ev::MpiEnd: {
+      // MPI calls do not nest on one thread (the layer calls PMPI only): the innermost is it.
+      std::vector<MpiSpan>& st = open_mpi[track];
+      if (st.empty() || st.back().call != r.sub) {
+        problems.add("an MPI call ended that had not begun on that thread: ignored");
+        break;
+      }
+      MpiSpan s = st.back();
+      st.pop_back();
+      --open_mpi_count;
+      s.end = ns;
+      s.bytes = r.u[0];
+      s.peer = static_cast<std::int32_t>(r.a);
+      sink.mpi(s);
+      break;
+    }
     default:
       if (builder::TargetMatcher::handles(r.type)) {
         target.record(r, ns, track);
@@ -373,6 +402,17 @@ void TimelineBuilder::Impl::finish(bool ended_cleanly, std::uint64_t run_end) {
   close_unended(open_kernels.all(), [&](const KernelSpan& s) { sink.kernel(s); }, "a Kokkos kernel", lost_ends, open_end, problems);
   close_unended(open_fences, [&](const FenceSpan& s) { sink.fence(s); }, "a Kokkos fence", lost_ends, open_end, problems);
   close_unended(open_copies, [&](const DeepCopySpan& s) { sink.deep_copy(s); }, "a Kokkos deep copy", lost_ends, open_end, problems);
+  for (std::vector<MpiSpan>& st : open_mpi) {
+    while (!st.empty()) {  // innermost first
+      MpiSpan s = st.back();
+      st.pop_back();
+      --open_mpi_count;
+      problems.add(lost_ends ? "an MPI call without an end, discarded (events were dropped)" : open_end.never_ended("an MPI call"));
+      if (lost_ends) continue;
+      open_end.close(s);
+      sink.mpi(s);
+    }
+  }
   for (std::uint32_t track = 0; track < regions.size(); ++track) {
     RegionStack& st = regions[track];
     while (!st.names.empty()) {  // innermost first
@@ -535,7 +575,8 @@ void sort_spans(Timeline& t) {
   });
   auto by_start_all = [&](auto&... spans) { (sort_nearly_sorted(spans, by_start), ...); };
   by_start_all(t.kernels, t.fences, t.sections, t.deep_copies, t.omp_parallels, t.omp_implicit_tasks, t.omp_works,
-               t.omp_syncs, t.omp_tasks, t.omp_mutexes, t.omp_targets, t.omp_data_ops, t.omp_submits, t.omp_device_ops);
+               t.omp_syncs, t.omp_tasks, t.omp_mutexes, t.omp_targets, t.omp_data_ops, t.omp_submits, t.omp_device_ops,
+               t.mpi_calls);
   // Instants, memory events, creates and loads come in time order already.
 }
 

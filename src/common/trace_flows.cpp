@@ -66,7 +66,7 @@ void TraceFlows::add(const char* name, SpanKind from_kind, std::size_t from, std
 TraceFlows::TraceFlows(const Timeline& t, const std::unordered_map<int, std::uint32_t>& device_tracks, std::uint64_t base)
     : base_(base) {
   const std::size_t sizes[kKinds] = {t.kernels.size(),       t.fences.size(),         t.regions.size(),
-                                     t.deep_copies.size(),   t.omp_targets.size(),    t.omp_data_ops.size(),
+                                     t.deep_copies.size(),   t.mpi_calls.size(),      t.omp_targets.size(),    t.omp_data_ops.size(),
                                      t.omp_submits.size(),   t.omp_parallels.size(),  t.omp_implicit_tasks.size(),
                                      t.omp_works.size(),     t.omp_syncs.size(),      t.omp_tasks.size(),
                                      t.omp_mutexes.size(),   t.omp_device_ops.size(), t.omp_task_creates.size()};

@@ -16,7 +16,7 @@ namespace kob::trace {
 // The kinds of span a trace shows; equal spans on one track nest in this order (first outermost).
 // OmpTaskCreate (an instant) only names a flow's end.
 enum class SpanKind : std::uint8_t {
-  Kernel, Fence, Region, DeepCopy, OmpTarget, OmpDataOp, OmpSubmit, OmpParallel, OmpImplicitTask, OmpWork, OmpSync,
+  Kernel, Fence, Region, DeepCopy, Mpi, OmpTarget, OmpDataOp, OmpSubmit, OmpParallel, OmpImplicitTask, OmpWork, OmpSync,
   OmpTask, OmpMutex, OmpDevice, OmpTaskCreate
 };
 
@@ -28,6 +28,7 @@ void for_each_thread_spans(T& t, Fn&& fn) {
   fn(t.fences, SpanKind::Fence);
   fn(t.regions, SpanKind::Region);
   fn(t.deep_copies, SpanKind::DeepCopy);
+  fn(t.mpi_calls, SpanKind::Mpi);
   fn(t.omp_targets, SpanKind::OmpTarget);
   fn(t.omp_data_ops, SpanKind::OmpDataOp);
   fn(t.omp_submits, SpanKind::OmpSubmit);

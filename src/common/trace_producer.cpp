@@ -1,5 +1,7 @@
 #include "common/trace_producer.hpp"
 
+#include "common/mpi_bridge.hpp"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -11,6 +13,7 @@
 
 #include "common/devid.hpp"
 #include "common/intern.hpp"
+#include "common/mpi_bridge.hpp"
 #include "common/omp_names.hpp"
 #include "common/summary.hpp"
 #include "common/trace_flows.hpp"
@@ -357,6 +360,7 @@ class Producer {
       case SpanKind::Fence: return t.fences[x.index].cut;
       case SpanKind::Region: return t.regions[x.index].cut;
       case SpanKind::DeepCopy: return t.deep_copies[x.index].cut;
+      case SpanKind::Mpi: return t.mpi_calls[x.index].cut;
       case SpanKind::OmpTarget: return t.omp_targets[x.index].cut;
       case SpanKind::OmpDataOp: return t.omp_data_ops[x.index].cut;
       case SpanKind::OmpSubmit: return t.omp_submits[x.index].cut;
@@ -412,6 +416,12 @@ class Producer {
         a.u("id", d.id).s("dst_space", names_.str(d.dst_space)).s("dst_name", dst).s("src_space", names_.str(d.src_space));
         a.s("src_name", src).u("bytes", d.bytes);
         slice("kokkos.deep_copy", s1_);
+        break;
+      }
+      case SpanKind::Mpi: {
+        const MpiSpan& m = t.mpi_calls[x.index];
+        a.u("bytes", m.bytes).i("peer", m.peer);
+        slice("mpi", kob_mpi_call_name(m.call));
         break;
       }
       case SpanKind::OmpParallel: {

@@ -1,4 +1,4 @@
-// kob: the command-line companion of the library (CLI11). Subcommands: run, convert, summary, merge, report.
+// kob: the command-line companion of the library (CLI11). Subcommands: run, convert, summary, merge, report, diff.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstring>
@@ -8,6 +8,7 @@
 #include "common/config.hpp"
 #include "common/trace_window.hpp"
 #include "kob/convert.hpp"
+#include "kob/diff.hpp"
 #include "kob/merge.hpp"
 #include "kob/report.hpp"
 #include "kob/run.hpp"
@@ -15,7 +16,7 @@
 
 namespace {
 
-constexpr const char* kCommands[] = {"run", "convert", "summary", "merge", "report"};
+constexpr const char* kCommands[] = {"run", "convert", "summary", "merge", "report", "diff"};
 
 bool known_command(const std::string& c) {
   for (const char* k : kCommands)
@@ -115,6 +116,28 @@ int main(int argc, char** argv) {
   report->add_option("-o,--output", rreq.output, "the file to write (default: the first RUN's PREFIX.html)")->option_text("FILE.html");
   report->add_flag("-q,--quiet", rreq.quiet, "no line naming the file written");
 
+  kob::cli::DiffRequest dreq;
+  std::string fail_above;
+  CLI::App* diff = app.add_subcommand(
+      "diff", "compare two runs per Kokkos kernel and region: kob diff A B [--fail-above=PCT] [--json] [-o FILE]");
+  diff->footer(
+      "Per kernel (name and kind) and region (path): calls, total and mean time in A and B, the change of the\n"
+      "total (time and %) and of the mean (%), largest time at stake |total B - total A| first; kernels and\n"
+      "regions in one run only are \"new\" or \"gone\". status: slower / faster / same by the total time.\n"
+      "spread: (max - min) / mean of one run's calls (kernels with 2 calls or more). A change is \"within\n"
+      "noise\" when both runs made the same calls and each run's mean per call lies within the other run's\n"
+      "per-call [min, max] (regions: only when the means are equal).\n"
+      "--fail-above=PCT: a regression is a kernel or region in both runs whose total time grew by more than\n"
+      "PCT percent and by at least 1% of A's run time; each is one line on stderr (new kernels are not).\n"
+      "Exit status: 0 compared (no regression), 1 a run could not be read or FILE not written, 2 a usage\n"
+      "error, 3 a regression over --fail-above.");
+  diff->add_option("A", dreq.a, "the run before: a raw trace PREFIX.kob or its PREFIX")->required();
+  diff->add_option("B", dreq.b, "the run after: a raw trace PREFIX.kob or its PREFIX")->required();
+  diff->add_option("--fail-above", fail_above, "exit 3 when a kernel or region that matters got slower by more than PCT % in total time")
+      ->option_text("PCT");
+  diff->add_flag("--json", dreq.json, "print JSON instead of the text tables (schema in README)");
+  diff->add_option("-o,--output", dreq.output, "write the report to FILE instead of stdout")->option_text("FILE");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -160,5 +183,12 @@ int main(int argc, char** argv) {
     return kob::cli::merge_runs(mreq);
   }
   if (report->parsed()) return kob::cli::report_runs(rreq);
+  if (diff->parsed()) {
+    if (diff->count("--fail-above") > 0) {
+      if (!kob::cli::parse_fail_above(fail_above, dreq.fail_above)) return 2;
+      dreq.fail_given = true;
+    }
+    return kob::cli::diff_runs(dreq);
+  }
   return 2;
 }

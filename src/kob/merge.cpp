@@ -138,7 +138,7 @@ bool read_facts(const std::string& arg, std::size_t given, Run& run) {
 
 bool merge_formats_ok(std::uint32_t formats) {
   if ((formats & ~kMergeFormats) != 0) {
-    say("kob merge writes perfetto, otf2, summary and json (not " + format_names(formats & ~kMergeFormats) + ")");
+    say("--to: merge writes perfetto, otf2, summary and json, not " + format_names(formats & ~kMergeFormats) + " (kob merge --help)");
     return false;
   }
   return true;
@@ -146,11 +146,11 @@ bool merge_formats_ok(std::uint32_t formats) {
 
 int merge_runs(const MergeRequest& o) {
   if (o.runs.empty()) {
-    say("kob merge: no RUN given (kob merge --help)");
+    say("no RUN given (kob merge --help)");
     return 2;
   }
   if (o.output.empty()) {
-    say("kob merge: -o OUT is required (kob merge --help)");
+    say("-o OUT is required (kob merge --help)");
     return 2;
   }
   const std::uint32_t formats = o.formats ? o.formats : kMergeFormats;

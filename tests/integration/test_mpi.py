@@ -2,7 +2,7 @@
 rank writes a file set of its own, valid and holding its own events (rank r opens r + 1 parallel
 regions) and its rank in otherData; without a placeholder that tells ranks apart, -r<rank> is
 added and each rank says so in one line. With kob: `mpirun -np 4 kob run`, and `kob run --mpi` (the PMPI
-layer): each rank's clock offsets to rank 0, one rank's clock shifted by 5 ms for the test. Skipped
+layer): each rank's clock offsets to rank 0, one rank's clock shifted by 5 ms for the test; the MPI_Allreduce as a span and in the summary. Skipped
 only when mpirun is absent."""
 import argparse
 import glob
@@ -102,6 +102,7 @@ for output, name, note in CASES:
         kc.expect_eq(prefix, name(rank, pid), f"{what}: file name of rank {rank}")
         kc.expect_eq(len(kc.events(doc, "omp.parallel", "X")), rank + 1 if rank is not None else -1,
                      f"{what}: rank {rank}'s own parallel regions")
+        kc.check("mpi" not in doc["otherData"] and not kc.events(doc, "mpi"), f"{what}: no MPI facts or spans without the layer")
         for ext in (".summary.txt", ".summary.json"):
             kc.check(os.path.isfile(os.path.join(wd, prefix + ext)), f"{what}: {prefix}{ext} written")
         with open(os.path.join(wd, prefix + ".summary.json")) as f:
@@ -141,16 +142,19 @@ def layer_run(shift_rank, shift_ns, wd):
     env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMP_NUM_THREADS": "2",
                 "KMP_BLOCKTIME": "0", "OMP_PROC_BIND": "false"})
     cmd = [mpirun, "--oversubscribe", "--mca", "btl", "self,vader", "--mca", "oob_tcp_if_include", "lo"]
+    # The sanitizer build: every app context of the MPMD line needs the runtime (an -x before the
+    # first context reaches that context's ranks only).
+    san = []
     if kc.SANITIZER_PRELOAD:
-        cmd += ["-x", "LD_PRELOAD=" + kc.program_env()["LD_PRELOAD"],
-                "-x", "ASAN_OPTIONS=" + os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"]
+        san = ["-x", "LD_PRELOAD=" + kc.program_env()["LD_PRELOAD"],
+               "-x", "ASAN_OPTIONS=" + os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"]
     app = [os.path.abspath(a.kob), "run", "--mpi", "--output=r-%r", kc.CHROME, "--", prog]
     groups = [(shift_rank, []), (1, ["-x", f"KOB_TEST_CLOCK_SHIFT_NS={shift_ns}"]), (NP - shift_rank - 1, [])]
     first = True
     for n, extra in groups:
         if n == 0:
             continue
-        cmd += ([] if first else [":"]) + ["-np", str(n)] + extra + app
+        cmd += ([] if first else [":"]) + ["-np", str(n)] + san + extra + app
         first = False
     p = subprocess.Popen(cmd, env=env, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
@@ -207,6 +211,13 @@ if a.kob and kc.check(os.path.isfile(layer), f"the PMPI layer is built beside ko
                          f"{what}: rank {r}'s {phase} offset {c['offset_ns']} ns within {TOLERANCE} ns of {expected} ({c})")
             print(f"{what}: rank {r}: " + ", ".join(f"{ph} offset {mpi[ph]['offset_ns']} ns rtt {mpi[ph]['rtt_ns']} ns"
                                                     for ph in ("clock_start", "clock_end") if ph in mpi))
+            # The MPI calls as spans: mpi_omp makes one MPI_Allreduce of one long.
+            calls = kc.events(doc, "mpi", "X")
+            kc.expect_eq([(e["name"], e["args"].get("bytes"), e["args"].get("peer")) for e in calls], [("MPI_Allreduce", 8, -1)],
+                         f"{what}: rank {r}'s MPI call spans")
+            with open(os.path.join(wd, f"r-{r}.summary.json")) as f:
+                kc.expect_eq([(m["name"], m["calls"]) for m in json.load(f).get("mpi_calls", [])], [("MPI_Allreduce", 1)],
+                             f"{what}: rank {r}'s summary of MPI calls")
             if "clock_start" in mpi and "clock_end" in mpi:
                 kc.check(mpi["clock_start"]["local_ns"] < mpi["clock_end"]["local_ns"], f"{what}: rank {r}: start before end")
         # The shifted rank's whole time line moved: its wall reference (the monotonic clock read

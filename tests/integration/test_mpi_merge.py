@@ -53,11 +53,12 @@ def mpirun_run(env_extra, cwd, wrapper=()):
                 "KMP_BLOCKTIME": "0", "OMP_PROC_BIND": "false"})
     env.update(env_extra)
     cmd = [mpirun, "-np", str(NP), "--oversubscribe", "--mca", "btl", "self,vader", "--mca", "oob_tcp_if_include", "lo"]
+    if env_extra and kc.SANITIZER_PRELOAD:  # as test_mpi.py: OpenMPI leaks by design
+        env["LD_PRELOAD"] = kc.program_env(env_extra)["LD_PRELOAD"]
+        env["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+        env_extra = dict(env_extra, LD_PRELOAD=env["LD_PRELOAD"], ASAN_OPTIONS=env["ASAN_OPTIONS"])
     for k in env_extra:
         cmd += ["-x", k]
-    if env_extra and kc.SANITIZER_PRELOAD:  # as test_mpi.py: OpenMPI leaks by design
-        cmd += ["-x", "LD_PRELOAD=" + kc.program_env()["LD_PRELOAD"],
-                "-x", "ASAN_OPTIONS=" + os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"]
     p = subprocess.Popen(cmd + list(wrapper) + [prog], env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, start_new_session=True)
     try:
@@ -128,8 +129,15 @@ def check_merge(label, wd, expect_alignment):
         want = SHIFT_NS if r == SHIFTED else 0
         for which, o in (("start", o_start), ("end", o_end)):
             kc.check(abs(o - want) <= TOLERANCE_NS, f"{label}: rank {r}'s clock offset at {which} {o} ns is {want} ns within 5 us")
+    mpi_calls = {c["name"]: c for c in ms.get("mpi_calls", [])}
     if expect_alignment == "mpi":
         kc.check(all(r["rtt_ns"] > 0 for r in runs[1:]), f"{label}: each rank's ping-pong round trip is known")
+        for call in ("MPI_Allreduce", "MPI_Barrier"):
+            c = mpi_calls.get(call, {})
+            kc.expect_eq((c.get("ranks"), c.get("calls_min"), c.get("calls_max")), (NP, STEPS, STEPS),
+                         f"{label}: {call} spans across ranks")
+    else:
+        kc.expect_eq(mpi_calls, {}, f"{label}: no MPI spans without the layer")
     kernels = {k["name"]: k for k in ms["kernels"]}
     if kc.check("scaled" in kernels and "fill" in kernels, f"{label}: kernels across ranks: {sorted(kernels)}"):
         kc.expect_eq((kernels["scaled"]["ranks"], kernels["scaled"]["calls_min"], kernels["scaled"]["calls_max"]),
@@ -206,6 +214,32 @@ if os.path.isfile(layer):
         kc.expect_eq(rc, base_rc, "kob run --mpi: exit status")
         kc.expect_eq(out, base_out, "kob run --mpi: stdout")
         check_merge("kob run --mpi", wd, "mpi")
+    # Kokkos alone loads the tool (no OMPT): it would write its files at Kokkos::finalize, before
+    # MPI_Finalize; with the layer attached it waits for the end offsets.
+    wd = kc.workdir()
+    env = {"KOKKOS_PROFILE_LIBRARY": lib, "KOKKOS_TOOLS_LIBS": lib, "LD_PRELOAD": layer,
+           "KOB_ARGS": "--output=k-%r --quiet --format=json"}
+    rc, out, err = mpirun_run(env, wd)
+    if kc.check(rc is not None, f"Kokkos route with the layer: no hang (killed after {TIMEOUT} s)"):
+        kc.expect_eq((rc, out), (base_rc, base_out), "Kokkos route with the layer: exit status and stdout")
+        for r in range(NP):
+            try:
+                with open(os.path.join(wd, f"k-{r}.summary.json")) as f:
+                    mpi = json.load(f)["otherData"].get("mpi", {})
+            except (OSError, ValueError) as ex:
+                kc.check(False, f"Kokkos route with the layer: rank {r}'s summary ({ex})")
+                continue
+            kc.check("clock_start" in mpi and "clock_end" in mpi,
+                     f"Kokkos route with the layer: rank {r}'s files written after MPI_Finalize's offsets: {mpi}")
 else:
-    print(f"note: {layer} is not built: the MPI layer's alignment is not tested")
+    kc.check(False, f"the MPI layer {layer} is built beside kob (MPI was found for this test)")
+# Usage errors and unreadable runs: one `kob: ` line each, exit 2 / 1.
+wd = kc.workdir()
+for args, want_rc, what in ((["-o", os.path.join(wd, "x")], 2, "no RUN"),
+                            ([os.path.join(wd, "r-0"), "-o", os.path.join(wd, "x"), "--to=chrome"], 2, "--to=chrome"),
+                            ([os.path.join(wd, "missing"), "-o", os.path.join(wd, "x")], 1, "a missing run")):
+    rc, out, err = kc.run([kob, "merge"] + args)
+    lines = [l for l in err.splitlines() if l.strip()]
+    kc.expect_eq((rc, len(lines), all(l.startswith("kob: ") for l in lines)), (want_rc, 1, True),
+                 f"kob merge with {what}: exit status and one kob: line ({err.strip()})")
 kc.finish()
