@@ -29,6 +29,7 @@ PACKAGES=(
     libcli11-dev                # the kob command line (header-only)
     libprotozero-dev            # the .pftrace writer (header-only protobuf encoder) and the unit tests reading it back
     libopen-trace-format2-dev otf2-tools  # --format=otf2, and otf2-print for the tests reading the archives back
+    chromium                    # the HTML report's tests load it in a real browser (headless)
 )
 
 say() { printf '%s\n' "$*"; }

@@ -31,7 +31,8 @@ enum OutputFormat : std::uint32_t {
   kFormatJson = 1u << 2,
   kFormatPerfetto = 1u << 3,
   kFormatOtf2 = 1u << 4,
-  kFormatAll = kFormatChrome | kFormatSummary | kFormatJson | kFormatPerfetto | kFormatOtf2,
+  kFormatHtml = 1u << 5,
+  kFormatAll = kFormatChrome | kFormatSummary | kFormatJson | kFormatPerfetto | kFormatOtf2 | kFormatHtml,
   kFormatDefault = kFormatPerfetto | kFormatSummary | kFormatJson,
 };
 

@@ -19,6 +19,7 @@
 #include "common/trace_tee.hpp"
 #include "common/trace_window.hpp"
 #include "common/trace_writer.hpp"
+#include "report/html_report.hpp"
 
 namespace kob {
 
@@ -268,6 +269,13 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
     tee.add(otf2_sink.get());
     ++sinks;
   }
+  // The HTML report boils the events down as they pass (bounded memory) and is written after.
+  std::unique_ptr<report::HtmlReport> html_sink;
+  if (can_write && (req.formats & kFormatHtml)) {
+    html_sink = std::make_unique<report::HtmlReport>();
+    tee.add(html_sink.get());
+    ++sinks;
+  }
   TraceInfo info;
   info.pid = std::stoull(number(facts, fact::kPid));
   info.process_name = process_name(facts);
@@ -328,6 +336,10 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   if (req.summary_text_out != nullptr) *req.summary_text_out = text;
   emit(kFormatSummary, req.prefix + ".summary.txt",
        [&](std::FILE* f) { return std::fwrite(text.data(), 1, text.size(), f) == text.size(); });
+  if (html_sink) {
+    html_sink->set_summary(summary_json(sum, other));
+    emit(kFormatHtml, req.prefix + ".html", [&](std::FILE* f) { return html_sink->write(f); });
+  }
   if (req.formats & kFormatJson) {
     const std::string js = summary_json(sum, other);
     emit(kFormatJson, req.prefix + ".summary.json",

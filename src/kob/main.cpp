@@ -1,4 +1,4 @@
-// kob: the command-line companion of the library (CLI11). Subcommands: run, convert, summary, merge, diff.
+// kob: the command-line companion of the library (CLI11). Subcommands: run, convert, summary, merge, report, diff.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstring>
@@ -10,12 +10,13 @@
 #include "kob/convert.hpp"
 #include "kob/diff.hpp"
 #include "kob/merge.hpp"
+#include "kob/report.hpp"
 #include "kob/run.hpp"
 #include "version.hpp"
 
 namespace {
 
-constexpr const char* kCommands[] = {"run", "convert", "summary", "merge", "diff"};
+constexpr const char* kCommands[] = {"run", "convert", "summary", "merge", "report", "diff"};
 
 bool known_command(const std::string& c) {
   for (const char* k : kCommands)
@@ -97,6 +98,24 @@ int main(int argc, char** argv) {
   merge->add_option("--to", merge_to, "formats to write: perfetto, otf2, summary, json (default: all four)")->option_text("LIST");
   merge->add_flag("-q,--quiet", mreq.quiet, "no line naming the files written");
 
+  kob::cli::ReportRequest rreq;
+  CLI::App* report = app.add_subcommand(
+      "report", "write a self-contained HTML report of runs from their raw traces: kob report RUN... [-o FILE.html]");
+  report->footer(
+      "One HTML file that opens in any browser, offline (script and style inline, the data in the page):\n"
+      "the findings first, then a zoomable timeline of the threads and devices (wheel or +/- to zoom, drag\n"
+      "or arrows to pan), the kernel table (click a column to sort), the region tree as a flame graph, the\n"
+      "memory of each space over time, deep copies and target transfers, and each thread's busy and wait time.\n"
+      "Several RUNs (the ranks of an MPI job) give one report with a row per rank, ordered by rank, each on\n"
+      "its own time line from its first event. The page holds the same data as --format=html (or kob convert\n"
+      "--to=html) writes to PREFIX.html. A long run is boiled down as it is read: per track and category the\n"
+      "time covered in 4096 bins, and the 20000 longest spans for the detail; memory follows that, not the\n"
+      "run's length. A progress line is shown on a terminal.\n"
+      "Exit status: 0 written, 1 a RUN could not be read or the file could not be written, 2 a usage error.");
+  report->add_option("RUN", rreq.runs, "raw traces (PREFIX.kob or PREFIX); several: a row per rank")->required();
+  report->add_option("-o,--output", rreq.output, "the file to write (default: the first RUN's PREFIX.html)")->option_text("FILE.html");
+  report->add_flag("-q,--quiet", rreq.quiet, "no line naming the file written");
+
   kob::cli::DiffRequest dreq;
   std::string fail_above;
   CLI::App* diff = app.add_subcommand(
@@ -163,6 +182,7 @@ int main(int argc, char** argv) {
     }
     return kob::cli::merge_runs(mreq);
   }
+  if (report->parsed()) return kob::cli::report_runs(rreq);
   if (diff->parsed()) {
     if (diff->count("--fail-above") > 0) {
       if (!kob::cli::parse_fail_above(fail_above, dreq.fail_above)) return 2;

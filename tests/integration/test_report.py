@@ -1,0 +1,257 @@
+"""The HTML report in a real browser (headless Chromium): kokkos_sample on the OpenMP backend with
+--format=html,json,chrome. The page draws without a console error or exception, its screenshot is
+not blank, its kernel table holds summary.json's figures and sorts as Python sorts them, the
+timeline holds every span of the Chrome trace; `kob report` and `kob convert --to=html` give the
+same page, and two runs give one report with a row each."""
+import argparse
+import json
+import os
+import re
+import time
+from decimal import ROUND_HALF_UP, Decimal
+from html.parser import HTMLParser
+
+import chromium_page as cp
+import kob_check as kc
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--program", required=True)
+ap.add_argument("--lib", required=True)
+ap.add_argument("--kob", required=True)
+a = ap.parse_args()
+prog, lib, kob = os.path.abspath(a.program), os.path.abspath(a.lib), os.path.abspath(a.kob)
+cp.executable()  # fails with a clear message when chromium is missing
+
+wd = kc.workdir()
+
+
+def record(name, threads):
+    prefix = os.path.join(wd, name)
+    env = {"OMP_NUM_THREADS": str(threads), "KOKKOS_PROFILE_LIBRARY": lib, "OMP_TOOL_LIBRARIES": lib,
+           "KOB_ARGS": f"--output={prefix} --quiet --format=html,json,chrome"}
+    rc, _, err = kc.run([prog], env, cwd=wd, unset=("LD_PRELOAD",))
+    kc.expect_eq(rc, 0, f"{name}: exit code")
+    kc.check(os.path.exists(prefix + ".html"), f"{name}: {prefix}.html written ({err.strip()[-300:]})")
+    return prefix
+
+
+prefix = record("run", 4)
+trace, summary = kc.load_outputs(prefix)
+url = "file://" + prefix + ".html"
+page = open(prefix + ".html", encoding="utf-8").read()
+
+
+def page_data(text):
+    m = re.search(r'<script type="application/json" id="kob-data">(.*?)</script>', text, re.S)
+    return json.loads(m.group(1)) if m else None
+
+
+data = page_data(page)
+kc.check(data is not None, "the page embeds its data")
+
+# Self-contained: no script, style or image fetched from anywhere.
+kc.expect_eq(re.findall(r'\b(?:src|href)\s*=\s*["\']?(?!data:|#)[^"\'\s>]+', page), [], "no external resources")
+kc.expect_eq(len(re.findall(r"</script>", page)), 2, "the data and the script, each one element")
+
+
+# ---- the DOM after the scripts ran --------------------------------------------------------------
+class Dom(HTMLParser):
+    """Collects what the checks read: elements by id, kernel rows, findings, flame boxes, bars."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.ids, self.text_of = [], {}, {}
+        self.kernel_rows, self.findings, self.flame, self.rank_rows, self.bars = [], 0, 0, 0, []
+        self.cells = None
+
+    def handle_starttag(self, tag, attrs):
+        at = dict(attrs)
+        self.stack.append((tag, at))
+        if "id" in at:
+            self.ids[at["id"]] = at
+            self.text_of[at["id"]] = ""
+        if tag == "tr" and "data-index" in at:
+            self.kernel_rows.append({"attrs": at, "cells": []})
+            self.cells = self.kernel_rows[-1]["cells"]
+        if tag == "td" and self.cells is not None:
+            self.cells.append("")
+        if "finding" in at.get("class", "").split():
+            self.findings += 1
+        if "bar" in at.get("class", "").split():
+            self.bars.append(at.get("title"))
+        if "flame-box" in at.get("class", "").split():
+            self.flame += 1
+        if tag == "tr" and any(t == "table" and x.get("id") == "rank-table" for t, x in self.stack) and any(
+                t == "tbody" for t, _ in self.stack):
+            self.rank_rows += 1
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            t, at = self.stack.pop()
+            if t == "tr" and "data-index" in at:
+                self.cells = None
+            if t == tag:
+                break
+
+    def handle_data(self, d):
+        for t, at in self.stack:
+            if "id" in at:
+                self.text_of[at["id"]] += d
+        if self.cells is not None and self.stack and self.stack[-1][0] == "td":
+            self.cells[-1] += d
+
+
+def dom(u):
+    d = Dom()
+    d.feed(cp.dump_dom(u))
+    return d
+
+
+def fmt_time(ns):  # the page's fmtTime: toFixed rounds half up
+    def fixed(x, n):
+        return str(Decimal(x).quantize(Decimal(1).scaleb(-n), rounding=ROUND_HALF_UP))
+    if ns < 1e3:
+        return f"{ns} ns"
+    if ns < 1e6:
+        return fixed(ns / 1e3, 2) + " \u00b5s"
+    if ns < 1e9:
+        return fixed(ns / 1e6, 2) + " ms"
+    return fixed(ns / 1e9, 3) + " s"
+
+
+d = dom(url)
+kernels = summary["kernels"]
+kc.check(len(kernels) >= 10, f"the sample's kernels in the summary ({len(kernels)})")
+kc.expect_eq(d.ids.get("selftest", {}).get("hidden"), "", "no self-test without ?selftest=1")
+rows = [(r["attrs"]["data-name"], r["attrs"]["data-kind"], int(r["attrs"]["data-calls"]), int(r["attrs"]["data-total-ns"]),
+         int(r["attrs"]["data-mean-ns"]), int(r["attrs"]["data-min-ns"]), int(r["attrs"]["data-max-ns"])) for r in d.kernel_rows]
+kc.expect_eq(rows, [(k["name"], k["kind"], k["calls"], k["total_ns"], k["mean_ns"], k["min_ns"], k["max_ns"]) for k in kernels],
+             "kernel table rows = summary.json kernels, in its order")
+kc.expect_eq([r["cells"][:4] for r in d.kernel_rows], [[k["name"], k["kind"], str(k["calls"]), fmt_time(k["total_ns"])] for k in kernels],
+             "kernel table cells: name, kind, calls, total as shown")
+omp = {(k["name"], k["kind"]): k for k in summary["openmp"]["kernels"]}
+kc.expect_eq([r["cells"][7] for r in d.kernel_rows],
+             [str(omp[(k["name"], k["kind"])]["mean_team_size"]) if (k["name"], k["kind"]) in omp else "\u2013" for k in kernels],
+             "OpenMP team size per kernel")
+findings = summary.get("findings") or []
+if findings:
+    kc.expect_eq(d.findings, len(findings), "one box per finding")
+    for f in findings:
+        if isinstance(f, dict) and isinstance(f.get("title"), str):
+            kc.check(f["title"] in d.text_of.get("findings-list", ""), f"finding listed: {f['title']}")
+else:
+    kc.expect_eq(d.text_of.get("findings-list", "").strip(), "no findings", "no findings said")
+kc.check(page.index('id="findings"') < page.index('id="timeline"') < page.index('id="kernels"'), "findings first, then timeline, kernels")
+
+# The timeline: every complete event of the Chrome trace is a span of the page (a small run keeps
+# all), on one lane per track and kind of span, and the canvas was drawn.
+GROUPS = [["kokkos.kernel"], ["kokkos.region"], ["kokkos.fence"], ["kokkos.deep_copy"], ["omp.parallel", "omp.implicit_task"],
+          ["omp.work"], ["omp.sync", "omp.mutex"], ["omp.task"], ["omp.target", "omp.target_data", "omp.target_submit"], ["omp.device"]]
+group = {c: i for i, g in enumerate(GROUPS) for c in g}
+xs = [e for e in trace["traceEvents"] if e.get("ph") == "X"]
+canvas = d.ids.get("tl-canvas", {})
+kc.expect_eq(int(canvas.get("data-spans", -1)), len(xs), "timeline spans = the trace's complete events")
+kc.expect_eq(int(canvas.get("data-spans-total", -1)), len(xs), "spans_total = the trace's complete events")
+kc.expect_eq(int(canvas.get("data-lanes", -1)), len({(e["tid"], group.get(e["cat"], 10)) for e in xs}), "one lane per track and kind")
+kc.check(int(canvas.get("data-drawn", 0)) > 0, f"the timeline canvas drew rectangles ({canvas.get('data-drawn')})")
+kc.expect_eq(d.flame, len(summary["regions"]), "a flame graph box per region")
+kc.expect_eq(d.bars, [f"busy {fmt_time(t['busy_ns'])}, waiting {fmt_time(t['wait_ns'])}" for t in summary["openmp"]["threads"]],
+             "a busy/wait bar per OpenMP thread")
+run = data["runs"][0] if data else {}
+kc.expect_eq([m["name"] for m in run.get("memory", [])], ["memory " + m["space"] for m in summary["memory"]], "a memory line per space")
+kc.expect_eq(run.get("memory", [{}])[0].get("v", [None])[-1] if run.get("memory") else None,
+             summary["memory"][0]["final_bytes"] if summary["memory"] else None, "the memory line ends at the final level")
+kc.expect_eq(max(run["memory"][0]["v"]) if run.get("memory") else None,
+             summary["memory"][0]["high_water_bytes"] if summary["memory"] else None, "the memory line peaks at the high-water mark")
+kc.expect_eq(run.get("summary"), summary, "the page's summary = summary.json")
+
+# ---- sorting, through the headers' click handlers (?selftest=1) ----------------------------------
+d2 = dom(url + "?selftest=1")
+try:
+    sorts = json.loads(d2.text_of.get("selftest", "")).get("sorts", [])
+except ValueError:
+    sorts = []
+values = {
+    "name": lambda k, o: k["name"], "kind": lambda k, o: k["kind"], "calls": lambda k, o: k["calls"],
+    "total_ns": lambda k, o: k["total_ns"], "mean_ns": lambda k, o: k["mean_ns"], "min_ns": lambda k, o: k["min_ns"],
+    "max_ns": lambda k, o: k["max_ns"], "team": lambda k, o: o["mean_team_size"] if o else -1,
+    "imbalance": lambda k, o: o["load_imbalance"] if o else -1, "barrier": lambda k, o: o["barrier_wait_share"] if o else -1,
+}
+kc.expect_eq([(s["key"]) for s in sorts[::2]], list(values), "every column sorted")
+for s in sorts:
+    v = [values[s["key"]](k, omp.get((k["name"], k["kind"]))) for k in kernels]
+    want = sorted(range(len(kernels)), key=lambda i: v[i], reverse=s["dir"] == "descending")  # stable: ties in summary order
+    kc.expect_eq(s["order"], want, f"kernel table sorted by {s['key']} {s['dir']}")
+kc.expect_eq([s["dir"] for s in sorts[:4]], ["ascending", "descending", "ascending", "descending"], "strings sort up first, then down")
+kc.expect_eq([s["dir"] for s in sorts[4:6]], ["descending", "ascending"], "numbers sort down first, then up")
+
+# ---- a real browser: no console error, a screenshot that is not blank ---------------------------
+s = cp.Session()
+try:
+    s.open(url)
+    kc.expect_eq(s.errors(), [], "no console errors or exceptions")
+    s.evaluate("document.getElementById('tl-in').click(); document.getElementById('kernel-table').tHead.rows[0].cells[3].click()")
+    want = "(" + fmt_time(data["runs"][0]["end_ns"] / 2) + " shown)"
+    for _ in range(40):  # drawn at the next animation frame
+        shown = s.evaluate("document.getElementById('tl-range').textContent")
+        if shown.endswith(want):
+            break
+        time.sleep(0.05)
+    kc.check(shown.endswith(want), f"zoom in halves the range: {shown!r}, want {want!r}")
+    kc.expect_eq(s.errors(), [], "no errors after zooming and sorting")
+finally:
+    s.close()
+png = os.path.join(wd, "shot.png")
+cp.screenshot(url, png)
+kc.check(os.path.exists(png), "the screenshot is written")
+if os.path.exists(png):
+    w, h, px = cp.png_pixels(png)
+    kc.expect_eq((w, h), (1400, 1000), "screenshot size")
+    colours = {p for row in px for p in row}
+    kc.check(len(colours) > 16, f"the screenshot is not blank ({len(colours)} colours)")
+    for name, rgb in (("kernel blue", (0x00, 0x72, 0xB2)), ("wait orange", (0xE6, 0x9F, 0x00)), ("parallel sky blue", (0x56, 0xB4, 0xE9))):
+        kc.check(sum(row.count(rgb) for row in px) > 300, f"the timeline's {name} is on screen")
+
+# ---- the same page from kob report and kob convert --to=html ------------------------------------
+out = os.path.join(wd, "again.html")
+rc, _, err = kc.run([kob, "report", prefix, "-o", out])
+kc.expect_eq(rc, 0, "kob report exit status")
+kc.expect_eq(err.strip(), f"kob: wrote {out}", "kob report names the file")
+kc.expect_eq(page_data(open(out, encoding="utf-8").read()) if os.path.exists(out) else None, data, "kob report: same data")
+kc.check(os.path.exists(out) and open(out, encoding="utf-8").read() == page, "kob report: the same page")
+rc, _, err = kc.run([kob, "convert", prefix + ".kob", "--to=html", "-o", os.path.join(wd, "conv"), "-q"])
+kc.expect_eq(rc, 0, "kob convert --to=html exit status")
+kc.expect_eq(sorted(f for f in os.listdir(wd) if f.startswith("conv")), ["conv.html"], "kob convert --to=html writes PREFIX.html only")
+kc.check(os.path.exists(os.path.join(wd, "conv.html")) and open(os.path.join(wd, "conv.html"), encoding="utf-8").read() == page,
+         "kob convert --to=html: the same page")
+rc, _, err = kc.run([kob, "report", os.path.join(wd, "missing")])
+kc.expect_eq(rc, 1, "kob report of a missing run: exit status 1")
+kc.expect_eq(len(err.strip().splitlines()), 1, "one line for a missing run")
+rc, _, err = kc.run([kob, "report"])
+kc.expect_eq(rc, 2, "kob report without RUN: usage error")
+
+# ---- two runs: one report, a row each ----------------------------------------------------------
+second = record("second", 2)
+multi = os.path.join(wd, "multi.html")
+rc, _, err = kc.run([kob, "report", prefix, second + ".kob", "-o", multi, "-q"])
+kc.expect_eq(rc, 0, "kob report of two runs")
+mdata = page_data(open(multi, encoding="utf-8").read()) if os.path.exists(multi) else {"runs": []}
+with open(second + ".summary.json") as f:
+    second_summary = json.load(f)
+kc.expect_eq([r["summary"] for r in mdata["runs"]], [summary, second_summary], "two runs, each with its summary, in the order given")
+md = dom("file://" + multi)
+kc.expect_eq(md.ids.get("ranks", {}).get("hidden"), None, "the ranks section is shown")
+kc.expect_eq(md.rank_rows, 2, "a row per run")
+with open(second + ".trace.json") as f:
+    second_x = sum(1 for e in json.load(f)["traceEvents"] if e.get("ph") == "X")
+kc.expect_eq(int(md.ids.get("tl-canvas", {}).get("data-spans", -1)), len(xs) + second_x, "both runs on the timeline")
+s = cp.Session()
+try:
+    s.open("file://" + multi)
+    s.evaluate("document.querySelectorAll('#rank-table tbody tr')[1].click()")
+    kc.expect_eq(s.evaluate("document.querySelectorAll('#kernel-table tbody tr').length"), len(second_summary["kernels"]),
+                 "clicking the second row shows its kernels")
+    kc.expect_eq(s.errors(), [], "no console errors in the report of two runs")
+finally:
+    s.close()
+kc.finish()
