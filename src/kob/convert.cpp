@@ -10,6 +10,7 @@
 #include "common/run_outputs.hpp"
 #include "common/trace_window.hpp"
 #include "kob/progress.hpp"
+#include "kob/run_source.hpp"
 
 namespace kob::cli {
 
@@ -17,13 +18,9 @@ namespace {
 
 void say(const std::string& line) { std::fprintf(stderr, "kob: %s\n", line.c_str()); }
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // Converts one raw trace; false when it cannot be read or a file cannot be written.
 bool convert_one(const std::string& run, const ConvertRequest& o, std::string* summary_out) {
-  const std::string path = ends_with(run, ".kob") ? run : run + ".kob";
+  const std::string path = raw_path(run);
   const std::string prefix = !o.output.empty() ? o.output : path.substr(0, path.size() - 4);
   raw::Reader reader;
   std::string error;
@@ -31,34 +28,14 @@ bool convert_one(const std::string& run, const ConvertRequest& o, std::string* s
     say(error);
     return false;
   }
-  // The header's pid and rank, unless a KV entry says otherwise.
-  Facts facts{{std::string(fact::kSection), std::string(fact::kPid), std::to_string(reader.header().pid)},
-              {std::string(fact::kSection), std::string(fact::kRank), std::to_string(reader.header().rank)}};
-  facts.insert(facts.end(), reader.kv().begin(), reader.kv().end());
+  const Facts facts = run_facts(reader);  // the header's pid and rank, unless a KV entry says otherwise
   if (fact_value(facts, fact::kSection, fact::kHelpRun) == "1") {
     if (!o.quiet) say(path + " is a --kokkos-tools-help run: nothing to convert");
     return true;
   }
   if (reader.cut_tail_bytes() != 0)
     say(path + ": the last " + std::to_string(reader.cut_tail_bytes()) + " bytes are a write cut short; ignored");
-  if (!reader.complete() && !o.quiet)
-    say(path + ": the run did not end cleanly; spans still open at its end are cut at their thread's last event");
-  std::uint64_t tick0 = 0, ns0 = 0;
-  double rate = 1.0;
-  if (!reader.clock_line(tick0, ns0, rate))
-    say(path + ": no clock calibration point in the file; times use this machine's clock rate");
-  reader.apply_clock();
-  reader.load_names();
-
-  RunData data;
-  data.threads = reader.threads();
-  data.ended_cleanly = reader.complete();
-  data.run_end = reader.complete() ? clock::to_ns(reader.end_tick()) : 0;
-  try {
-    data.initial_device_num = std::stoi(fact_value(facts, fact::kSection, fact::kOmpInitialDevice, "-1"));
-  } catch (...) {
-    data.initial_device_num = -1;
-  }
+  RunData data = prepare_run(reader, facts, o.quiet);
   OutputRequest req;
   req.prefix = prefix;
   const std::size_t slash = prefix.rfind('/');

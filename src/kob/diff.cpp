@@ -14,6 +14,7 @@
 #include "common/raw_reader.hpp"
 #include "common/run_outputs.hpp"
 #include "kob/progress.hpp"
+#include "kob/run_source.hpp"
 
 namespace kob::cli {
 
@@ -21,35 +22,17 @@ namespace {
 
 void say(const std::string& line) { std::fprintf(stderr, "kob: %s\n", line.c_str()); }
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // Reads one run's raw trace and folds it into its summary, as kob summary would print it.
 bool load_run(const std::string& run, std::string& path, Summary& out) {
-  path = ends_with(run, ".kob") ? run : run + ".kob";
+  path = raw_path(run);
   raw::Reader reader;
   std::string error;
   if (!reader.open(path, error)) {
     say(error);
     return false;
   }
-  Facts facts{{std::string(fact::kSection), std::string(fact::kPid), std::to_string(reader.header().pid)},
-              {std::string(fact::kSection), std::string(fact::kRank), std::to_string(reader.header().rank)}};
-  facts.insert(facts.end(), reader.kv().begin(), reader.kv().end());
-  if (!reader.complete())
-    say(path + ": the run did not end cleanly; spans still open at its end are cut at their thread's last event");
-  reader.apply_clock();
-  reader.load_names();
-  RunData data;
-  data.threads = reader.threads();
-  data.ended_cleanly = reader.complete();
-  data.run_end = reader.complete() ? clock::to_ns(reader.end_tick()) : 0;
-  try {
-    data.initial_device_num = std::stoi(fact_value(facts, fact::kSection, fact::kOmpInitialDevice, "-1"));
-  } catch (...) {
-    data.initial_device_num = -1;
-  }
+  const Facts facts = run_facts(reader);
+  RunData data = prepare_run(reader, facts, false);
   Progress progress(path);
   reader.on_progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
   out = summarize_run(data, facts);

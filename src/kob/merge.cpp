@@ -16,6 +16,7 @@
 #include "common/run_outputs.hpp"
 #include "common/trace_tee.hpp"
 #include "kob/progress.hpp"
+#include "kob/run_source.hpp"
 
 namespace kob::cli {
 
@@ -23,15 +24,10 @@ namespace {
 
 constexpr std::uint32_t kMergeFormats = kFormatPerfetto | kFormatOtf2 | kFormatSummary | kFormatJson;
 
-// Written by the PMPI layer (libkob_mpi.so) into each rank's raw trace, section `kob`:
-// "LOCAL_NS OFFSET_NS RTT_NS", this rank's clock minus rank 0's (docs/raw-format.md).
-constexpr std::string_view kMpiRank = "mpi_rank", kMpiClockStart = "mpi_clock_start", kMpiClockEnd = "mpi_clock_end";
+// The PMPI layer's clock offsets (fact::kMpiClockStart / End) are "LOCAL_NS OFFSET_NS RTT_NS", this rank's
+// clock minus rank 0's (docs/raw-format.md).
 
 void say(const std::string& line) { std::fprintf(stderr, "kob: %s\n", line.c_str()); }
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 struct ClockSync {
   bool present = false;
@@ -105,7 +101,7 @@ class ShiftSink : public trace::TraceSink {
 };
 
 bool read_facts(const std::string& arg, std::size_t given, Run& run) {
-  run.path = ends_with(arg, ".kob") ? arg : arg + ".kob";
+  run.path = raw_path(arg);
   run.given = given;
   raw::Reader reader;
   std::string error;
@@ -113,20 +109,18 @@ bool read_facts(const std::string& arg, std::size_t given, Run& run) {
     say(error);
     return false;
   }
-  run.facts = {{std::string(fact::kSection), std::string(fact::kPid), std::to_string(reader.header().pid)},
-               {std::string(fact::kSection), std::string(fact::kRank), std::to_string(reader.header().rank)}};
-  run.facts.insert(run.facts.end(), reader.kv().begin(), reader.kv().end());
+  run.facts = run_facts(reader);
   const Facts& f = run.facts;
   try {
-    run.rank = std::stoi(fact_value(f, fact::kSection, kMpiRank, fact_value(f, fact::kSection, fact::kRank, "-1")));
+    run.rank = std::stoi(fact_value(f, fact::kSection, fact::kMpiRank, fact_value(f, fact::kSection, fact::kRank, "-1")));
     run.pid = std::stoull(fact_value(f, fact::kSection, fact::kPid, "0"));
   } catch (...) {
     run.rank = -1;
   }
   run.host = fact_value(f, fact::kSection, fact::kHost, "unknown host");
   run.exe = fact_value(f, fact::kSection, fact::kExe, "program");
-  run.start = parse_sync(fact_value(f, fact::kSection, kMpiClockStart));
-  run.end = parse_sync(fact_value(f, fact::kSection, kMpiClockEnd));
+  run.start = parse_sync(fact_value(f, fact::kSection, fact::kMpiClockStart));
+  run.end = parse_sync(fact_value(f, fact::kSection, fact::kMpiClockEnd));
   unsigned long long raw = 0, real = 0;
   run.has_wall = std::sscanf(fact_value(f, fact::kSection, fact::kWallReference).c_str(), "%llu %llu", &raw, &real) == 2;
   run.wall_raw = raw;
@@ -260,18 +254,7 @@ int merge_runs(const MergeRequest& o) {
       ok = false;
       continue;
     }
-    if (!reader.complete() && !o.quiet)
-      say(r.path + ": the run did not end cleanly; spans still open at its end are cut at their thread's last event");
-    reader.apply_clock();
-    reader.load_names();
-    RunData data;
-    data.threads = reader.threads();
-    data.ended_cleanly = reader.complete();
-    data.run_end = reader.complete() ? clock::to_ns(reader.end_tick()) : 0;
-    try {
-      data.initial_device_num = std::stoi(fact_value(r.facts, fact::kSection, fact::kOmpInitialDevice, "-1"));
-    } catch (...) {
-    }
+    RunData data = prepare_run(reader, r.facts, o.quiet);
     TraceInfo info;
     // Perfetto tells processes apart by pid: ranks on different hosts may share one.
     info.pid = r.pid;

@@ -9,6 +9,7 @@
 #include "common/run_outputs.hpp"
 #include "common/summary.hpp"
 #include "kob/progress.hpp"
+#include "kob/run_source.hpp"
 #include "report/html_report.hpp"
 
 namespace kob::cli {
@@ -16,18 +17,6 @@ namespace kob::cli {
 namespace {
 
 void say(const std::string& line) { std::fprintf(stderr, "kob: %s\n", line.c_str()); }
-
-std::string kob_path(const std::string& run) {
-  return run.size() >= 4 && run.compare(run.size() - 4, 4, ".kob") == 0 ? run : run + ".kob";
-}
-
-// The run's facts as kob convert takes them: the header's pid and rank unless a KV entry says otherwise.
-Facts read_facts(raw::Reader& reader) {
-  Facts facts{{std::string(fact::kSection), std::string(fact::kPid), std::to_string(reader.header().pid)},
-              {std::string(fact::kSection), std::string(fact::kRank), std::to_string(reader.header().rank)}};
-  facts.insert(facts.end(), reader.kv().begin(), reader.kv().end());
-  return facts;
-}
 
 int rank_of(const Facts& facts) {
   try {
@@ -54,13 +43,13 @@ int report_runs(const ReportRequest& o) {
   std::string error;
   for (const std::string& run : o.runs) {
     raw::Reader reader;
-    const std::string path = kob_path(run);
+    const std::string path = raw_path(run);
     if (!reader.open(path, error)) {
       say(error);
       ok = false;
       continue;
     }
-    runs.push_back({path, rank_of(read_facts(reader))});
+    runs.push_back({path, rank_of(run_facts(reader))});
   }
   if (runs.empty()) return 1;
   std::stable_sort(runs.begin(), runs.end(), [](const Given& a, const Given& b) {
@@ -76,19 +65,8 @@ int report_runs(const ReportRequest& o) {
       ok = false;
       continue;
     }
-    const Facts facts = read_facts(reader);
-    if (!reader.complete() && !o.quiet)
-      say(g.path + ": the run did not end cleanly; spans still open at its end are cut at their thread's last event");
-    reader.apply_clock();
-    reader.load_names();
-    RunData data;
-    data.threads = reader.threads();
-    data.ended_cleanly = reader.complete();
-    data.run_end = reader.complete() ? clock::to_ns(reader.end_tick()) : 0;
-    try {
-      data.initial_device_num = std::stoi(fact_value(facts, fact::kSection, fact::kOmpInitialDevice, "-1"));
-    } catch (...) {
-    }
+    const Facts facts = run_facts(reader);
+    RunData data = prepare_run(reader, facts, o.quiet);
     TraceInfo info;
     try {
       info.pid = std::stoull(fact_value(facts, fact::kSection, fact::kPid, "0"));
