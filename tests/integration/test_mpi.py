@@ -9,12 +9,11 @@ import glob
 import json
 import os
 import shutil
-import signal
 import socket
-import subprocess
 import sys
 
 import kob_check as kc
+import mpi_launch
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--program")
@@ -38,29 +37,7 @@ host = socket.gethostname()
 
 
 def mpirun_run(env_extra, cwd, wrapper=()):
-    env = dict(os.environ)
-    env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMP_NUM_THREADS": "2",
-                "KMP_BLOCKTIME": "0", "OMP_PROC_BIND": "false"})
-    env.update(env_extra)
-    cmd = [mpirun, "-np", str(NP), "--oversubscribe", "--mca", "btl", "self,vader", "--mca", "oob_tcp_if_include", "lo"]
-    for k in env_extra:
-        cmd += ["-x", k]
-    # The sanitizer build: the ranks get the sanitizer runtime first in LD_PRELOAD, mpirun does not.
-    # OpenMPI leaks by design (components dlclosed with their allocations, which LSan cannot even
-    # name), so leak checking is off in the ranks; the other tests check the library's leaks.
-    if env_extra and kc.SANITIZER_PRELOAD:
-        cmd += ["-x", "LD_PRELOAD=" + kc.program_env()["LD_PRELOAD"],
-                "-x", "ASAN_OPTIONS=" + os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"]
-    p = subprocess.Popen(cmd + list(wrapper) + [prog], env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=TIMEOUT)
-        kc.check_no_sanitizer_report(err, prog)
-        return p.returncode, out, err
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-        return None, out, err
+    return mpi_launch.run(mpirun, [(NP, env_extra, list(wrapper) + [prog])], cwd, TIMEOUT)
 
 
 base_rc, base_out, base_err = mpirun_run({}, kc.workdir())
@@ -138,34 +115,11 @@ if a.kob:
 def layer_run(shift_rank, shift_ns, wd):
     """`mpirun -np 4 kob run --mpi --output=r-%r -- PROGRAM`, KOB_TEST_CLOCK_SHIFT_NS=shift_ns on
     rank shift_rank only (an MPMD command line: one app context per group of ranks)."""
-    env = dict(os.environ)
-    env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMP_NUM_THREADS": "2",
-                "KMP_BLOCKTIME": "0", "OMP_PROC_BIND": "false"})
-    cmd = [mpirun, "--oversubscribe", "--mca", "btl", "self,vader", "--mca", "oob_tcp_if_include", "lo"]
-    # The sanitizer build: every app context of the MPMD line needs the runtime (an -x before the
-    # first context reaches that context's ranks only).
-    san = []
-    if kc.SANITIZER_PRELOAD:
-        san = ["-x", "LD_PRELOAD=" + kc.program_env()["LD_PRELOAD"],
-               "-x", "ASAN_OPTIONS=" + os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"]
     app = [os.path.abspath(a.kob), "run", "--mpi", "--output=r-%r", kc.CHROME, "--", prog]
-    groups = [(shift_rank, []), (1, ["-x", f"KOB_TEST_CLOCK_SHIFT_NS={shift_ns}"]), (NP - shift_rank - 1, [])]
-    first = True
-    for n, extra in groups:
-        if n == 0:
-            continue
-        cmd += ([] if first else [":"]) + ["-np", str(n)] + san + extra + app
-        first = False
-    p = subprocess.Popen(cmd, env=env, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=TIMEOUT)
-        kc.check_no_sanitizer_report(err, prog)
-        return p.returncode, out, err
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-        return None, out, err
+    groups = [(shift_rank, {}), (1, {"KOB_TEST_CLOCK_SHIFT_NS": str(shift_ns)}), (NP - shift_rank - 1, {})]
+    # Every context has an environment: the sanitizer build's runtime goes to each.
+    contexts = [(n, dict(extra, OMP_NUM_THREADS="2"), app) for n, extra in groups if n]
+    return mpi_launch.run(mpirun, contexts, wd, TIMEOUT)
 
 
 # The PMPI layer (`kob run --mpi`): each rank's clock offset to rank 0, measured after MPI_Init and

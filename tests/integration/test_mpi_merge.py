@@ -17,15 +17,14 @@ import argparse
 import json
 import os
 import shutil
-import signal
 import socket
 import stat
-import subprocess
 import sys
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kob_check as kc  # noqa: E402
+import mpi_launch  # noqa: E402
 import otf2_read  # noqa: E402
 import pftrace_decode as pd  # noqa: E402
 
@@ -48,27 +47,7 @@ layer = os.path.join(os.path.dirname(kob), "libkob_mpi.so")
 
 
 def mpirun_run(env_extra, cwd, wrapper=()):
-    env = dict(os.environ)
-    env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMP_NUM_THREADS": "2",
-                "KMP_BLOCKTIME": "0", "OMP_PROC_BIND": "false"})
-    env.update(env_extra)
-    cmd = [mpirun, "-np", str(NP), "--oversubscribe", "--mca", "btl", "self,vader", "--mca", "oob_tcp_if_include", "lo"]
-    if env_extra and kc.SANITIZER_PRELOAD:  # as test_mpi.py: OpenMPI leaks by design
-        env["LD_PRELOAD"] = kc.program_env(env_extra)["LD_PRELOAD"]
-        env["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
-        env_extra = dict(env_extra, LD_PRELOAD=env["LD_PRELOAD"], ASAN_OPTIONS=env["ASAN_OPTIONS"])
-    for k in env_extra:
-        cmd += ["-x", k]
-    p = subprocess.Popen(cmd + list(wrapper) + [prog], env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=TIMEOUT)
-        kc.check_no_sanitizer_report(err, prog)
-        return p.returncode, out, err
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-        return None, out, err
+    return mpi_launch.run(mpirun, [(NP, env_extra, list(wrapper) + [prog])], cwd, TIMEOUT)
 
 
 def shift_wrapper(wd):

@@ -1,0 +1,47 @@
+"""mpirun for the MPI tests: OpenMPI on loopback and shared memory only, as root when needed,
+oversubscribed, OpenMP threads that sleep when idle; in the sanitizer build every app context's
+ranks get the sanitizer runtime first in LD_PRELOAD (mpirun itself does not), with leak checking
+off in them (OpenMPI leaks by design: components dlclosed with their allocations, which LSan
+cannot even name; the other tests check the library's leaks)."""
+import os
+import signal
+import subprocess
+
+import kob_check as kc
+
+BASE_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMP_NUM_THREADS": "2",
+            "KMP_BLOCKTIME": "0", "OMP_PROC_BIND": "false"}
+OPTIONS = ["--oversubscribe", "--mca", "btl", "self,vader", "--mca", "oob_tcp_if_include", "lo"]
+
+
+def exports(env_extra, sanitize=True):
+    """-x options that give the ranks env_extra (and, in the sanitizer build, the runtime)."""
+    env_extra = dict(env_extra)
+    if sanitize and kc.SANITIZER_PRELOAD:
+        env_extra["LD_PRELOAD"] = kc.program_env(env_extra)["LD_PRELOAD"]
+        env_extra["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+    out = []
+    for k, v in env_extra.items():
+        out += ["-x", f"{k}={v}"]
+    return out
+
+
+def run(mpirun, contexts, cwd, timeout):
+    """contexts: [(ranks, env_extra, command)], one app context each (MPMD when several). Returns
+    (exit status or None after a hang, stdout, stderr)."""
+    env = dict(os.environ)
+    env.update(BASE_ENV)
+    cmd = [mpirun] + OPTIONS
+    for i, (n, env_extra, command) in enumerate(contexts):
+        # A program without the tool runs as it is, sanitizer runtime or not.
+        cmd += ([":"] if i else []) + ["-np", str(n)] + exports(env_extra, sanitize=bool(env_extra)) + list(command)
+    p = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        kc.check_no_sanitizer_report(err, contexts[0][2][-1])
+        return p.returncode, out, err
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        return None, out, err
