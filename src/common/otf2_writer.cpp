@@ -257,6 +257,8 @@ void ArchiveSink::track(const trace::TrackDesc& t) {
   if (m.groups.empty()) return;
   if (t.index >= m.track_loc.size()) m.track_loc.resize(t.index + 1, -1);
   if (m.track_loc[t.index] >= 0) return;
+  // A thread that only handed over device records: not a track of its own in the other traces either.
+  if (!t.listed) return;
   std::uint32_t group = static_cast<std::uint32_t>(m.groups.size() - 1);
   LocKind kind = LocKind::Thread;
   if (t.kind == trace::TrackKind::Device) {
