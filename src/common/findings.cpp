@@ -184,8 +184,8 @@ class Rules {
       f.subject = c.dst_name + " <- " + c.src_name;
       f.title = "The same deep copy " + q(f.subject) + " ran " + n(c.calls) + " times";
       f.evidence = "deep_copy(" + summary_format::name(c.dst_name) + " [" + summary_format::name(c.dst_space) + "] <- " +
-                   summary_format::name(c.src_name) + " [" + summary_format::name(c.src_space) + "]) of " + n(c.bytes) +
-                   " bytes ran " + n(c.calls) + " times, " + t(c.time) + " in all (" + t(c.time / c.calls) + " each).";
+                   summary_format::name(c.src_name) + " [" + summary_format::name(c.src_space) + "]) of " + summary_format::bytes(c.bytes) +
+                   " ran " + n(c.calls) + " times, " + t(c.time) + " in all (" + t(c.time / c.calls) + " each).";
       f.time_at_stake = stake;
       f.fix = same_space ? "Copy once, outside the loop, and use the data where it is; to switch buffers, swap or assign "
                            "the Views (that shares the allocation) instead of copying."
@@ -216,7 +216,7 @@ class Rules {
       f.id = "alloc_in_loop";
       f.subject = a.name;
       f.title = "View " + q(a.name) + " is allocated and initialised over and over";
-      f.evidence = "View " + q(a.name) + " (" + n(a.bytes) + " bytes in " + summary_format::name(a.space) + ") was allocated " +
+      f.evidence = "View " + q(a.name) + " (" + summary_format::bytes(a.bytes) + " in " + summary_format::name(a.space) + ") was allocated " +
                    n(a.allocations) + " times; its initialization kernel ran " + n(calls) + " times, " + t(total) + " in all.";
       f.time_at_stake = stake;
       f.fix = "Allocate it once outside the loop and reuse it; where every element is written before it is read, "
@@ -242,7 +242,7 @@ class Rules {
       f.id = "transfer_hotspot";
       f.subject = "device " + std::to_string(d.device);
       f.title = "Host-device transfers take " + pct(run_share(time)) + " of the run on device " + std::to_string(d.device);
-      f.evidence = n(count) + " transfers moved " + n(bytes) + " bytes in " + t(time) + ", " + pct(run_share(time)) + " of the run.";
+      f.evidence = n(count) + " transfers moved " + summary_format::bytes(bytes) + " in " + t(time) + ", " + pct(run_share(time)) + " of the run.";
       f.time_at_stake = time;
       f.fix = "Keep Views in the device's memory space across kernels and copy to and from host mirrors "
               "(Kokkos::create_mirror_view + Kokkos::deep_copy) only at the start and the end; with a Kokkos::DualView, "

@@ -682,6 +682,7 @@ std::string dropped_line(const Summary& s, std::uint64_t memory_limit_mib) {
 
 namespace summary_format {
 std::string time(std::uint64_t ns) { return fmt_time(ns); }
+std::string bytes(std::uint64_t b) { return fmt_bytes(b); }
 std::string name(std::string_view n) { return shown(n); }
 std::string table(const std::vector<std::vector<std::string>>& rows) { return kob::table(rows); }
 }  // namespace summary_format

@@ -244,9 +244,10 @@ Summary summarize(const Timeline& t);
 std::string summary_text(const Summary& s, const std::string& title);
 
 // The text summary's cells, for other summaries of the same look (kob merge): a time ("12.3 ms"),
-// a program's name escaped and shortened, a table (first column left-aligned, the others right).
+// a size ("8.0 MiB"), a program's name escaped and shortened, a table (first column left-aligned, the others right).
 namespace summary_format {
 std::string time(std::uint64_t ns);
+std::string bytes(std::uint64_t b);
 std::string name(std::string_view name);
 std::string table(const std::vector<std::vector<std::string>>& rows);
 }  // namespace summary_format

@@ -7,11 +7,14 @@
 //   findings_cases deep_copies    deep_copy(dst, src) of 8 MiB x50 in a loop
 //   findings_cases locks          a plain omp parallel region: 2000 critical sections per thread
 //   findings_cases alloc_loop     View "tmp" of 32 MiB allocated (and so zeroed) x30 in a loop
+//   findings_cases nested         kernel "nested_kernel" x5 launched by one thread of a plain omp
+//                                 parallel region of 2: Kokkos runs it serially
 //   findings_cases balanced       kernel "balanced_kernel" x20 over 1M even iterations
 //                                 (dynamic schedule, so a busy machine does not unbalance it)
 //
 // stdout: "CASE done S" (S: a checksum, so that no work is optimised away). Exit 2 on a bad case.
 #include <Kokkos_Core.hpp>
+#include <omp.h>
 
 #include <cmath>
 #include <cstdint>
@@ -83,6 +86,20 @@ double alloc_loop() {
   return s;
 }
 
+double nested() {
+  const int n = 1 << 16;
+  Kokkos::View<double*> a("a", n);
+#pragma omp parallel num_threads(2)
+  {
+    if (omp_get_thread_num() == 0)
+      for (int call = 0; call < 5; ++call)
+        Kokkos::parallel_for("nested_kernel", n, KOKKOS_LAMBDA(int i) { a(i) += spin(200, a(i) + i % 5); });
+  }
+  double s = 0;
+  for (int i = 0; i < n; i += 1024) s += a(i);
+  return s;
+}
+
 double balanced() {
   const int n = 1 << 20;
   Kokkos::View<double*> a("a", n);
@@ -107,10 +124,11 @@ int main(int argc, char** argv) {
     else if (which == "deep_copies") s = deep_copies();
     else if (which == "locks") s = locks();
     else if (which == "alloc_loop") s = alloc_loop();
+    else if (which == "nested") s = nested();
     else if (which == "balanced") s = balanced();
     else rc = 2;
     if (rc == 0) std::printf("%s done %.0f\n", which.c_str(), std::floor(s));
-    else std::fprintf(stderr, "findings_cases: unknown case '%s' (imbalanced, tiny_kernels, deep_copies, locks, alloc_loop, balanced)\n", which.c_str());
+    else std::fprintf(stderr, "findings_cases: unknown case '%s' (imbalanced, tiny_kernels, deep_copies, locks, alloc_loop, nested, balanced)\n", which.c_str());
   }
   Kokkos::finalize();
   return rc;

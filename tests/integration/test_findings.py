@@ -102,6 +102,13 @@ elif a.case == "alloc_loop":
         kc.expect_eq(init["calls"], 30, "tmp: initialization calls")
         kc.expect_eq(f["time_at_stake_ns"], init["total_ns"] * 29 // 30, "at stake: all but one initialization's time")
         kc.check("WithoutInitializing" in f["fix"], "the fix names Kokkos::WithoutInitializing")
+elif a.case == "nested":
+    f = first("serialized_kernel", "nested_kernel")
+    k = kernel("nested_kernel")
+    threads = s["openmp"]["thread_types"]["initial"] + s["openmp"]["thread_types"]["worker"]
+    if f and k:
+        kc.expect_eq((k["calls"], k["device"], threads), (5, "OpenMP", 2), "nested_kernel calls, device; OpenMP threads")
+        kc.expect_eq(f["time_at_stake_ns"], k["total_ns"] // threads * (threads - 1), "at stake: kernel time x (threads - 1) / threads")
 else:
     kc.check(False, f"unknown case {a.case}")
 kc.finish()
