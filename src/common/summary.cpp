@@ -238,7 +238,8 @@ void omp_json(std::string& o, const OmpSummary& m) {
     append_double(o, k.load_imbalance());
     o += ", \"barrier_wait_share\": ";
     append_double(o, k.barrier_wait_share());
-    o += ", \"implicit_task_ns\": " + n(k.task_time) + ", \"wait_ns\": " + n(k.wait_time) +
+    o += ", \"implicit_task_ns\": " + n(k.task_time) + ", \"wait_ns\": " + n(k.wait_time) + ", \"busy_max_ns\": " +
+         n(k.busy_max) + ", \"busy_mean_ns\": " + n(k.busy_mean) +
          ", \"partial\": " + (k.partial ? "true" : "false") + "}";
   }
   o += "]}";
@@ -400,11 +401,56 @@ std::string coverage_text(const Summary& s) {
   return out;
 }
 
+// Words of `text` on lines of at most kWrap columns, each after `indent` (the first after `first`).
+std::string wrapped(const std::string& first, const std::string& indent, const std::string& text) {
+  constexpr std::size_t kWrap = 110;
+  std::string out = first;
+  std::size_t col = first.size();
+  bool line_empty = true;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view word(text.data() + at, end - at);
+    at = end + 1;
+    if (!line_empty && col + 1 + word.size() > kWrap) {
+      out += "\n" + indent;
+      col = indent.size();
+      line_empty = true;
+    }
+    if (!line_empty) {
+      out += ' ';
+      ++col;
+    }
+    out += word;
+    col += word.size();
+    line_empty = false;
+  }
+  return out + "\n";
+}
+
+// Ranked advice (findings.hpp), right under the run time: what to change first.
+std::string findings_text(const Summary& s) {
+  if (s.findings.empty()) return "findings: none (no rule fired; see the README, \"Findings\")\n";
+  std::string out = "\nFindings (ranked by time at stake; rules in the README, \"Findings\")\n";
+  for (std::size_t i = 0; i < s.findings.size(); ++i) {
+    const Finding& f = s.findings[i];
+    char share[32];
+    std::snprintf(share, sizeof share, "%.1f%%", 100.0 * f.share_of_run);
+    const std::string head = "  " + std::to_string(i + 1) + ". ";
+    out += wrapped(head, "     ", f.title + " [" + f.id + "]: " + fmt_time(f.time_at_stake) + " at stake (" + share + " of the run)");
+    out += wrapped("     evidence: ", "       ", f.evidence);
+    out += wrapped("     fix: ", "       ", f.fix);
+  }
+  return out;
+}
+
 std::string summary_text(const Summary& s, const std::string& title) {
   std::string out = "== kokkos-ompt-bridge summary: " + text::shorten(title, 2 * text::kNameColumns) + " ==\n";
   out += s.coverage.complete() ? "run time (first to last event): " + fmt_time(s.run_time) + "\n"
                                : "run time (first event to the end of the run): " + fmt_time(s.run_time) + "\n";
   out += coverage_text(s);
+  out += findings_text(s);
   if (!s.kernels.empty()) {
     out += "\nKokkos kernels\n";
     std::vector<std::vector<std::string>> rows{{"name", "kind", "device", "calls", "total", "mean", "min", "max"}};
@@ -476,6 +522,33 @@ std::string summary_text(const Summary& s, const std::string& title) {
   return out;
 }
 
+// Findings, ranked; always present (an empty list when no rule fired).
+void findings_json(std::string& o, const std::vector<Finding>& v) {
+  using json::append_string;
+  o += ",\n\"findings\": [";
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const Finding& f = v[i];
+    o += i ? ",\n  {\"id\": " : "\n  {\"id\": ";
+    append_string(o, f.id);
+    o += ", \"rank\": " + std::to_string(i + 1) + ", \"title\": ";
+    append_string(o, f.title);
+    o += ", \"subject\": ";
+    append_string(o, f.subject);
+    o += ", \"evidence\": ";
+    append_string(o, f.evidence);
+    o += ", \"time_at_stake_us\": ";
+    json::append_us(o, f.time_at_stake);
+    o += ", \"time_at_stake_ns\": " + std::to_string(f.time_at_stake) + ", \"share_of_run\": ";
+    json::append_double(o, f.share_of_run);
+    o += ", \"fix\": ";
+    append_string(o, f.fix);
+    o += ", \"threshold\": ";
+    append_string(o, f.threshold);
+    o += "}";
+  }
+  o += "]";
+}
+
 std::string summary_json(const Summary& s, const std::string& other_data_json) {
   using json::append_string;
   using json::append_uint;
@@ -502,6 +575,7 @@ std::string summary_json(const Summary& s, const std::string& other_data_json) {
   }
   o += "]}";
   o += ",\n\"cut_short\": " + std::string(s.cut_short ? "true" : "false") + ",\n\"cut_spans\": " + std::to_string(s.cut_spans);
+  findings_json(o, s.findings);
   o += ",\n\"kernels\": [";
   for (std::size_t i = 0; i < s.kernels.size(); ++i) {
     const auto& k = s.kernels[i];
@@ -549,6 +623,31 @@ std::string summary_json(const Summary& s, const std::string& other_data_json) {
     json::append_double(o, c.gb_per_s());
     o += "}";
   }
+  o += "],\n\"deep_copy_sites\": [";
+  for (std::size_t i = 0; i < s.copy_sites.size(); ++i) {
+    const auto& c = s.copy_sites[i];
+    o += i ? ",\n  {" : "\n  {";
+    o += "\"dst_name\": ";
+    append_string(o, c.dst_name);
+    o += ", \"src_name\": ";
+    append_string(o, c.src_name);
+    o += ", \"dst_space\": ";
+    append_string(o, c.dst_space);
+    o += ", \"src_space\": ";
+    append_string(o, c.src_space);
+    o += ", \"bytes\": " + std::to_string(c.bytes) + ", \"calls\": " + std::to_string(c.calls) + ", \"time_ns\": " +
+         std::to_string(c.time) + "}";
+  }
+  o += "],\n\"sites_untracked\": " + std::to_string(s.sites_untracked) + ",\n\"alloc_sites\": [";
+  for (std::size_t i = 0; i < s.alloc_sites.size(); ++i) {
+    const auto& a = s.alloc_sites[i];
+    o += i ? ",\n  {" : "\n  {";
+    o += "\"name\": ";
+    append_string(o, a.name);
+    o += ", \"space\": ";
+    append_string(o, a.space);
+    o += ", \"bytes\": " + std::to_string(a.bytes) + ", \"allocations\": " + std::to_string(a.allocations) + "}";
+  }
   auto named = [&](const char* key, const std::vector<NamedStats>& v, const char* calls_key) {
     o += "],\n\"" + std::string(key) + "\": [";
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -590,6 +689,7 @@ std::string dropped_line(const Summary& s, std::uint64_t memory_limit_mib) {
 
 namespace summary_format {
 std::string time(std::uint64_t ns) { return fmt_time(ns); }
+std::string bytes(std::uint64_t b) { return fmt_bytes(b); }
 std::string name(std::string_view n) { return shown(n); }
 std::string table(const std::vector<std::vector<std::string>>& rows) { return kob::table(rows); }
 }  // namespace summary_format

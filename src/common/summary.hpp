@@ -1,6 +1,7 @@
 // End-of-run figures computed from the timeline; printed as text and written as JSON.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -69,6 +70,37 @@ struct CopyStats {
   double gb_per_s() const { return time ? double(bytes) / double(time) : 0.0; }  // bytes/ns = GB/s
 };
 
+// One deep copy site: the same destination and source views, spaces and size (findings look for
+// the same copy repeated).
+struct CopySiteStats {
+  std::string dst_name, src_name, dst_space, src_space;
+  std::uint64_t bytes = 0;  // of one call
+  std::uint64_t calls = 0, time = 0;
+};
+
+// Allocations of one view name, space and size.
+struct AllocSiteStats {
+  std::string name, space;
+  std::uint64_t bytes = 0;  // of one allocation
+  std::uint64_t allocations = 0;
+};
+
+// At most this many distinct copy / allocation sites are told apart; later new ones are counted
+// in Summary::sites_untracked only (a program that allocates ever new sizes keeps the fold small).
+constexpr std::size_t kMaxSites = 4096;
+
+// One piece of advice (findings.hpp): what to change, why, and how much time it may give back.
+struct Finding {
+  std::string id;        // the rule: fork_join_overhead, load_imbalance, ...
+  std::string title;     // one line
+  std::string subject;   // kernel, view, lock kind, device...; "" for the whole run
+  std::string evidence;  // the figures of this run that made it fire
+  std::uint64_t time_at_stake = 0;  // ns the fix may give back (an estimate)
+  double share_of_run = 0;          // time_at_stake / run time, 0..1
+  std::string fix;       // what to try, in Kokkos terms
+  std::string threshold; // the rule that fired, as the README documents it
+};
+
 struct NamedStats {
   std::string name;
   std::uint64_t calls = 0, total = 0;
@@ -107,6 +139,10 @@ struct OmpKernelStats {
   std::uint64_t team_size_sum = 0;
   std::uint64_t task_time = 0, wait_time = 0;  // its implicit tasks: total ns, sync waits inside
   double imbalance_sum = 0;                   // over regions with implicit tasks
+  // Over regions with implicit tasks: the busiest task's busy time, and the mean busy time of the
+  // region's tasks (ns). Kernel time minus busy_max is what no thread spent working (fork, join,
+  // dispatch); busy_max minus busy_mean is what an even split would save.
+  std::uint64_t busy_max = 0, busy_mean = 0;
   bool partial = false;  // its kernel row is partial, or an OpenMP thread dropped events
   std::uint64_t imbalance_regions = 0;
   double regions_per_call() const { return calls ? double(parallel_regions) / double(calls) : 0.0; }
@@ -184,6 +220,9 @@ struct Summary {
   std::vector<RegionStats> regions;  // tree order (by path)
   std::vector<MemoryStats> memory;
   std::vector<CopyStats> copies;
+  std::vector<CopySiteStats> copy_sites;    // by time, largest first
+  std::vector<AllocSiteStats> alloc_sites;  // by allocations, most first
+  std::uint64_t sites_untracked = 0;        // copies and allocations past kMaxSites distinct sites
   std::vector<NamedStats> fences;
   std::vector<NamedStats> sections;  // calls = intervals
   std::vector<NamedStats> mpi_calls;  // per MPI function (the PMPI layer), in the layer's order
@@ -195,6 +234,7 @@ struct Summary {
   bool cut_short = false;        // the run ended without a clean exit (crash, signal, _exit)
   std::uint64_t cut_spans = 0;   // spans then still open, cut at their thread's last event
   std::vector<std::string> problems;
+  std::vector<Finding> findings;  // ranked: largest time at stake first
 };
 
 const char* kernel_kind_name(KernelKind k);
@@ -205,9 +245,10 @@ Summary summarize(const Timeline& t);
 std::string summary_text(const Summary& s, const std::string& title);
 
 // The text summary's cells, for other summaries of the same look (kob merge): a time ("12.3 ms"),
-// a program's name escaped and shortened, a table (first column left-aligned, the others right).
+// a size ("8.0 MiB"), a program's name escaped and shortened, a table (first column left-aligned, the others right).
 namespace summary_format {
 std::string time(std::uint64_t ns);
+std::string bytes(std::uint64_t b);
 std::string name(std::string_view name);
 std::string table(const std::vector<std::vector<std::string>>& rows);
 }  // namespace summary_format

@@ -3,6 +3,7 @@
 #include "common/summary_fold.hpp"
 
 #include "common/devid.hpp"
+#include "common/findings.hpp"
 #include "common/intern.hpp"
 #include "common/mpi_bridge.hpp"
 #include "common/summary_fold_state.hpp"
@@ -130,6 +131,17 @@ void SummaryFold::deep_copy(const DeepCopySpan& d) {
   st.bytes += d.bytes;
   st.time += d.dur();
 
+  State& s = *s_;
+  const CopySiteKey site{{d.dst_name, d.src_name, d.dst_space, d.src_space}, d.bytes};
+  auto it = s.copy_sites.find(site);
+  if (it == s.copy_sites.end() && s.copy_sites.size() >= kMaxSites) {
+    ++s.sites_untracked;
+  } else {
+    CopySiteStats& cs = s.copy_sites[site];
+    ++cs.calls;
+    cs.time += d.dur();
+  }
+
   target_copy(d);
 }
 
@@ -138,6 +150,15 @@ void SummaryFold::memory(const MemoryEvent& m) {
   if (m.alloc) {
     ++st.allocations;
     st.bytes_allocated += m.bytes;
+    const AllocSiteKey site{m.name, m.space, m.bytes};
+    auto it = s_->alloc_sites.find(site);
+    if (it != s_->alloc_sites.end()) {
+      ++it->second;
+    } else if (s_->alloc_sites.size() >= kMaxSites) {
+      ++s_->sites_untracked;
+    } else {
+      s_->alloc_sites.emplace(site, 1);
+    }
   } else {
     ++st.deallocations;
   }
@@ -232,12 +253,29 @@ void SummaryFold::finish(const Timeline& t) {
     s.sections.push_back(sec);
     s.sections.back().name = names.str(n);
   }
+  for (const auto& [key, c] : st.copy_sites) {
+    CopySiteStats cs = c;
+    cs.dst_name = names.str(std::get<0>(key.first));
+    cs.src_name = names.str(std::get<1>(key.first));
+    cs.dst_space = names.str(std::get<2>(key.first));
+    cs.src_space = names.str(std::get<3>(key.first));
+    cs.bytes = key.second;
+    s.copy_sites.push_back(cs);
+  }
+  std::stable_sort(s.copy_sites.begin(), s.copy_sites.end(),
+                   [](const CopySiteStats& a, const CopySiteStats& b) { return a.time > b.time; });
+  for (const auto& [key, n] : st.alloc_sites)
+    s.alloc_sites.push_back({names.str(std::get<0>(key)), names.str(std::get<1>(key)), std::get<2>(key), n});
+  std::stable_sort(s.alloc_sites.begin(), s.alloc_sites.end(),
+                   [](const AllocSiteStats& a, const AllocSiteStats& b) { return a.allocations > b.allocations; });
+  s.sites_untracked = st.sites_untracked;
   s.profile_events = st.profile_events;
   s.dual_view_syncs = st.dual_view_syncs;
   s.dual_view_modifies = st.dual_view_modifies;
 
   finish_omp(t, s);
   finish_target(t, s);
+  s.findings = findings::find(s);
   // Joins that never completed (a kernel dropped by --include/--exclude, a region whose tasks were
   // lost) add nothing more: drop them.
   st.joins.clear();

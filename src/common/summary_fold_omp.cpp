@@ -171,6 +171,8 @@ void SummaryFold::finish_omp(const Timeline& t, Summary& s) {
       k.wait_time = a.wait_time;
       k.imbalance_sum = a.imbalance_sum;
       k.imbalance_regions = a.imbalance_regions;
+      k.busy_max = a.busy_max;
+      k.busy_mean = a.busy_mean;
       k.partial = ks.partial || lossy_team;
       o.kernels.push_back(k);
     }

@@ -22,6 +22,8 @@ namespace summary_fold_detail {
 
 using KernelKey = std::pair<std::uint32_t, KernelKind>;
 using CopyKey = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>;  // dst name, src name, dst space, src space
+using CopySiteKey = std::pair<CopyKey, std::uint64_t>;                                   // and bytes
+using AllocSiteKey = std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>;             // name, space, bytes
 
 // The tracks a row's spans ran on: which of them dropped events is known only at finish.
 inline void add_track(std::vector<std::uint32_t>& v, std::uint32_t track) {
@@ -43,8 +45,11 @@ struct RegionAcc {
 // Additive OpenMP figures of one Kokkos kernel (or of one kernel id still to come).
 struct OmpAcc {
   std::uint64_t parallel_regions = 0, team_size_sum = 0, task_time = 0, wait_time = 0, imbalance_regions = 0;
+  std::uint64_t busy_max = 0, busy_mean = 0;
   double imbalance_sum = 0;
   void add(const OmpAcc& o) {
+    busy_max += o.busy_max;
+    busy_mean += o.busy_mean;
     parallel_regions += o.parallel_regions;
     team_size_sum += o.team_size_sum;
     task_time += o.task_time;
@@ -155,6 +160,9 @@ struct SummaryFold::State {
   std::map<std::pair<std::uint32_t, std::uint32_t>, CopyStats> copies;
   std::map<std::uint32_t, NamedStats> fences, sections;
   std::map<std::uint32_t, NamedStats> mpi_calls;  // by call (mpi_bridge.hpp)
+  std::map<summary_fold_detail::CopySiteKey, CopySiteStats> copy_sites;  // names filled at finish
+  std::map<summary_fold_detail::AllocSiteKey, std::uint64_t> alloc_sites;  // allocations
+  std::uint64_t sites_untracked = 0;
   std::uint64_t profile_events = 0, dual_view_syncs = 0, dual_view_modifies = 0;
 
   // OpenMP.
@@ -236,6 +244,8 @@ struct SummaryFold::State {
         const double mean = double(j.sum_busy) / double(j.tasks);
         acc.imbalance_sum = j.max_busy ? (double(j.max_busy) - mean) / double(j.max_busy) : 0.0;
         acc.imbalance_regions = 1;
+        acc.busy_max = j.max_busy;
+        acc.busy_mean = j.sum_busy / j.tasks;
         credit(j.kernel, acc, j.track, j.end);
       }
       auto r = refs.find(j.kernel);

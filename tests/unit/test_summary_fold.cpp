@@ -12,6 +12,7 @@
 
 #include "common/devid.hpp"
 #include "common/filter_sink.hpp"
+#include "common/findings.hpp"
 #include "common/intern.hpp"
 #include "common/omp_names.hpp"
 #include "common/span_sink.hpp"
@@ -97,6 +98,8 @@ void summarize_omp(const Timeline& t, Summary& s) {
     const double mean = double(sum_busy) / double(r->second.size());
     st.imbalance_sum += max_busy ? (double(max_busy) - mean) / double(max_busy) : 0.0;
     ++st.imbalance_regions;
+    st.busy_max += max_busy;
+    st.busy_mean += sum_busy / r->second.size();
   }
   std::map<std::pair<std::uint32_t, KernelKind>, std::uint64_t> calls;
   for (const KernelSpan& k : t.kernels) ++calls[{k.name, k.kind}];
@@ -419,6 +422,29 @@ Summary summarize_by_walk(const Timeline& t) {
   }
   for (auto& [key, st] : copies) s.copies.push_back(st);
 
+  // Copy and allocation sites (added with the findings; the walk is their reference too).
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>, CopySiteStats> copy_sites;
+  for (const DeepCopySpan& d : t.deep_copies) {
+    CopySiteStats& st = copy_sites[{d.dst_name, d.src_name, d.dst_space, d.src_space, d.bytes}];
+    st.dst_name = names.str(d.dst_name);
+    st.src_name = names.str(d.src_name);
+    st.dst_space = names.str(d.dst_space);
+    st.src_space = names.str(d.src_space);
+    st.bytes = d.bytes;
+    ++st.calls;
+    st.time += d.dur();
+  }
+  for (auto& [key, st] : copy_sites) s.copy_sites.push_back(st);
+  std::stable_sort(s.copy_sites.begin(), s.copy_sites.end(),
+                   [](const CopySiteStats& a, const CopySiteStats& b) { return a.time > b.time; });
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, std::uint64_t> alloc_sites;
+  for (const MemoryEvent& m : t.memory)
+    if (m.alloc) ++alloc_sites[{m.name, m.space, m.bytes}];
+  for (auto& [key, count] : alloc_sites)
+    s.alloc_sites.push_back({names.str(std::get<0>(key)), names.str(std::get<1>(key)), std::get<2>(key), count});
+  std::stable_sort(s.alloc_sites.begin(), s.alloc_sites.end(),
+                   [](const AllocSiteStats& a, const AllocSiteStats& b) { return a.allocations > b.allocations; });
+
   std::map<std::uint32_t, NamedStats> fences, sections;
   for (const FenceSpan& f : t.fences) {
     NamedStats& st = fences[f.name];
@@ -439,6 +465,7 @@ Summary summarize_by_walk(const Timeline& t) {
   for (const DualViewEvent& d : t.dual_views) ++(d.modify ? s.dual_view_modifies : s.dual_view_syncs);
   summarize_omp(t, s);
   summarize_target(t, s);
+  s.findings = findings::find(s);
   return s;
 }
 

@@ -1,0 +1,306 @@
+#include "common/findings.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "common/timeline.hpp"
+
+namespace kob::findings {
+
+namespace {
+
+// Kokkos names the kernel that fills a new View "Kokkos::View::initialization [label]" (4.x may
+// add " via memset"): its time belongs to the allocation, and alloc_in_loop reports it.
+constexpr std::string_view kInitPrefix = "Kokkos::View::initialization [";
+bool view_init(std::string_view kernel) { return kernel.substr(0, kInitPrefix.size()) == kInitPrefix; }
+
+std::string t(std::uint64_t ns) { return summary_format::time(ns); }
+std::string q(std::string_view name) { return "\"" + summary_format::name(name) + "\""; }
+std::string pct(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * v);
+  return buf;
+}
+std::string fixed1(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+std::string n(std::uint64_t v) { return std::to_string(v); }
+std::uint64_t share_of(std::uint64_t ns, std::uint64_t calls) { return calls ? ns / calls * (calls - 1) + ns % calls * (calls - 1) / calls : 0; }
+
+const char* kGate = "time at stake >= 1% of the run and >= 100 us";
+
+class Rules {
+ public:
+  explicit Rules(const Summary& s) : s_(s) {
+    const OmpSummary& o = s.openmp;
+    omp_threads_ = o.threads_initial + o.threads_worker;
+  }
+
+  std::vector<Finding> run() {
+    incomplete_data();
+    for (const OmpKernelStats& k : s_.openmp.kernels) {
+      fork_join(k);
+      imbalance(k);
+    }
+    serialized();
+    repeated_copies();
+    allocs_in_loop();
+    transfers();
+    locks();
+    fences();
+    std::stable_sort(out_.begin(), out_.end(),
+                     [](const Finding& a, const Finding& b) { return a.time_at_stake > b.time_at_stake; });
+    return std::move(out_);
+  }
+
+ private:
+  bool matters(std::uint64_t stake) const {
+    return stake >= kMinStakeNs && double(stake) >= kMinShare * double(s_.run_time);
+  }
+
+  double run_share(std::uint64_t ns) const { return s_.run_time ? std::min(1.0, double(ns) / double(s_.run_time)) : 0.0; }
+
+  void add(Finding f) {
+    f.share_of_run = run_share(f.time_at_stake);
+    out_.push_back(std::move(f));
+  }
+
+  const KernelStats* kernel_row(const std::string& name, const std::string& kind) const {
+    for (const KernelStats& k : s_.kernels)
+      if (k.name == name && k.kind == kind) return &k;
+    return nullptr;
+  }
+
+  void incomplete_data() {
+    const Coverage& c = s_.coverage;
+    if (c.complete() && !s_.cut_short) return;
+    Finding f;
+    f.id = "incomplete_data";
+    f.title = "The figures are incomplete: events are missing";
+    std::string ev;
+    if (!c.complete()) {
+      f.time_at_stake = c.run_end > c.complete_until ? c.run_end - c.complete_until : 0;
+      ev = n(s_.dropped) + " events were dropped or lost; the figures hold every event only until " + t(c.complete_until) +
+           " of " + t(c.run_end) + ".";
+    }
+    if (s_.cut_short)
+      ev += std::string(ev.empty() ? "" : " ") + "The run ended without a clean exit: " + n(s_.cut_spans) +
+            " spans still open then end at their thread's last event.";
+    f.evidence = ev;
+    f.fix = "Raise --memory-limit (or record less: --events, --include/--exclude) so that nothing is dropped, and end "
+            "the program cleanly (Kokkos::finalize() and a return from main, no _exit, crash or kill); the other "
+            "findings may miss what the lost part held.";
+    f.threshold = "any dropped or lost event, or a run cut short (always reported)";
+    add(std::move(f));
+  }
+
+  // What no thread of the team spent working: fork, join, Kokkos dispatch.
+  void fork_join(const OmpKernelStats& k) {
+    if (k.imbalance_regions == 0 || view_init(k.name)) return;
+    const KernelStats* ks = kernel_row(k.name, k.kind);
+    if (ks == nullptr || ks->total == 0) return;
+    const std::uint64_t overhead = ks->total > k.busy_max ? ks->total - k.busy_max : 0;
+    const double share = double(overhead) / double(ks->total);
+    if (share < kForkJoinShare || !matters(overhead)) return;
+    Finding f;
+    f.id = "fork_join_overhead";
+    f.subject = k.name;
+    f.title = "Kernel " + q(k.name) + " spends most of its time starting and joining its OpenMP team";
+    f.evidence = n(ks->calls) + " calls of " + t(ks->mean()) + " on average (" + t(ks->total) + " in all); its busiest " +
+                 "threads worked " + t(k.busy_max) + ", so " + pct(share) + " of its time (" + t(overhead) +
+                 ") went to fork, join and dispatch (mean team " + fixed1(k.mean_team_size()) +
+                 ", barrier wait " + pct(k.barrier_wait_share()) + " of its task time).";
+    f.time_at_stake = overhead;
+    f.fix = "Give each launch more work: fuse it with the kernels next to it (one Kokkos::parallel_for doing both "
+            "loops), launch once over a larger range instead of many tiny launches, or run tiny ranges on fewer threads "
+            "(a Kokkos::RangePolicy on a smaller Kokkos::OpenMP partition or instance, or Kokkos::Serial).";
+    f.threshold = "kernel time minus its busiest threads' busy time >= 50% of kernel time; " + std::string(kGate);
+    add(std::move(f));
+  }
+
+  void imbalance(const OmpKernelStats& k) {
+    if (k.imbalance_regions == 0 || k.load_imbalance() < kImbalance || view_init(k.name)) return;
+    const std::uint64_t stake = k.busy_max > k.busy_mean ? k.busy_max - k.busy_mean : 0;
+    if (!matters(stake)) return;
+    const KernelStats* ks = kernel_row(k.name, k.kind);
+    Finding f;
+    f.id = "load_imbalance";
+    f.subject = k.name;
+    f.title = "Kernel " + q(k.name) + " keeps threads idle: its work is split unevenly";
+    f.evidence = "Load imbalance " + pct(k.load_imbalance()) + " over its " + n(k.imbalance_regions) +
+                 " parallel regions ((max - mean) / max busy time); its busiest threads worked " + t(k.busy_max) +
+                 ", the mean thread " + t(k.busy_mean) + (ks ? " (kernel time " + t(ks->total) + ")." : ".");
+    f.time_at_stake = stake;
+    f.fix = "Let threads take work as they go: Kokkos::RangePolicy<Kokkos::Schedule<Kokkos::Dynamic>> (with a chunk "
+            "size for cheap iterations), or split the costly iterations differently (a TeamPolicy over rows, spread "
+            "the expensive part across the range).";
+    f.threshold = "load imbalance >= 25%; at stake: busiest minus mean busy time, summed over regions; " + std::string(kGate);
+    add(std::move(f));
+  }
+
+  // Kernels on the OpenMP backend that ran on one thread while the run had more.
+  void serialized() {
+    const OmpSummary& o = s_.openmp;
+    if (!o.present() || o.parallel_regions == 0 || omp_threads_ < 2) return;
+    for (const KernelStats& ks : s_.kernels) {
+      if (ks.device != "OpenMP" || view_init(ks.name) || ks.partial) continue;
+      const OmpKernelStats* row = nullptr;
+      for (const OmpKernelStats& k : o.kernels)
+        if (k.name == ks.name && k.kind == ks.kind) row = &k;
+      const bool none = row == nullptr || row->parallel_regions == 0;
+      if (!none && row->team_size_sum > row->parallel_regions) continue;  // some region had a team
+      const std::uint64_t stake = ks.total / omp_threads_ * (omp_threads_ - 1);
+      if (!matters(stake)) continue;
+      Finding f;
+      f.id = "serialized_kernel";
+      f.subject = ks.name;
+      f.title = "Kernel " + q(ks.name) + " ran on one thread";
+      f.evidence = n(ks.calls) + " calls, " + t(ks.total) + " in all, " +
+                   (none ? std::string("opened no OpenMP parallel region")
+                         : "its " + n(row->parallel_regions) + " parallel regions had a team of 1") +
+                   ", while the run had " + n(omp_threads_) + " OpenMP threads.";
+      f.time_at_stake = stake;
+      f.fix = "Launch it outside any parallel region (a Kokkos kernel inside an omp parallel region or inside another "
+              "kernel runs serially), check OMP_MAX_ACTIVE_LEVELS / omp_set_max_active_levels and the Kokkos::OpenMP "
+              "instance or partition it runs on, and give it enough iterations for a team.";
+      f.threshold = "an OpenMP-backend kernel with no parallel region or only teams of 1 while the run had more than one "
+                    "OpenMP thread; at stake: kernel time x (threads - 1) / threads; " + std::string(kGate);
+      add(std::move(f));
+    }
+  }
+
+  void repeated_copies() {
+    for (const CopySiteStats& c : s_.copy_sites) {
+      if (c.calls < kRepeats) continue;
+      const std::uint64_t stake = share_of(c.time, c.calls);
+      if (!matters(stake)) continue;
+      const bool same_space = c.dst_space == c.src_space;
+      Finding f;
+      f.id = "repeated_deep_copy";
+      f.subject = c.dst_name + " <- " + c.src_name;
+      f.title = "The same deep copy " + q(f.subject) + " ran " + n(c.calls) + " times";
+      f.evidence = "deep_copy(" + summary_format::name(c.dst_name) + " [" + summary_format::name(c.dst_space) + "] <- " +
+                   summary_format::name(c.src_name) + " [" + summary_format::name(c.src_space) + "]) of " + summary_format::bytes(c.bytes) +
+                   " ran " + n(c.calls) + " times, " + t(c.time) + " in all (" + t(c.time / c.calls) + " each).";
+      f.time_at_stake = stake;
+      f.fix = same_space ? "Copy once, outside the loop, and use the data where it is; to switch buffers, swap or assign "
+                           "the Views (that shares the allocation) instead of copying."
+                         : "Keep the data in the space that uses it and copy once; with a Kokkos::DualView, call modify() "
+                           "where it changes and sync() only where the other side needs it, so unchanged data stays put.";
+      f.threshold = "the same (destination, source, bytes) deep copy >= 10 times; at stake: all but one call's time; " +
+                    std::string(kGate);
+      add(std::move(f));
+    }
+  }
+
+  void allocs_in_loop() {
+    std::vector<std::string> seen;
+    for (const AllocSiteStats& a : s_.alloc_sites) {
+      if (a.allocations < kRepeats || std::find(seen.begin(), seen.end(), a.name) != seen.end()) continue;
+      const std::string init = std::string(kInitPrefix) + a.name + "]";
+      std::uint64_t calls = 0, total = 0;
+      for (const KernelStats& k : s_.kernels)
+        if (k.name.compare(0, init.size(), init) == 0) {
+          calls += k.calls;
+          total += k.total;
+        }
+      if (calls == 0) continue;
+      seen.push_back(a.name);
+      const std::uint64_t stake = share_of(total, calls);
+      if (!matters(stake)) continue;
+      Finding f;
+      f.id = "alloc_in_loop";
+      f.subject = a.name;
+      f.title = "View " + q(a.name) + " is allocated and initialised over and over";
+      f.evidence = "View " + q(a.name) + " (" + summary_format::bytes(a.bytes) + " in " + summary_format::name(a.space) + ") was allocated " +
+                   n(a.allocations) + " times; its initialization kernel ran " + n(calls) + " times, " + t(total) + " in all.";
+      f.time_at_stake = stake;
+      f.fix = "Allocate it once outside the loop and reuse it; where every element is written before it is read, "
+              "allocate with Kokkos::view_alloc(Kokkos::WithoutInitializing, \"" + summary_format::name(a.name) +
+              "\") to skip the fill.";
+      f.threshold = "the same view name, space and size allocated >= 10 times with an initialization kernel; at stake: "
+                    "all but one initialization's time; " + std::string(kGate);
+      add(std::move(f));
+    }
+  }
+
+  void transfers() {
+    for (const TargetDeviceStats& d : s_.target.devices) {
+      if (d.device == kHostDevice || d.transfers.empty()) continue;
+      std::uint64_t time = 0, bytes = 0, count = 0;
+      for (const TargetOpStats& x : d.transfers) {
+        time += x.time;
+        bytes += x.bytes;
+        count += x.count;
+      }
+      if (run_share(time) < kTransferShare || !matters(time)) continue;
+      Finding f;
+      f.id = "transfer_hotspot";
+      f.subject = "device " + std::to_string(d.device);
+      f.title = "Host-device transfers take " + pct(run_share(time)) + " of the run on device " + std::to_string(d.device);
+      f.evidence = n(count) + " transfers moved " + summary_format::bytes(bytes) + " in " + t(time) + ", " + pct(run_share(time)) + " of the run.";
+      f.time_at_stake = time;
+      f.fix = "Keep Views in the device's memory space across kernels and copy to and from host mirrors "
+              "(Kokkos::create_mirror_view + Kokkos::deep_copy) only at the start and the end; with a Kokkos::DualView, "
+              "sync() only what was modified; overlap the rest with execution space instances.";
+      f.threshold = "target data transfers to or from one device >= 10% of the run; " + std::string(kGate);
+      add(std::move(f));
+    }
+  }
+
+  void locks() {
+    const std::uint64_t threads = std::max<std::uint64_t>(1, omp_threads_);
+    for (const OmpMutexStats& m : s_.openmp.mutex) {
+      const std::uint64_t both = m.wait + m.hold;
+      if (both == 0) continue;
+      const double share = double(m.wait) / double(both);
+      const std::uint64_t stake = m.wait / threads;
+      if (share < kLockWaitShare || !matters(stake)) continue;
+      Finding f;
+      f.id = "lock_contention";
+      f.subject = m.kind;
+      f.title = "Threads queue for OpenMP " + m.kind + " sections";
+      f.evidence = "Threads waited " + t(m.wait) + " in all to acquire a " + m.kind + " (" + n(m.holds) + " holds, " + t(m.hold) +
+                   " held): " + pct(share) + " of its wait and hold time; over the run's " + n(threads) +
+                   " OpenMP threads that is " + t(stake) + ".";
+      f.time_at_stake = stake;
+      f.fix = "Lock less: accumulate per thread and combine once (Kokkos::parallel_reduce with a reducer instead of a "
+              "critical section), use Kokkos::atomic_add / atomic_fetch_* for single updates or Kokkos::ScatterView "
+              "for scattered sums, and keep the locked part short.";
+      f.threshold = "wait >= 25% of wait + hold time of one mutex kind; at stake: wait time / OpenMP threads; " +
+                    std::string(kGate);
+      add(std::move(f));
+    }
+  }
+
+  void fences() {
+    for (const NamedStats& fe : s_.fences) {
+      if (run_share(fe.total) < kFenceShare || !matters(fe.total)) continue;
+      Finding f;
+      f.id = "fence_dominated";
+      f.subject = fe.name;
+      f.title = "Fence " + q(fe.name) + " takes " + pct(run_share(fe.total)) + " of the run";
+      f.evidence = n(fe.calls) + " fences named " + q(fe.name) + " took " + t(fe.total) + ", " + pct(run_share(fe.total)) +
+                   " of the run.";
+      f.time_at_stake = fe.total;
+      f.fix = "Remove fences that are not needed (a Kokkos::fence() after every kernel); fence only the execution space "
+              "instance that produced the data (exec.fence()) and run independent work on separate instances.";
+      f.threshold = "one fence name >= 10% of the run; " + std::string(kGate);
+      add(std::move(f));
+    }
+  }
+
+  const Summary& s_;
+  std::uint64_t omp_threads_ = 0;
+  std::vector<Finding> out_;
+};
+
+}  // namespace
+
+std::vector<Finding> find(const Summary& s) { return Rules(s).run(); }
+
+}  // namespace kob::findings

@@ -1,0 +1,114 @@
+"""Runs one case of tests/integration/findings_cases under the library (Kokkos and OpenMP routes)
+and checks the findings: the case's own finding is first, names the right kernel / view / lock,
+and its time at stake is the one its rule computes from the figures of the same summary.json;
+the balanced case has none. No timing thresholds: only figures of the run itself are compared."""
+import argparse
+import os
+
+import kob_check as kc
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--program", required=True)
+ap.add_argument("--lib", required=True)
+ap.add_argument("--case", required=True)
+a = ap.parse_args()
+
+lib = os.path.abspath(a.lib)
+wd = kc.workdir()
+prefix = os.path.join(wd, "out")
+env = {"OMP_NUM_THREADS": "2", "KOKKOS_PROFILE_LIBRARY": lib, "OMP_TOOL_LIBRARIES": lib,
+       "KOB_ARGS": f"--output={prefix} --quiet --format=summary,json"}
+rc, out, err = kc.run([os.path.abspath(a.program), a.case], env, cwd=wd)
+kc.expect_eq(rc, 0, "exit code")
+kc.expect_eq(out.split()[:2], [a.case, "done"], "stdout")
+
+with open(prefix + ".summary.json") as f:
+    import json
+    s = json.load(f)
+with open(prefix + ".summary.txt") as f:
+    text = f.read()
+kc.expect_eq(s["dropped_events"], 0, "dropped events")
+findings = s.get("findings")
+kc.check(isinstance(findings, list), "summary.json has a findings list")
+findings = findings or []
+KEYS = {"id", "rank", "title", "subject", "evidence", "time_at_stake_us", "share_of_run", "fix", "threshold"}
+run_ns = s["run_time_ns"]
+for i, f in enumerate(findings):
+    kc.check(KEYS <= set(f), f"finding {i} has the keys {sorted(KEYS)}: {sorted(f)}")
+    kc.expect_eq(f["rank"], i + 1, f"finding {i} rank")
+    kc.expect_eq(f["time_at_stake_us"], round(f["time_at_stake_ns"] / 1000, 3), f"finding {i}: us = ns / 1000")
+    kc.check(abs(f["share_of_run"] - min(1.0, f["time_at_stake_ns"] / run_ns)) < 1e-5, f"finding {i}: share of run")
+    if i:
+        kc.check(findings[i - 1]["time_at_stake_ns"] >= f["time_at_stake_ns"], f"finding {i}: ranked by time at stake")
+    kc.check(f"{i + 1}. " in text and f"[{f['id']}]" in text, f"finding {i} in summary.txt")
+
+
+def kernel(name):
+    return next((k for k in s["kernels"] if k["name"] == name), None)
+
+
+def omp_kernel(name):
+    return next((k for k in s["openmp"]["kernels"] if k["name"] == name), None)
+
+
+def first(expected_id, expected_subject):
+    """The case's finding: present, first, about the right subject."""
+    f = findings[0] if findings else None
+    if not kc.check(f is not None, f"{a.case}: some finding (got none)\n{text}"):
+        return None
+    kc.expect_eq(f["id"], expected_id, f"{a.case}: rank 1 finding id (all: {[x['id'] for x in findings]})")
+    kc.expect_eq(f["subject"], expected_subject, f"{a.case}: its subject")
+    return f
+
+
+if a.case == "balanced":
+    kc.expect_eq(findings, [], "balanced: no finding")
+    kc.check("findings: none" in text, "balanced: summary.txt says there is no finding")
+    kc.expect_eq(kernel("balanced_kernel")["calls"], 20, "balanced_kernel calls")
+elif a.case == "imbalanced":
+    f = first("load_imbalance", "imbalanced_kernel")
+    k = omp_kernel("imbalanced_kernel")
+    if f and k:
+        kc.expect_eq(k["calls"], 5, "imbalanced_kernel calls")
+        kc.check(k["load_imbalance"] >= 0.25, f"its load imbalance is past the rule's 25%: {k['load_imbalance']}")
+        kc.expect_eq(f["time_at_stake_ns"], k["busy_max_ns"] - k["busy_mean_ns"], "at stake: busiest minus mean busy time")
+elif a.case == "tiny_kernels":
+    f = first("fork_join_overhead", "tiny_kernel")
+    k, ok = kernel("tiny_kernel"), omp_kernel("tiny_kernel")
+    if f and k and ok:
+        kc.expect_eq(k["calls"], 5000, "tiny_kernel calls")
+        kc.expect_eq(f["time_at_stake_ns"], k["total_ns"] - ok["busy_max_ns"], "at stake: kernel time minus busiest busy time")
+        kc.check(2 * f["time_at_stake_ns"] >= k["total_ns"], "at stake is at least half the kernel's time (the rule)")
+elif a.case == "deep_copies":
+    f = first("repeated_deep_copy", "dst <- src")
+    site = next((c for c in s["deep_copy_sites"] if c["dst_name"] == "dst" and c["src_name"] == "src"), None)
+    if f and kc.check(site is not None, "deep_copy_sites has dst <- src"):
+        kc.expect_eq((site["calls"], site["bytes"]), (50, 8 << 20), "dst <- src: calls, bytes")
+        kc.expect_eq(f["time_at_stake_ns"], site["time_ns"] * 49 // 50, "at stake: all but one call's time")
+elif a.case == "locks":
+    f = first("lock_contention", "critical")
+    m = s["openmp"]["mutex"].get("critical")
+    threads = s["openmp"]["thread_types"]["initial"] + s["openmp"]["thread_types"]["worker"]
+    if f and kc.check(m is not None, "openmp.mutex has critical"):
+        kc.expect_eq(m["holds"], 4000, "critical holds (2 threads x 2000)")
+        kc.expect_eq(threads, 2, "OpenMP threads")
+        kc.expect_eq(f["time_at_stake_ns"], m["wait_ns"] // threads, "at stake: wait time / threads")
+elif a.case == "alloc_loop":
+    f = first("alloc_in_loop", "tmp")
+    site = next((x for x in s["alloc_sites"] if x["name"] == "tmp"), None)
+    init = kernel("Kokkos::View::initialization [tmp]")
+    if f and kc.check(site is not None and init is not None, "alloc site and init kernel of tmp"):
+        kc.expect_eq((site["allocations"], site["bytes"]), (30, 32 << 20), "tmp: allocations, bytes")
+        kc.expect_eq(init["calls"], 30, "tmp: initialization calls")
+        kc.expect_eq(f["time_at_stake_ns"], init["total_ns"] * 29 // 30, "at stake: all but one initialization's time")
+        kc.check("WithoutInitializing" in f["fix"], "the fix names Kokkos::WithoutInitializing")
+elif a.case == "nested":
+    f = first("serialized_kernel", "nested_kernel")
+    k = kernel("nested_kernel")
+    threads = s["openmp"]["thread_types"]["initial"] + s["openmp"]["thread_types"]["worker"]
+    if f and k:
+        kc.expect_eq((k["calls"], k["device"], threads), (5, "OpenMP", 2), "nested_kernel calls, device; OpenMP threads")
+        kc.expect_eq(f["time_at_stake_ns"], k["total_ns"] // threads * (threads - 1), "at stake: kernel time x (threads - 1) / threads")
+else:
+    kc.check(False, f"unknown case {a.case}")
+kc.finish()

@@ -1,0 +1,367 @@
+// Findings (findings.hpp): each rule fires on synthetic figures past its threshold, stays silent
+// below it or under the time-at-stake gate, and the list is ranked by time at stake; the figures
+// the rules need come out of the fold; text and JSON carry the list.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "common/findings.hpp"
+#include "common/summary.hpp"
+#include "helpers.hpp"
+
+using kob::Finding;
+using kob::Summary;
+namespace fd = kob::findings;
+
+namespace {
+
+constexpr std::uint64_t kRun = 100'000'000;  // 100 ms
+
+Summary run_of(std::uint64_t ns = kRun) {
+  Summary s;
+  s.run_time = ns;
+  return s;
+}
+
+// A kernel row and its OpenMP row: `regions` regions of a team of `team`.
+void add_kernel(Summary& s, const std::string& name, std::uint64_t calls, std::uint64_t total, std::uint64_t busy_max,
+                std::uint64_t busy_mean, double imbalance, std::uint64_t team = 2) {
+  kob::KernelStats k;
+  k.name = name;
+  k.kind = "parallel_for";
+  k.device = "OpenMP";
+  k.calls = calls;
+  k.total = total;
+  s.kernels.push_back(k);
+  kob::OmpKernelStats o;
+  o.name = name;
+  o.kind = "parallel_for";
+  o.calls = calls;
+  o.parallel_regions = calls;
+  o.team_size_sum = team * calls;
+  o.imbalance_regions = calls;
+  o.imbalance_sum = imbalance * double(calls);
+  o.busy_max = busy_max;
+  o.busy_mean = busy_mean;
+  o.task_time = busy_max * team;
+  s.openmp.kernels.push_back(o);
+}
+
+void omp_threads(Summary& s, std::uint64_t n) {
+  s.openmp.records = 1;
+  s.openmp.parallel_regions = 1;
+  s.openmp.threads_initial = 1;
+  s.openmp.threads_worker = n - 1;
+}
+
+const Finding* only(const std::vector<Finding>& v, const std::string& id) {
+  const Finding* f = nullptr;
+  int count = 0;
+  for (const Finding& x : v)
+    if (x.id == id) {
+      f = &x;
+      ++count;
+    }
+  return count == 1 ? f : nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("findings: nothing to say about an empty or clean run") {
+  CHECK(fd::find(Summary{}).empty());
+  Summary s = run_of();
+  omp_threads(s, 2);
+  add_kernel(s, "big", 10, 90'000'000, 89'000'000, 88'000'000, 0.01);  // 1.1% overhead, 1% imbalance
+  CHECK(fd::find(s).empty());
+}
+
+TEST_CASE("findings: load_imbalance fires past 25% with busiest minus mean busy time at stake") {
+  Summary s = run_of();
+  omp_threads(s, 2);
+  add_kernel(s, "skewed", 5, 60'000'000, 59'000'000, 31'000'000, 0.47);
+  const auto v = fd::find(s);
+  const Finding* f = only(v, "load_imbalance");
+  REQUIRE(f != nullptr);
+  CHECK(f->subject == "skewed");
+  CHECK(f->time_at_stake == 28'000'000);
+  CHECK(f->share_of_run == doctest::Approx(0.28));
+  CHECK(f->evidence.find("47.0%") != std::string::npos);
+  CHECK(f->fix.find("Kokkos::Schedule<Kokkos::Dynamic>") != std::string::npos);
+  CHECK(v.size() == 1);  // 1.7% overhead: no fork_join_overhead
+
+  Summary below = run_of();
+  omp_threads(below, 2);
+  add_kernel(below, "skewed", 5, 60'000'000, 59'000'000, 45'000'000, 0.24);  // under 25%
+  CHECK(only(fd::find(below), "load_imbalance") == nullptr);
+  Summary small = run_of();
+  omp_threads(small, 2);
+  add_kernel(small, "skewed", 5, 1'500'000, 1'400'000, 700'000, 0.5);  // 0.7 ms at stake: under 1% of 100 ms
+  CHECK(only(fd::find(small), "load_imbalance") == nullptr);
+}
+
+TEST_CASE("findings: fork_join_overhead fires when half a kernel's time is no thread's work") {
+  Summary s = run_of();
+  omp_threads(s, 2);
+  add_kernel(s, "tiny", 5000, 40'000'000, 4'000'000, 3'000'000, 0.25);
+  const auto v = fd::find(s);
+  const Finding* f = only(v, "fork_join_overhead");
+  REQUIRE(f != nullptr);
+  CHECK(f->subject == "tiny");
+  CHECK(f->time_at_stake == 36'000'000);
+  CHECK(f->fix.find("fuse") != std::string::npos);
+  REQUIRE(v.size() == 2);  // and a load imbalance of 25%, 1 ms at stake: ranked below
+  CHECK(v[0].id == "fork_join_overhead");
+  CHECK(v[1].id == "load_imbalance");
+  CHECK(v[1].time_at_stake == 1'000'000);
+
+  Summary below = run_of();
+  omp_threads(below, 2);
+  add_kernel(below, "tiny", 5000, 40'000'000, 21'000'000, 20'000'000, 0.05);  // 47.5% overhead
+  CHECK(fd::find(below).empty());
+  // A View's initialization kernel is the allocation's business (alloc_in_loop), not this rule's.
+  Summary init = run_of();
+  omp_threads(init, 2);
+  add_kernel(init, "Kokkos::View::initialization [x]", 5000, 40'000'000, 4'000'000, 3'000'000, 0.25);
+  CHECK(fd::find(init).empty());
+}
+
+TEST_CASE("findings: serialized_kernel fires for an OpenMP kernel with teams of 1 or no region when threads were there") {
+  Summary s = run_of();
+  omp_threads(s, 4);
+  add_kernel(s, "alone", 10, 40'000'000, 39'000'000, 39'000'000, 0.0, 1);
+  kob::KernelStats none;
+  none.name = "no_region";
+  none.kind = "parallel_reduce";
+  none.device = "OpenMP";
+  none.calls = 3;
+  none.total = 20'000'000;
+  s.kernels.push_back(none);
+  kob::KernelStats serial = none;
+  serial.name = "serial_backend";
+  serial.device = "Serial";  // runs on one thread by design
+  s.kernels.push_back(serial);
+  const auto v = fd::find(s);
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].id == "serialized_kernel");
+  CHECK(v[0].subject == "alone");
+  CHECK(v[0].time_at_stake == 30'000'000);  // 40 ms x 3/4
+  CHECK(v[1].subject == "no_region");
+  CHECK(v[1].time_at_stake == 15'000'000);
+  CHECK(v[1].evidence.find("opened no OpenMP parallel region") != std::string::npos);
+
+  // One OpenMP thread in the run: nothing more was available.
+  Summary one = s;
+  one.openmp.threads_worker = 0;
+  CHECK(fd::find(one).empty());
+  // No parallel region recorded at all (--events without omp-parallel): no way to tell.
+  Summary blind = s;
+  blind.openmp.parallel_regions = 0;
+  CHECK(fd::find(blind).empty());
+}
+
+TEST_CASE("findings: repeated_deep_copy fires for the same copy 10 times, all but one call at stake") {
+  Summary s = run_of();
+  s.copy_sites.push_back({"dst", "src", "HostSpace", "HostSpace", 8 << 20, 50, 50'000'001});
+  s.copy_sites.push_back({"a", "b", "HostSpace", "HostSpace", 64, 9, 90'000'000});  // 9 calls: under 10
+  const auto v = fd::find(s);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].id == "repeated_deep_copy");
+  CHECK(v[0].subject == "dst <- src");
+  CHECK(v[0].time_at_stake == 50'000'001ull * 49 / 50);
+  CHECK(v[0].fix.find("outside the loop") != std::string::npos);
+  s.copy_sites[0].dst_space = "CudaSpace";  // between spaces: the DualView advice
+  CHECK(fd::find(s)[0].fix.find("DualView") != std::string::npos);
+}
+
+TEST_CASE("findings: alloc_in_loop fires for a view allocated and initialised 10 times") {
+  Summary s = run_of();
+  s.alloc_sites.push_back({"tmp", "HostSpace", 8 << 20, 30});
+  s.alloc_sites.push_back({"tmp", "HostSpace", 16, 12});  // same name, other size: one finding per name
+  s.alloc_sites.push_back({"raw", "HostSpace", 8 << 20, 30});  // WithoutInitializing already: no kernel
+  kob::KernelStats init;
+  init.name = "Kokkos::View::initialization [tmp]";
+  init.kind = "parallel_for";
+  init.device = "Serial";
+  init.calls = 42;
+  init.total = 42'000'000;
+  s.kernels.push_back(init);
+  const auto v = fd::find(s);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].id == "alloc_in_loop");
+  CHECK(v[0].subject == "tmp");
+  CHECK(v[0].time_at_stake == 41'000'000);
+  CHECK(v[0].fix.find("Kokkos::view_alloc(Kokkos::WithoutInitializing, \"tmp\")") != std::string::npos);
+  s.alloc_sites[0].allocations = 9;
+  s.alloc_sites[1].allocations = 9;
+  CHECK(fd::find(s).empty());
+}
+
+TEST_CASE("findings: lock_contention fires when waits are a quarter of wait + hold, wait / threads at stake") {
+  Summary s = run_of();
+  omp_threads(s, 2);
+  kob::OmpMutexStats m;
+  m.kind = "critical";
+  m.holds = 4000;
+  m.wait = 60'000'000;
+  m.hold = 80'000'000;
+  s.openmp.mutex.push_back(m);
+  kob::OmpMutexStats calm = m;
+  calm.kind = "lock";
+  calm.wait = 20'000'000;  // 20% of wait + hold
+  s.openmp.mutex.push_back(calm);
+  const auto v = fd::find(s);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].id == "lock_contention");
+  CHECK(v[0].subject == "critical");
+  CHECK(v[0].time_at_stake == 30'000'000);
+  CHECK(v[0].fix.find("Kokkos::atomic_add") != std::string::npos);
+}
+
+TEST_CASE("findings: fence_dominated and transfer_hotspot fire past 10% of the run") {
+  Summary s = run_of();
+  s.fences.push_back({"Kokkos::fence: big", 100, 12'000'000});
+  s.fences.push_back({"Kokkos::fence: small", 100, 9'000'000});
+  kob::TargetDeviceStats d;
+  d.device = 0;
+  d.transfers.push_back({"host_to_device", 10, 1 << 30, 30'000'000});
+  d.transfers.push_back({"device_to_host", 10, 1 << 30, 5'000'000});
+  s.target.records = 1;
+  s.target.devices.push_back(d);
+  kob::TargetDeviceStats host;
+  host.device = kob::kHostDevice;
+  host.transfers = d.transfers;
+  s.target.devices.push_back(host);
+  const auto v = fd::find(s);
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].id == "transfer_hotspot");
+  CHECK(v[0].subject == "device 0");
+  CHECK(v[0].time_at_stake == 35'000'000);
+  CHECK(v[1].id == "fence_dominated");
+  CHECK(v[1].subject == "Kokkos::fence: big");
+  CHECK(v[1].time_at_stake == 12'000'000);
+}
+
+TEST_CASE("findings: incomplete_data always fires when events were dropped or the run was cut") {
+  Summary s = run_of();
+  s.dropped = 7;
+  s.coverage.threads.push_back({1, 99, 7, 40'000'000});
+  s.coverage.complete_until = 40'000'000;
+  s.coverage.run_end = kRun;
+  auto v = fd::find(s);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].id == "incomplete_data");
+  CHECK(v[0].time_at_stake == 60'000'000);
+  CHECK(v[0].fix.find("--memory-limit") != std::string::npos);
+  Summary cut = run_of();
+  cut.cut_short = true;
+  cut.cut_spans = 3;
+  v = fd::find(cut);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].time_at_stake == 0);
+  CHECK(v[0].evidence.find("3 spans") != std::string::npos);
+}
+
+TEST_CASE("findings: ranked by time at stake across kinds") {
+  Summary s = run_of();
+  omp_threads(s, 2);
+  add_kernel(s, "skewed", 5, 60'000'000, 59'000'000, 49'000'000, 0.3);       // imbalance: 10 ms
+  s.copy_sites.push_back({"dst", "src", "HostSpace", "HostSpace", 8, 20, 40'000'000});  // 38 ms
+  kob::OmpMutexStats m;
+  m.kind = "critical";
+  m.wait = 40'000'000;
+  m.hold = 40'000'000;
+  s.openmp.mutex.push_back(m);  // 20 ms
+  const auto v = fd::find(s);
+  REQUIRE(v.size() == 3);
+  CHECK(v[0].id == "repeated_deep_copy");
+  CHECK(v[1].id == "lock_contention");
+  CHECK(v[2].id == "load_imbalance");
+}
+
+TEST_CASE("findings: the fold gives the figures the rules read, and text and JSON carry the list") {
+  kob_test::RecorderReset reset;
+  kob::Timeline t;
+  t.tracks.resize(2);
+  t.tracks[0].omp_thread_type = 1;
+  t.tracks[1].omp_thread_type = 2;
+  t.omp_records = 1;
+  t.t0 = 0;
+  t.t_end = 10'000'000;
+  // One kernel, two calls, each one region of two tasks: busy 4 and 1 ms, then 3 and 3 ms.
+  for (int call = 0; call < 2; ++call) {
+    const std::uint64_t at = 100'000 + call * 5'000'000;
+    kob::KernelSpan k = kob_test::span<kob::KernelSpan>(0, at, at + 4'500'000);
+    k.id = 1 + call;
+    k.name = kob_test::nm("fold_skewed");
+    k.devid = 0x01000000;
+    t.kernels.push_back(k);
+    kob::OmpParallelSpan p = kob_test::span<kob::OmpParallelSpan>(0, at + 100, at + 4'400'000);
+    p.id = 10 + call;
+    p.kernel = k.id;
+    p.team_size = 2;
+    t.omp_parallels.push_back(p);
+    for (std::uint32_t th = 0; th < 2; ++th) {
+      const std::uint64_t busy = call == 0 ? (th == 0 ? 4'000'000 : 1'000'000) : 3'000'000;
+      kob::OmpImplicitTaskSpan i = kob_test::span<kob::OmpImplicitTaskSpan>(th, at + 200, at + 200 + busy);
+      i.parallel_id = p.id;
+      i.kernel = k.id;
+      i.thread_num = th;
+      i.team_size = 2;
+      t.omp_implicit_tasks.push_back(i);
+    }
+  }
+  for (int c = 0; c < 12; ++c) {
+    kob::DeepCopySpan d = kob_test::span<kob::DeepCopySpan>(0, 9'000'000 + c * 10'000, 9'000'000 + c * 10'000 + 5'000);
+    d.dst_name = kob_test::nm("fold_dst");
+    d.src_name = kob_test::nm("fold_src");
+    d.dst_space = d.src_space = kob_test::nm("HostSpace");
+    d.bytes = c < 11 ? 800 : 16;
+    t.deep_copies.push_back(d);
+    kob::MemoryEvent m;
+    m.time = 9'000'000 + c * 10'000;
+    m.name = kob_test::nm("fold_tmp");
+    m.space = kob_test::nm("HostSpace");
+    m.bytes = 64;
+    t.memory.push_back(m);
+  }
+  const Summary s = kob::summarize(t);
+  REQUIRE(s.openmp.kernels.size() == 1);
+  CHECK(s.openmp.kernels[0].busy_max == 7'000'000);   // 4 + 3 ms
+  CHECK(s.openmp.kernels[0].busy_mean == 5'500'000);  // 2.5 + 3 ms
+  REQUIRE(s.copy_sites.size() == 2);
+  CHECK(s.copy_sites[0].dst_name == "fold_dst");
+  CHECK(s.copy_sites[0].bytes == 800);
+  CHECK(s.copy_sites[0].calls == 11);
+  CHECK(s.copy_sites[0].time == 55'000);
+  CHECK(s.copy_sites[1].calls == 1);
+  REQUIRE(s.alloc_sites.size() == 1);
+  CHECK(s.alloc_sites[0].allocations == 12);
+  // Imbalance (0.375 + 0) / 2 = 18.75%: under the rule. Nothing fires.
+  CHECK(s.findings.empty());
+  CHECK(kob::summary_json(s, "{}").find("\n\"findings\": [],") != std::string::npos);
+  CHECK(kob::summary_text(s, "x").find("\nfindings: none") != std::string::npos);
+
+  Summary with = s;
+  with.findings = fd::find(with);
+  Finding f;
+  f.id = "load_imbalance";
+  f.title = "Kernel \"k\" keeps threads idle";
+  f.subject = "k";
+  f.evidence = "figures";
+  f.time_at_stake = 1'234'567;
+  f.share_of_run = 0.125;
+  f.fix = "do this";
+  f.threshold = "the rule";
+  with.findings = {f};
+  const std::string js = kob::summary_json(with, "{}");
+  CHECK(js.find("\"findings\": [\n  {\"id\": \"load_imbalance\", \"rank\": 1, \"title\": \"Kernel \\\"k\\\" keeps threads idle\", "
+                "\"subject\": \"k\", \"evidence\": \"figures\", \"time_at_stake_us\": 1234.567, \"time_at_stake_ns\": 1234567, "
+                "\"share_of_run\": 0.125, \"fix\": \"do this\", \"threshold\": \"the rule\"}]") != std::string::npos);
+  CHECK(kob_test::python_json_check(js, "assert d['findings'][0]['rank'] == 1 and d['alloc_sites'][0]['allocations'] == 12") == 0);
+  const std::string text = kob::summary_text(with, "x");
+  const std::size_t at = text.find("\nFindings (ranked by time at stake");
+  CHECK(at != std::string::npos);
+  CHECK(at < text.find("Kokkos kernels"));  // near the top
+  CHECK(text.find("  1. Kernel \"k\" keeps threads idle [load_imbalance]: 1234.6 us at stake (12.5% of the run)\n"
+                  "     evidence: figures\n     fix: do this\n") != std::string::npos);
+}
