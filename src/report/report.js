@@ -145,6 +145,20 @@
       const div = el('li', { class: 'finding' });
       if (typeof f !== 'object' || f === null) {
         div.append(el('h3', { text: String(f) }));
+      } else if (typeof f.title === 'string' && typeof f.evidence === 'string' && typeof f.fix === 'string') {
+        // The summary's findings: what, the time at stake, the evidence, the fix, the rule.
+        const stake = typeof f.time_at_stake_ns === 'number' ? f.time_at_stake_ns
+          : typeof f.time_at_stake_us === 'number' ? Math.round(f.time_at_stake_us * 1000) : null;
+        const head = el('h3', {}, el('span', { class: 'rank', text: (i + 1) + '. ' }), f.title);
+        if (stake !== null)
+          head.append(el('span', { class: 'stake', text: fmtTime(stake) + ' at stake' +
+            (typeof f.share_of_run === 'number' ? ' (' + fmtPct(f.share_of_run) + ' of the run)' : '') }));
+        const dl = el('dl');
+        dl.append(el('dt', { text: 'evidence' }), el('dd', { text: f.evidence }));
+        dl.append(el('dt', { text: 'fix' }), el('dd', { class: 'fix', text: f.fix }));
+        const rule = (typeof f.id === 'string' ? f.id : '') + (typeof f.threshold === 'string' ? ': ' + f.threshold : '');
+        if (rule) dl.append(el('dt', { text: 'rule' }), el('dd', { class: 'rule', text: rule }));
+        div.append(head, dl);
       } else {
         const tkey = ['title', 'name', 'kind', 'id'].find((k) => typeof f[k] === 'string');
         div.append(el('h3', {}, el('span', { class: 'rank', text: (i + 1) + '. ' }), tkey ? f[tkey] : 'finding'));

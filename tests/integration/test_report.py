@@ -18,6 +18,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--program", required=True)
 ap.add_argument("--lib", required=True)
 ap.add_argument("--kob", required=True)
+ap.add_argument("--findings-program", help="a program with findings (tuning_sample): their boxes are checked")
 a = ap.parse_args()
 prog, lib, kob = os.path.abspath(a.program), os.path.abspath(a.lib), os.path.abspath(a.kob)
 cp.executable()  # fails with a clear message when chromium is missing
@@ -25,11 +26,11 @@ cp.executable()  # fails with a clear message when chromium is missing
 wd = kc.workdir()
 
 
-def record(name, threads):
+def record(name, threads, program=None):
     prefix = os.path.join(wd, name)
     env = {"OMP_NUM_THREADS": str(threads), "KOKKOS_PROFILE_LIBRARY": lib, "OMP_TOOL_LIBRARIES": lib,
            "KOB_ARGS": f"--output={prefix} --quiet --format=html,json,chrome"}
-    rc, _, err = kc.run([prog], env, cwd=wd, unset=("LD_PRELOAD",))
+    rc, _, err = kc.run([program or prog], env, cwd=wd, unset=("LD_PRELOAD",))
     kc.expect_eq(rc, 0, f"{name}: exit code")
     kc.check(os.path.exists(prefix + ".html"), f"{name}: {prefix}.html written ({err.strip()[-300:]})")
     return prefix
@@ -142,6 +143,27 @@ if findings:
 else:
     kc.expect_eq(d.text_of.get("findings-list", "").strip(), "no findings", "no findings said")
 kc.check(page.index('id="findings"') < page.index('id="timeline"') < page.index('id="kernels"'), "findings first, then timeline, kernels")
+
+# A run with findings: a box each, in summary.json's order, with its title, time at stake, evidence,
+# fix and rule as the summary has them.
+if a.findings_program:
+    fprefix = record("findings", 2, os.path.abspath(a.findings_program))
+    _, fsummary = kc.load_outputs(fprefix)
+    flist = fsummary.get("findings") or []
+    kc.check(len(flist) >= 1, f"the findings program has findings ({[f.get('id') for f in flist]})")
+    fd = dom("file://" + fprefix + ".html")
+    kc.expect_eq(fd.findings, len(flist), "one box per finding")
+    text = " ".join(fd.text_of.get("findings-list", "").split())
+    at = 0
+    for i, f in enumerate(flist):
+        stake = fmt_time(f["time_at_stake_ns"]) + " at stake"
+        for part in (f"{i + 1}. {f['title']}", stake, f["evidence"], f["fix"], f"{f['id']}: {f['threshold']}"):
+            part = " ".join(part.split())
+            pos = text.find(part, at if part.startswith(f"{i + 1}. ") else 0)
+            kc.check(pos >= 0, f"finding {i + 1} shows {part[:80]!r}")
+        nxt = text.find(f"{i + 1}. {' '.join(f['title'].split())}", at)
+        kc.check(nxt >= at, f"finding {i + 1} comes after finding {i}")
+        at = max(at, nxt)
 
 # The timeline: every complete event of the Chrome trace is a span of the page (a small run keeps
 # all), on one lane per track and kind of span, and the canvas was drawn.
