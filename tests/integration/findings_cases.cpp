@@ -9,11 +9,20 @@
 //   findings_cases alloc_loop     View "tmp" of 32 MiB allocated (and so zeroed) x30 in a loop
 //   findings_cases nested         kernel "nested_kernel" x5 launched by one thread of a plain omp
 //                                 parallel region of 2: Kokkos runs it serially
+//   findings_cases flood          kernel "flood_kernel" x100000 over 2 iterations (a run too long
+//                                 for a small --max-trace-size: the incomplete_data finding)
+//   findings_cases fences         fence "wait_for_device" x50, each around 2 ms of waiting (what a
+//                                 fence does while a device finishes; Kokkos 3.4.1 never calls the
+//                                 fence hooks itself, so the program reports them, as
+//                                 samples/kokkos_sample does), beside 50 small kernels
 //   findings_cases balanced       kernel "balanced_kernel" x20 over 1M even iterations
 //                                 (dynamic schedule, so a busy machine does not unbalance it)
 //
 // stdout: "CASE done S" (S: a checksum, so that no work is optimised away). Exit 2 on a bad case.
 #include <Kokkos_Core.hpp>
+#include <chrono>
+#include <cstdint>
+#include <thread>
 #include <omp.h>
 
 #include <cmath>
@@ -100,6 +109,25 @@ double nested() {
   return s;
 }
 
+double flood() {
+  Kokkos::View<double*> a("a", 2);
+  for (int call = 0; call < 100000; ++call) Kokkos::parallel_for("flood_kernel", 2, KOKKOS_LAMBDA(int i) { a(i) += 1; });
+  return a(0);
+}
+
+double fences() {
+  Kokkos::View<double*> a("a", 1024);
+  for (int step = 0; step < 50; ++step) {
+    Kokkos::parallel_for("fenced_step", 1024, KOKKOS_LAMBDA(int i) { a(i) += i; });
+    std::uint64_t id = 0;
+    Kokkos::Tools::beginFence("wait_for_device", Kokkos::Tools::Experimental::device_id(Kokkos::DefaultExecutionSpace()), &id);
+    Kokkos::fence();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    Kokkos::Tools::endFence(id);
+  }
+  return a(7);
+}
+
 double balanced() {
   const int n = 1 << 20;
   Kokkos::View<double*> a("a", n);
@@ -125,10 +153,12 @@ int main(int argc, char** argv) {
     else if (which == "locks") s = locks();
     else if (which == "alloc_loop") s = alloc_loop();
     else if (which == "nested") s = nested();
+    else if (which == "fences") s = fences();
+    else if (which == "flood") s = flood();
     else if (which == "balanced") s = balanced();
     else rc = 2;
     if (rc == 0) std::printf("%s done %.0f\n", which.c_str(), std::floor(s));
-    else std::fprintf(stderr, "findings_cases: unknown case '%s' (imbalanced, tiny_kernels, deep_copies, locks, alloc_loop, nested, balanced)\n", which.c_str());
+    else std::fprintf(stderr, "findings_cases: unknown case '%s' (imbalanced, tiny_kernels, deep_copies, locks, alloc_loop, nested, fences, flood, balanced)\n", which.c_str());
   }
   Kokkos::finalize();
   return rc;
