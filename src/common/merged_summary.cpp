@@ -66,31 +66,20 @@ std::string run_id(const MergedRun& r, std::size_t i) { return r.rank >= 0 ? std
 MergedSummary merge_summaries(std::vector<MergedRun> runs) {
   MergedSummary m;
   std::map<std::pair<std::string, std::string>, Collect> kernels, regions, mpi;
+  // Run i's (calls, total) of one row.
+  auto add = [&](auto& rows, const std::string& name, const std::string& kind, std::size_t i, std::uint64_t calls,
+                 std::uint64_t total) {
+    Collect& c = rows[{name, kind}];
+    c.name = name;
+    c.kind = kind;
+    c.per_run.resize(runs.size());
+    c.per_run[i].first += calls;
+    c.per_run[i].second += total;
+  };
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    for (const KernelStats& k : runs[i].summary.kernels) {
-      Collect& c = kernels[{k.name, k.kind}];
-      c.name = k.name;
-      c.kind = k.kind;
-      c.per_run.resize(runs.size());
-      c.per_run[i].first += k.calls;
-      c.per_run[i].second += k.total;
-    }
-    for (const RegionStats& r : runs[i].summary.regions) {
-      Collect& c = regions[{r.path, ""}];
-      c.name = r.path;
-      c.per_run.resize(runs.size());
-      c.per_run[i].first += r.calls;
-      c.per_run[i].second += r.inclusive;
-    }
-  }
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    for (const NamedStats& c : runs[i].summary.mpi_calls) {
-      Collect& x = mpi[{c.name, ""}];
-      x.name = c.name;
-      x.per_run.resize(runs.size());
-      x.per_run[i].first += c.calls;
-      x.per_run[i].second += c.total;
-    }
+    for (const KernelStats& k : runs[i].summary.kernels) add(kernels, k.name, k.kind, i, k.calls, k.total);
+    for (const RegionStats& r : runs[i].summary.regions) add(regions, r.path, "", i, r.calls, r.inclusive);
+    for (const NamedStats& c : runs[i].summary.mpi_calls) add(mpi, c.name, "", i, c.calls, c.total);
   }
   m.mpi_calls = across(mpi, runs);
   m.kernels = across(kernels, runs);
