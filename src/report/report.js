@@ -486,7 +486,9 @@
         if (w < 1 && x1 < lastX[x.d] + 1) continue;  // one pixel already drawn there
         lastX[x.d] = Math.max(x1, x0 + 1);
         const y = ln.top + x.d * ROW;
-        g.fillStyle = G.color; g.fillRect(x0, y + 1, Math.max(1, w), ROW - 2);
+        // On whole pixels: crisp edges, and a span under a pixel wide still shows in its own colour.
+        const px0 = Math.round(x0), px1 = Math.max(px0 + 1, Math.round(x1));
+        g.fillStyle = G.color; g.fillRect(px0, y + 1, px1 - px0, ROW - 2);
         drawnRects++;
         if (w > 2) { g.fillStyle = 'rgba(255,255,255,0.6)'; g.fillRect(x1 - 0.5, y + 1, 0.5, ROW - 2); }
         if (w > 36) {

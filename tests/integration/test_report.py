@@ -214,7 +214,7 @@ try:
     kc.expect_eq(s.errors(), [], "no console errors or exceptions")
     s.evaluate("document.getElementById('tl-in').click(); document.getElementById('kernel-table').tHead.rows[0].cells[3].click()")
     want = "(" + fmt_time(data["runs"][0]["end_ns"] / 2) + " shown)"
-    for _ in range(40):  # drawn at the next animation frame
+    for _ in range(200):  # drawn at the next animation frame (up to 10 s on a loaded machine)
         shown = s.evaluate("document.getElementById('tl-range').textContent")
         if shown.endswith(want):
             break
