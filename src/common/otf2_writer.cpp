@@ -137,13 +137,24 @@ struct Attribute {
 
 }  // namespace
 
+// Looked up by text without making a std::string per event.
+struct TextHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+using TextIds = std::unordered_map<std::string, std::uint32_t, TextHash, std::equal_to<>>;
+
 struct ArchiveSink::Impl {
   std::vector<std::string> strings;
-  std::unordered_map<std::string, std::uint32_t> string_ids;
+  TextIds string_ids;
   std::vector<Region> regions;
-  std::map<std::pair<std::string, std::string>, std::uint32_t> region_ids;  // (category, name)
+  // Regions by category, then name. Categories and argument keys are the producer's literals
+  // (trace_events.hpp), so each is found by its address first, by its text only the first time.
+  std::unordered_map<std::string, TextIds, TextHash, std::equal_to<>> region_ids;
+  std::unordered_map<const char*, TextIds*> region_ids_by_cat;
   std::vector<Attribute> attrs;
   std::map<std::pair<std::string, std::uint8_t>, std::uint32_t> attr_ids;
+  std::unordered_map<const char*, std::uint32_t> attr_ids_by_key[3];  // per attribute type
   std::vector<std::uint32_t> metric_names;  // string ref per metric (one member each)
   std::map<std::string, std::uint32_t> metric_ids;
   std::vector<std::string> hosts;
@@ -167,27 +178,31 @@ struct ArchiveSink::Impl {
   std::uint64_t records = 0;
 
   std::uint32_t str(std::string_view s) {
-    auto [it, fresh] = string_ids.try_emplace(std::string(s), static_cast<std::uint32_t>(strings.size()));
-    if (fresh) strings.emplace_back(s);
-    return it->second;
+    if (auto it = string_ids.find(s); it != string_ids.end()) return it->second;
+    const auto id = static_cast<std::uint32_t>(strings.size());
+    string_ids.emplace(std::string(s), id);
+    strings.emplace_back(s);
+    return id;
   }
-  std::uint32_t region(std::string_view cat, std::string_view name) {
-    auto key = std::make_pair(std::string(cat), std::string(name));
-    auto it = region_ids.find(key);
-    if (it != region_ids.end()) return it->second;
+  std::uint32_t region(const char* cat, std::string_view name) {
+    TextIds*& ids = region_ids_by_cat[cat];
+    if (ids == nullptr) ids = &region_ids[cat];  // node-based: the address stays valid
+    if (auto it = ids->find(name); it != ids->end()) return it->second;
     const std::uint32_t id = static_cast<std::uint32_t>(regions.size());
     regions.push_back({str(name), str(std::string(cat) + ":" + std::string(name)), paradigm_of(cat), role_of(cat, name)});
-    region_ids.emplace(std::move(key), id);
+    ids->emplace(std::string(name), id);
     return id;
   }
   std::uint32_t attr(const char* key, std::uint8_t type) {
+    auto [fast, fresh] = attr_ids_by_key[type].try_emplace(key, 0);
+    if (!fresh) return fast->second;
     auto k = std::make_pair(std::string(key), type);
     auto it = attr_ids.find(k);
-    if (it != attr_ids.end()) return it->second;
-    const std::uint32_t id = static_cast<std::uint32_t>(attrs.size());
-    attrs.push_back({str(key), type});
-    attr_ids.emplace(std::move(k), id);
-    return id;
+    if (it == attr_ids.end()) {
+      it = attr_ids.emplace(std::move(k), static_cast<std::uint32_t>(attrs.size())).first;
+      attrs.push_back({str(key), type});
+    }
+    return fast->second = it->second;
   }
   std::uint32_t metric(std::string_view space) {
     auto [it, fresh] = metric_ids.try_emplace(std::string(space), static_cast<std::uint32_t>(metric_names.size()));
