@@ -1,5 +1,5 @@
 // clock_drift.cpp - how far the library's tick-to-nanosecond translation strays from
-// CLOCK_MONOTONIC_RAW over a run, with the calibration the library uses (src/common/clock.cpp:
+// CLOCK_MONOTONIC_RAW over a run, with the calibration the library uses (src/common/record/clock.cpp:
 // one calibration point when the tool starts, one when it writes, nothing in between).
 //
 // Calls clock::init(), then for SECONDS seconds takes a reference every 100 ms (the tightest of
@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/clock.hpp"
+#include "common/record/clock.hpp"
 
 namespace clk = kob::clock;
 

@@ -10,17 +10,17 @@
 #include <cstdlib>
 #include <string>
 
-#include "common/filter_sink.hpp"
-#include "common/perfetto_writer.hpp"
-#include "common/raw_reader.hpp"
-#include "common/run_outputs.hpp"
-#include "common/summary.hpp"
-#include "common/summary_fold.hpp"
-#include "common/tee_sink.hpp"
-#include "common/timeline.hpp"
-#include "common/timeline_builder.hpp"
-#include "common/trace_producer.hpp"
-#include "common/trace_writer.hpp"
+#include "common/timeline/filter_sink.hpp"
+#include "common/formats/perfetto_writer.hpp"
+#include "common/timeline/raw_reader.hpp"
+#include "common/session/run_outputs.hpp"
+#include "common/analysis/summary.hpp"
+#include "common/analysis/summary_fold.hpp"
+#include "common/timeline/tee_sink.hpp"
+#include "common/timeline/timeline.hpp"
+#include "common/timeline/timeline_builder.hpp"
+#include "common/formats/trace_producer.hpp"
+#include "common/formats/trace_writer.hpp"
 
 namespace {
 

@@ -3,12 +3,12 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "common/clock.hpp"
-#include "common/config.hpp"
-#include "common/log.hpp"
-#include "common/raw_reader.hpp"
-#include "common/run_outputs.hpp"
-#include "common/trace_window.hpp"
+#include "common/record/clock.hpp"
+#include "common/session/config.hpp"
+#include "common/support/log.hpp"
+#include "common/timeline/raw_reader.hpp"
+#include "common/session/run_outputs.hpp"
+#include "common/formats/trace_window.hpp"
 #include "kob/progress.hpp"
 #include "kob/run_source.hpp"
 

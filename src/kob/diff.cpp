@@ -8,11 +8,11 @@
 #include <map>
 #include <tuple>
 
-#include "common/atomic_file.hpp"
-#include "common/clock.hpp"
-#include "common/json.hpp"
-#include "common/raw_reader.hpp"
-#include "common/run_outputs.hpp"
+#include "common/support/atomic_file.hpp"
+#include "common/record/clock.hpp"
+#include "common/support/json.hpp"
+#include "common/timeline/raw_reader.hpp"
+#include "common/session/run_outputs.hpp"
 #include "kob/progress.hpp"
 #include "kob/run_source.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/summary.hpp"
+#include "common/analysis/summary.hpp"
 
 namespace kob::cli {
 

@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "common/config.hpp"
-#include "common/trace_window.hpp"
+#include "common/session/config.hpp"
+#include "common/formats/trace_window.hpp"
 #include "kob/convert.hpp"
 #include "kob/diff.hpp"
 #include "kob/merge.hpp"
 #include "kob/report.hpp"
 #include "kob/run.hpp"
-#include "version.hpp"
+#include "common/support/version.hpp"
 
 namespace {
 

@@ -6,15 +6,15 @@
 #include <memory>
 #include <set>
 
-#include "common/atomic_file.hpp"
-#include "common/clock.hpp"
-#include "common/config.hpp"
-#include "common/merged_summary.hpp"
-#include "common/otf2_writer.hpp"
-#include "common/perfetto_writer.hpp"
-#include "common/raw_reader.hpp"
-#include "common/run_outputs.hpp"
-#include "common/trace_tee.hpp"
+#include "common/support/atomic_file.hpp"
+#include "common/record/clock.hpp"
+#include "common/session/config.hpp"
+#include "common/analysis/merged_summary.hpp"
+#include "common/formats/otf2_writer.hpp"
+#include "common/formats/perfetto_writer.hpp"
+#include "common/timeline/raw_reader.hpp"
+#include "common/session/run_outputs.hpp"
+#include "common/formats/trace_tee.hpp"
 #include "kob/progress.hpp"
 #include "kob/run_source.hpp"
 

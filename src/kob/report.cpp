@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "common/atomic_file.hpp"
-#include "common/clock.hpp"
-#include "common/raw_reader.hpp"
-#include "common/run_outputs.hpp"
-#include "common/summary.hpp"
+#include "common/support/atomic_file.hpp"
+#include "common/record/clock.hpp"
+#include "common/timeline/raw_reader.hpp"
+#include "common/session/run_outputs.hpp"
+#include "common/analysis/summary.hpp"
 #include "kob/progress.hpp"
 #include "kob/run_source.hpp"
 #include "report/html_report.hpp"

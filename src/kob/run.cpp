@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "common/config.hpp"
-#include "common/run_report.hpp"
+#include "common/session/config.hpp"
+#include "common/session/run_report.hpp"
 
 namespace kob::cli {
 
@@ -184,7 +184,7 @@ int run_main(int argc, char** argv) {
   // After what is there: a sanitizer runtime must stay first, and any position precedes libmpi.
   if (!mpi_layer.empty()) append_path("LD_PRELOAD", mpi_layer);
 
-  // Where each process of the run says what it wrote (common/run_report.hpp).
+  // Where each process of the run says what it wrote (common/session/run_report.hpp).
   char report[] = "/tmp/kob-run-XXXXXX";
   const char* tmpdir = std::getenv("TMPDIR");
   std::string report_path;

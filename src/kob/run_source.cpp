@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "common/clock.hpp"
+#include "common/record/clock.hpp"
 
 namespace kob::cli {
 

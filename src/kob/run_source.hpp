@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "common/raw_reader.hpp"
-#include "common/run_outputs.hpp"
+#include "common/timeline/raw_reader.hpp"
+#include "common/session/run_outputs.hpp"
 
 namespace kob::cli {
 

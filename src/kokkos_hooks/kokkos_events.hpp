@@ -4,9 +4,8 @@
 
 #include <cstdint>
 
-#include "common/recorder.hpp"
-#include "common/session.hpp"
-#include "ompt_backend/device_tracing.hpp"
+#include "common/record/recorder.hpp"
+#include "common/session/session.hpp"
 
 namespace kob::kokkos {
 
@@ -97,8 +96,9 @@ KOB_HOT_INLINE void end_fence(std::uint64_t id) {
 // --device-trace-region: a region push may resume device tracing (checked before the group, so
 // that it works with --events leaving out kokkos too).
 KOB_HOT_INLINE void named_event(Ev type, const char* name) {
-  if (type == Ev::RegionPush && KOB_UNLIKELY(g_device_trace_region_set.load(std::memory_order_relaxed)))
-    omp::device_tracing::region_push(name);
+  if (type == Ev::RegionPush) {
+    if (const RegionListener* l = g_region_listener.load(std::memory_order_relaxed); KOB_UNLIKELY(l != nullptr)) l->push(name);
+  }
   if (KOB_UNLIKELY(!recording(kGroupKokkos))) return;
   ThreadBuffer& b = this_thread();
   const std::uint32_t nid = b.names.lookup(name);
@@ -110,7 +110,7 @@ KOB_HOT_INLINE void named_event(Ev type, const char* name) {
 }
 
 KOB_HOT_INLINE void pop_region() {
-  if (KOB_UNLIKELY(g_device_trace_region_set.load(std::memory_order_relaxed))) omp::device_tracing::region_pop();
+  if (const RegionListener* l = g_region_listener.load(std::memory_order_relaxed); KOB_UNLIKELY(l != nullptr)) l->pop();
   if (KOB_UNLIKELY(!recording(kGroupKokkos))) return;
   const std::uint64_t t = clock::now();
   this_thread().emit([&](Record& r) {

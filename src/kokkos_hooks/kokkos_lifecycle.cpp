@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "common/config.hpp"
-#include "common/log.hpp"
-#include "common/session.hpp"
+#include "common/session/config.hpp"
+#include "common/support/log.hpp"
+#include "common/session/session.hpp"
 #include "kokkos_hooks/kokkos_events.hpp"
 
 namespace kob::kokkos {

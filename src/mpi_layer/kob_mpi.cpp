@@ -1,6 +1,6 @@
 // libkob_mpi.so: the optional PMPI layer (`kob run --mpi` preloads it). It measures each rank's
 // clock offset to rank 0 right after MPI_Init and right before MPI_Finalize, and hands the results
-// to the tool library when that attaches (common/mpi_bridge.hpp). It depends on MPI and the C++
+// to the tool library when that attaches (common/session/mpi_bridge.hpp). It depends on MPI and the C++
 // runtime only: no spdlog, no part of the tool; problems are one `kob: ` line on stderr, and the
 // program always runs on as without the layer.
 // The C API only (OpenMPI and MPICH would pull in their C++ bindings otherwise).
@@ -15,7 +15,7 @@
 #include <ctime>
 #include <mutex>
 
-#include "common/mpi_bridge.hpp"
+#include "common/session/mpi_bridge.hpp"
 #include "mpi_layer/layer.hpp"
 
 #define KOB_EXPORT extern "C" __attribute__((visibility("default")))

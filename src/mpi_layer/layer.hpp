@@ -4,7 +4,7 @@
 
 #include <atomic>
 
-#include "common/mpi_bridge.hpp"
+#include "common/session/mpi_bridge.hpp"
 
 namespace kob_mpi {
 

@@ -36,13 +36,13 @@
 #include <new>
 #include <string>
 
-#include "common/clock.hpp"
-#include "common/config.hpp"
-#include "common/log.hpp"
-#include "common/omp_names.hpp"
-#include "common/record.hpp"
-#include "common/recorder.hpp"
-#include "common/session.hpp"
+#include "common/record/clock.hpp"
+#include "common/session/config.hpp"
+#include "common/support/log.hpp"
+#include "common/timeline/omp_names.hpp"
+#include "common/record/record.hpp"
+#include "common/record/recorder.hpp"
+#include "common/session/session.hpp"
 
 namespace kob::omp::device_tracing {
 
@@ -691,5 +691,12 @@ void region_pop() {
   if (g_open_regions > 0) --g_open_regions;
   apply_gate_locked();
 }
+
+namespace {
+// The Kokkos hooks reach region_push / region_pop through the session (the two frontends meet only
+// in the core); registered when the library is loaded, so that no region is missed.
+constexpr RegionListener kRegionListener{&region_push, &region_pop};
+[[maybe_unused]] const bool g_region_listener_registered = (session::set_region_listener(&kRegionListener), true);
+}  // namespace
 
 }  // namespace kob::omp::device_tracing

@@ -15,7 +15,8 @@ void on_device_finalize(int device_num);
 // Flushes and stops every device still traced, so that no buffer is lost. Idempotent.
 void finalize_all();
 
-// --device-trace-region=NAME: the Kokkos region hooks call these (only when the option is set).
+// --device-trace-region=NAME: the Kokkos region hooks call these through the session's region
+// listener (only while the option is set).
 // Tracing of every traced device is resumed while a region named NAME is open on some thread,
 // paused otherwise.
 void region_push(const char* name);

@@ -6,10 +6,10 @@
 #include <cstring>
 #include <string_view>
 
-#include "common/config.hpp"
-#include "common/intern.hpp"
-#include "common/recorder.hpp"
-#include "common/session.hpp"
+#include "common/session/config.hpp"
+#include "common/record/intern.hpp"
+#include "common/record/recorder.hpp"
+#include "common/session/session.hpp"
 #include "ompt_backend/callback_table.hpp"
 #include "ompt_backend/ompt_runtime.hpp"
 #include "ompt_backend/omp_ids.hpp"

@@ -7,13 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "common/config.hpp"
-#include "common/log.hpp"
-#include "common/omp_names.hpp"
-#include "common/raw_trace.hpp"
-#include "common/recorder.hpp"
-#include "common/session.hpp"
-#include "common/timeline.hpp"
+#include "common/session/config.hpp"
+#include "common/support/log.hpp"
+#include "common/timeline/omp_names.hpp"
+#include "common/record/recorder.hpp"
+#include "common/session/session.hpp"
+#include "ompt_backend/runtime_code_range.hpp"
 #include "ompt_backend/callback_table.hpp"
 #include "ompt_backend/device_tracing.hpp"
 #include "ompt_backend/ompt_runtime.hpp"
@@ -166,8 +165,7 @@ int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_
     session::set_omp_initial_device(initial_device_num);
     session::add_other_data("ompt", "initial_device_num", std::to_string(initial_device_num));
     session::set_before_write(before_write);
-    set_omp_runtime_function(reinterpret_cast<const void*>(g_rt.set_callback));
-    raw::add_kv("kob", "omp_runtime_code", omp_runtime_code_range());  // for kob convert
+    session::set_omp_runtime_code(runtime_code_range(reinterpret_cast<const void*>(g_rt.set_callback)));
     register_callbacks(host_callbacks(), session::config().events);
     register_callbacks(target_callbacks(), session::config().events);
     // The thread that initialises the runtime gets no thread_begin before its first events.

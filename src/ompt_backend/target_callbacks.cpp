@@ -5,10 +5,10 @@
 // deliver the EMI ones; they carry the runtime's ids and report data ops and submits as points.
 #include <omp-tools.h>
 
-#include "common/config.hpp"
-#include "common/intern.hpp"
-#include "common/recorder.hpp"
-#include "common/session.hpp"
+#include "common/session/config.hpp"
+#include "common/record/intern.hpp"
+#include "common/record/recorder.hpp"
+#include "common/session/session.hpp"
 #include "ompt_backend/callback_table.hpp"
 #include "ompt_backend/device_tracing.hpp"
 #include "ompt_backend/omp_ids.hpp"

@@ -4,9 +4,9 @@
 #include <cstring>
 #include <tuple>
 
-#include "common/json.hpp"
-#include "report_page.hpp"  // generated from report.html, report.css and report.js (embed.py)
-#include "version.hpp"
+#include "common/support/json.hpp"
+#include "report/report_page.hpp"  // generated from report.html, report.css and report.js (embed.py)
+#include "common/support/version.hpp"
 
 namespace kob::report {
 

@@ -20,7 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/trace_events.hpp"
+#include "common/formats/trace_events.hpp"
 
 namespace kob::report {
 

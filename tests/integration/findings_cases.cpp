@@ -1,5 +1,5 @@
 // A Kokkos (OpenMP backend) program with one performance problem per case, each strong enough
-// that its finding (src/common/findings.hpp) is the first whatever the machine's load:
+// that its finding (src/common/analysis/findings.hpp) is the first whatever the machine's load:
 //
 //   findings_cases imbalanced     kernel "imbalanced_kernel" x5, one iteration per thread, the
 //                                 first 20x the others' work (static schedule)

@@ -1,5 +1,5 @@
 """Structural check that the clock calibration cannot sleep: the object file of
-src/common/clock.cpp in the core library imports no sleeping or waiting function. (A timing
+src/common/record/clock.cpp in the core library imports no sleeping or waiting function. (A timing
 threshold would be flaky; this fails as soon as such a call is compiled in.)"""
 import subprocess
 import sys

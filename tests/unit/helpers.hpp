@@ -14,15 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "common/clock.hpp"
-#include "common/intern.hpp"
-#include "common/raw_reader.hpp"
-#include "common/raw_trace.hpp"
-#include "common/record.hpp"
-#include "common/recorder.hpp"
-#include "common/thread_source.hpp"
-#include "common/timeline.hpp"
-#include "common/trace_writer.hpp"
+#include "common/record/clock.hpp"
+#include "common/record/intern.hpp"
+#include "common/timeline/raw_reader.hpp"
+#include "common/record/raw_trace.hpp"
+#include "common/record/record.hpp"
+#include "common/record/recorder.hpp"
+#include "common/timeline/thread_source.hpp"
+#include "common/timeline/timeline.hpp"
+#include "common/formats/trace_writer.hpp"
 
 namespace kob_test {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "common/record.hpp"
-#include "common/record_codec.hpp"
+#include "common/record/record.hpp"
+#include "common/record/record_codec.hpp"
 
 namespace kob_test {
 

@@ -1,11 +1,11 @@
-#include "common/findings.hpp"
+#include "common/analysis/findings.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <string>
 #include <string_view>
 
-#include "common/timeline.hpp"
+#include "common/timeline/timeline.hpp"
 
 namespace kob::findings {
 

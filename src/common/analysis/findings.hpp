@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/summary.hpp"
+#include "common/analysis/summary.hpp"
 
 namespace kob::findings {
 

@@ -1,11 +1,11 @@
-#include "common/merged_summary.hpp"
+#include "common/analysis/merged_summary.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <utility>
 
-#include "common/json.hpp"
+#include "common/support/json.hpp"
 
 namespace kob {
 

@@ -1,14 +1,14 @@
-#include "common/summary.hpp"
+#include "common/analysis/summary.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "common/devid.hpp"
-#include "common/intern.hpp"
-#include "common/json.hpp"
-#include "common/omp_names.hpp"
-#include "common/summary_fold.hpp"
-#include "common/text_safe.hpp"
+#include "common/timeline/devid.hpp"
+#include "common/record/intern.hpp"
+#include "common/support/json.hpp"
+#include "common/timeline/omp_names.hpp"
+#include "common/analysis/summary_fold.hpp"
+#include "common/support/text_safe.hpp"
 
 namespace kob {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/timeline.hpp"
+#include "common/timeline/timeline.hpp"
 
 namespace kob {
 

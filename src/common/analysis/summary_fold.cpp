@@ -1,12 +1,12 @@
 // SummaryFold, Kokkos: kernels, regions (exclusive time), memory, copies, fences, sections; and
 // the figures at finish.
-#include "common/summary_fold.hpp"
+#include "common/analysis/summary_fold.hpp"
 
-#include "common/devid.hpp"
-#include "common/findings.hpp"
-#include "common/intern.hpp"
-#include "common/mpi_bridge.hpp"
-#include "common/summary_fold_state.hpp"
+#include "common/timeline/devid.hpp"
+#include "common/analysis/findings.hpp"
+#include "common/record/intern.hpp"
+#include "common/record/mpi_calls.hpp"
+#include "common/analysis/summary_fold_state.hpp"
 
 namespace kob {
 

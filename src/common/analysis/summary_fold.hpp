@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/span_sink.hpp"
-#include "common/summary.hpp"
+#include "common/timeline/span_sink.hpp"
+#include "common/analysis/summary.hpp"
 
 namespace kob {
 

@@ -1,6 +1,6 @@
 // SummaryFold, OpenMP: parallel regions joined with their implicit tasks and their Kokkos kernel.
-#include "common/intern.hpp"
-#include "common/summary_fold_state.hpp"
+#include "common/record/intern.hpp"
+#include "common/analysis/summary_fold_state.hpp"
 
 namespace kob {
 

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/omp_names.hpp"
-#include "common/summary_fold.hpp"
+#include "common/timeline/omp_names.hpp"
+#include "common/analysis/summary_fold.hpp"
 
 namespace kob {
 namespace summary_fold_detail {
@@ -159,7 +159,7 @@ struct SummaryFold::State {
   std::map<std::uint32_t, MemoryStats> memory;
   std::map<std::pair<std::uint32_t, std::uint32_t>, CopyStats> copies;
   std::map<std::uint32_t, NamedStats> fences, sections;
-  std::map<std::uint32_t, NamedStats> mpi_calls;  // by call (mpi_bridge.hpp)
+  std::map<std::uint32_t, NamedStats> mpi_calls;  // by call (record/mpi_calls.hpp)
   std::map<summary_fold_detail::CopySiteKey, CopySiteStats> copy_sites;  // names filled at finish
   std::map<summary_fold_detail::AllocSiteKey, std::uint64_t> alloc_sites;  // allocations
   std::uint64_t sites_untracked = 0;

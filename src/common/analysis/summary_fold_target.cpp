@@ -1,7 +1,7 @@
 // SummaryFold, target offload: per-device figures, submits joined with their target region,
 // data ops with the Kokkos deep copy that caused them.
-#include "common/intern.hpp"
-#include "common/summary_fold_state.hpp"
+#include "common/record/intern.hpp"
+#include "common/analysis/summary_fold_state.hpp"
 
 namespace kob {
 

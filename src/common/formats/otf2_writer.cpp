@@ -1,4 +1,4 @@
-#include "common/otf2_writer.hpp"
+#include "common/formats/otf2_writer.hpp"
 
 #include <unistd.h>
 

@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "common/trace_events.hpp"
+#include "common/formats/trace_events.hpp"
 
 namespace kob::otf2 {
 

@@ -11,7 +11,7 @@
 //   there (their END packets), so a track's BEGIN/END pairs nest once ordered by time, then by
 //   position in the file, as trace readers order them.
 // - names, categories and argument names are interned: sent once per sequence, then named by id.
-#include "common/perfetto_writer.hpp"
+#include "common/formats/perfetto_writer.hpp"
 
 #include <cstring>
 #include <functional>
@@ -23,9 +23,9 @@
 #include <utility>
 #include <vector>
 
-#include "common/perfetto_fields.hpp"
-#include "common/proto_writer.hpp"
-#include "common/trace_events.hpp"
+#include "common/formats/perfetto_fields.hpp"
+#include "common/formats/proto_writer.hpp"
+#include "common/formats/trace_events.hpp"
 
 namespace kob {
 

@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <memory>
 
-#include "common/timeline.hpp"
-#include "common/trace_events.hpp"
-#include "common/trace_producer.hpp"
+#include "common/timeline/timeline.hpp"
+#include "common/formats/trace_events.hpp"
+#include "common/formats/trace_producer.hpp"
 
 namespace kob {
 

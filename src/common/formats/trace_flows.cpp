@@ -1,4 +1,4 @@
-#include "common/trace_flows.hpp"
+#include "common/formats/trace_flows.hpp"
 
 #include <algorithm>
 

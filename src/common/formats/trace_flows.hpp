@@ -8,8 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/timeline.hpp"
-#include "common/trace_events.hpp"
+#include "common/timeline/timeline.hpp"
+#include "common/formats/trace_events.hpp"
 
 namespace kob::trace {
 

@@ -1,6 +1,4 @@
-#include "common/trace_producer.hpp"
-
-#include "common/mpi_bridge.hpp"
+#include "common/formats/trace_producer.hpp"
 
 #include <algorithm>
 #include <cinttypes>
@@ -11,12 +9,12 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "common/devid.hpp"
-#include "common/intern.hpp"
-#include "common/mpi_bridge.hpp"
-#include "common/omp_names.hpp"
-#include "common/summary.hpp"
-#include "common/trace_flows.hpp"
+#include "common/timeline/devid.hpp"
+#include "common/record/intern.hpp"
+#include "common/record/mpi_calls.hpp"
+#include "common/timeline/omp_names.hpp"
+#include "common/analysis/summary.hpp"
+#include "common/formats/trace_flows.hpp"
 
 namespace kob {
 

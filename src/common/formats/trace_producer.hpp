@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "common/timeline.hpp"
-#include "common/trace_events.hpp"
+#include "common/timeline/timeline.hpp"
+#include "common/formats/trace_events.hpp"
 
 namespace kob {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common/trace_events.hpp"
+#include "common/formats/trace_events.hpp"
 
 namespace kob::trace {
 

@@ -1,4 +1,4 @@
-#include "common/trace_window.hpp"
+#include "common/formats/trace_window.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/signals.hpp"
-#include "common/trace_flows.hpp"
+#include "common/support/blocked_signals.hpp"
+#include "common/formats/trace_flows.hpp"
 
 namespace kob {
 
@@ -53,7 +53,7 @@ TraceWindow::TraceWindow(TraceProducer& producer, std::size_t min_spans, bool ba
     : producer_(producer), min_spans_(min_spans), next_try_(min_spans) {
   if (!background) return;
   try {
-    const signals::BlockAllSignals blocked;  // the program's signals are for its own threads
+    const BlockAllSignals blocked;  // the program's signals are for its own threads
     writer_ = std::thread([this] { writer_loop(); });
   } catch (...) {
     // No thread: the windows are written in the caller's thread.

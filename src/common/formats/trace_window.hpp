@@ -25,9 +25,9 @@
 #include <utility>
 #include <vector>
 
-#include "common/span_sink.hpp"
-#include "common/timeline_builder.hpp"
-#include "common/trace_producer.hpp"
+#include "common/timeline/span_sink.hpp"
+#include "common/timeline/timeline_builder.hpp"
+#include "common/formats/trace_producer.hpp"
 
 namespace kob {
 

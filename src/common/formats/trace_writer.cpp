@@ -1,14 +1,14 @@
 // The Chrome JSON sink: one line per event, written straight into a buffer that is flushed to
 // the file in large blocks.
-#include "common/trace_writer.hpp"
+#include "common/formats/trace_writer.hpp"
 
 #include <charconv>
 #include <cstring>
 #include <memory>
 #include <vector>
 
-#include "common/json.hpp"
-#include "common/trace_events.hpp"
+#include "common/support/json.hpp"
+#include "common/formats/trace_events.hpp"
 
 namespace kob {
 

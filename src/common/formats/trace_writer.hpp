@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
-#include "common/timeline.hpp"
-#include "common/trace_events.hpp"
-#include "common/trace_producer.hpp"
+#include "common/timeline/timeline.hpp"
+#include "common/formats/trace_events.hpp"
+#include "common/formats/trace_producer.hpp"
 
 namespace kob {
 

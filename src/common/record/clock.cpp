@@ -1,4 +1,4 @@
-#include "common/clock.hpp"
+#include "common/record/clock.hpp"
 
 #include <cmath>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "common/intern.hpp"
+#include "common/record/intern.hpp"
 
 #include <atomic>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "common/log.hpp"
+#include "common/support/log.hpp"
 
 namespace kob {
 

@@ -1,4 +1,4 @@
-#include "common/raw_trace.hpp"
+#include "common/record/raw_trace.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -13,13 +13,12 @@
 #include <mutex>
 #include <vector>
 
-#include "common/clock.hpp"
-#include "common/intern.hpp"
-#include "common/log.hpp"
-#include "common/raw_writer.hpp"
-#include "common/record_codec.hpp"
-#include "common/recorder.hpp"
-#include "common/session.hpp"
+#include "common/record/clock.hpp"
+#include "common/record/intern.hpp"
+#include "common/support/log.hpp"
+#include "common/record/raw_writer.hpp"
+#include "common/record/record_codec.hpp"
+#include "common/record/recorder.hpp"
 
 namespace kob::raw {
 
@@ -50,6 +49,7 @@ struct File {
   std::vector<std::string> kvs;  // every KV entry's content, for a file made later (fork child)
   std::vector<std::pair<std::uint32_t, std::string>> pending_names;  // interned while lazy
   std::vector<LostSpan> lost;  // not yet written
+  std::int64_t rank = -1;      // the process's MPI rank, for the header (a fork child's too)
   std::vector<std::uint8_t> chunk_buf;  // encoding buffer (no thread_local: see record_codec.cpp)
   Stats stats;
 };
@@ -190,7 +190,7 @@ bool create_locked(File& f, const std::string& path, const std::vector<std::stri
   h.byte_order = kByteOrderCheck;
   h.pid = static_cast<std::uint64_t>(getpid());
   h.ppid = static_cast<std::uint64_t>(getppid());
-  h.rank = session::mpi_rank();
+  h.rank = f.rank;
   h.clock = clock::g_use_tsc ? 1 : 0;
   const clock::Point p = clock::start_point();
   h.start_tick = p.tick;
@@ -279,11 +279,12 @@ void add_lost_locked(File& f, const LostSpan& l) {
 
 }  // namespace
 
-bool open(const std::string& p) {
+bool open(const std::string& p, std::int64_t rank) {
   File& f = file();
   {
     std::lock_guard<std::mutex> lock(f.mu);
     if (f.fd >= 0 || f.finished.load()) return f.fd >= 0;
+    f.rank = rank;
   }
   set_intern_listener(on_new_name);
   const std::vector<std::string_view> names = kob::names().snapshot();
@@ -527,6 +528,7 @@ void reset_for_test() {
   f.pending_names.clear();
   f.lost.clear();
   f.stats = Stats{};
+  f.rank = -1;
 }
 
 void before_fork() { file().mu.lock(); }

@@ -1,4 +1,4 @@
-#include "common/raw_writer.hpp"
+#include "common/record/raw_writer.hpp"
 
 #include <linux/futex.h>
 #include <pthread.h>
@@ -12,10 +12,11 @@
 #include <mutex>
 #include <new>
 
-#include "common/clock.hpp"
-#include "common/log.hpp"
-#include "common/raw_trace.hpp"
-#include "common/recorder.hpp"
+#include "common/record/clock.hpp"
+#include "common/support/blocked_signals.hpp"
+#include "common/support/log.hpp"
+#include "common/record/raw_trace.hpp"
+#include "common/record/recorder.hpp"
 
 namespace kob::raw::writer {
 
@@ -87,14 +88,13 @@ bool start() {
   State& s = *g_state;
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.started) return true;
-  // Every signal blocked on the new thread: the program's handlers run on its own threads only.
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
   s.stopping.store(false);
   s.running.store(true);
-  const int rc = pthread_create(&s.thread, nullptr, loop, nullptr);
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  int rc;
+  {
+    const BlockAllSignals blocked;  // the program's handlers run on its own threads only
+    rc = pthread_create(&s.thread, nullptr, loop, nullptr);
+  }
   if (rc != 0) {
     s.running.store(false);
     log::warn(std::string("cannot start the raw trace's writer thread (") + std::strerror(rc) +

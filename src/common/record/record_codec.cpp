@@ -1,4 +1,4 @@
-#include "common/record_codec.hpp"
+#include "common/record/record_codec.hpp"
 
 namespace kob::codec {
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "common/record.hpp"
+#include "common/record/record.hpp"
 
 namespace kob::codec {
 

@@ -1,4 +1,4 @@
-#include "common/recorder.hpp"
+#include "common/record/recorder.hpp"
 
 #include <linux/futex.h>
 #include <pthread.h>
@@ -14,10 +14,9 @@
 #include <new>
 #include <string>
 
-#include "common/log.hpp"
-#include "common/raw_trace.hpp"
-#include "common/raw_writer.hpp"
-#include "common/signals.hpp"
+#include "common/support/log.hpp"
+#include "common/record/raw_trace.hpp"
+#include "common/record/raw_writer.hpp"
 
 namespace kob {
 
@@ -41,6 +40,7 @@ Registry& registry() {
 }
 std::atomic<std::uint64_t> g_limit{64ull << 20};
 std::atomic<std::uint32_t> g_ring_slots{recorder::kDefaultRing};
+std::atomic<void (*)()> g_new_thread_hook{nullptr};
 // A producer whose next slot is still full waits at most g_wait_rounds * kWaitNs for the writer.
 constexpr long kWaitNs = 5'000'000;
 std::atomic<int> g_wait_rounds{10};
@@ -93,7 +93,7 @@ ThreadBuffer* register_thread() {
   }
   t_buffer = b;
   arm_thread_end(b);
-  signals::give_thread_alt_stack();
+  if (void (*hook)() = g_new_thread_hook.load(std::memory_order_acquire)) hook();
   return b;
 }
 
@@ -352,6 +352,8 @@ std::size_t ThreadBuffer::record_count() const {
 }
 
 namespace recorder {
+void set_new_thread_hook(void (*hook)()) { g_new_thread_hook.store(hook, std::memory_order_release); }
+
 void set_memory_limit(std::uint64_t bytes) { g_limit.store(bytes, std::memory_order_relaxed); }
 void set_writer_wait_for_test(int rounds) { g_wait_rounds.store(rounds, std::memory_order_relaxed); }
 void set_ring_slots(std::uint32_t n) {

@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "common/clock.hpp"
-#include "common/intern.hpp"
-#include "common/raw_format.hpp"
-#include "common/raw_trace.hpp"
-#include "common/record.hpp"
+#include "common/record/clock.hpp"
+#include "common/record/intern.hpp"
+#include "common/record/raw_format.hpp"
+#include "common/record/raw_trace.hpp"
+#include "common/record/record.hpp"
 
 #define KOB_LIKELY(x) __builtin_expect(!!(x), 1)
 #define KOB_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -303,6 +303,10 @@ namespace recorder {
 // (it records nothing, its events counted as dropped).
 void set_memory_limit(std::uint64_t bytes);
 std::uint64_t memory_used();
+// Called on each thread right after it first registers (not a hot path), so that the session can
+// give it what its crash handling needs (an alternate signal stack) without the recorder knowing
+// the session. Null: nothing. Set once at start, before the program's threads record.
+void set_new_thread_hook(void (*hook)());
 inline constexpr std::uint32_t kDefaultRing = 4;
 // Rings of ended threads waiting in the pool for a later thread (their memory stays counted).
 std::uint32_t pooled_rings();

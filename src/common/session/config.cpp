@@ -1,12 +1,12 @@
-#include "common/config.hpp"
+#include "common/session/config.hpp"
 
 #include <charconv>
 #include <limits>
 
-#include "common/name_filter.hpp"
-#include "common/text_safe.hpp"
+#include "common/timeline/name_filter.hpp"
+#include "common/support/text_safe.hpp"
 
-#include "common/output_name.hpp"
+#include "common/session/output_name.hpp"
 
 namespace kob {
 

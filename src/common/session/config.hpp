@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/log.hpp"
+#include "common/support/log.hpp"
 
 namespace kob {
 
@@ -40,7 +40,7 @@ struct Config {
   std::string output;  // file prefix; empty means the default kob-<exe>-<pid>[-r<rank>]
   std::uint32_t formats = kFormatDefault;
   std::uint32_t events = kGroupAll;
-  std::string include;  // RE2 patterns on Kokkos kernel and region names (common/name_filter.hpp); empty: no filter
+  std::string include;  // RE2 patterns on Kokkos kernel and region names (common/timeline/name_filter.hpp); empty: no filter
   std::string exclude;
   bool quiet = false;
   log::Level log_level = log::Level::Warn;

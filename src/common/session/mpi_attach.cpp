@@ -1,12 +1,12 @@
-#include "common/mpi_attach.hpp"
+#include "common/session/mpi_attach.hpp"
 
 #include <dlfcn.h>
 
-#include "common/clock.hpp"
-#include "common/log.hpp"
-#include "common/mpi_bridge.hpp"
-#include "common/recorder.hpp"
-#include "common/session.hpp"
+#include "common/record/clock.hpp"
+#include "common/support/log.hpp"
+#include "common/session/mpi_bridge.hpp"
+#include "common/record/recorder.hpp"
+#include "common/session/session.hpp"
 
 namespace kob::mpi_attach {
 

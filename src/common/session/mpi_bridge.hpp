@@ -7,36 +7,12 @@
 
 #include <cstdint>
 
+#include "common/record/mpi_calls.hpp"
+
 extern "C" {
 
 // Phases of the clock measurement (clock_sync's phase).
 enum : std::int32_t { kob_mpi_clock_start = 0, kob_mpi_clock_end = 1 };
-
-// MPI calls the layer wraps (mpi_begin/mpi_end's call); the names are kob_mpi_call_name's.
-enum : std::uint32_t {
-  kob_mpi_send = 0,
-  kob_mpi_recv,
-  kob_mpi_wait,
-  kob_mpi_waitall,
-  kob_mpi_barrier,
-  kob_mpi_bcast,
-  kob_mpi_reduce,
-  kob_mpi_allreduce,
-  kob_mpi_allgather,
-  kob_mpi_alltoall,
-  kob_mpi_gather,
-  kob_mpi_scatter,
-  kob_mpi_sendrecv,
-  kob_mpi_waitany,
-  kob_mpi_waitsome,
-  kob_mpi_allgatherv,
-  kob_mpi_alltoallv,
-  kob_mpi_gatherv,
-  kob_mpi_scatterv,
-  kob_mpi_reduce_scatter,
-  kob_mpi_scan,
-  kob_mpi_call_count
-};
 
 // Version 1 of the tool's table. A later version only appends members; `size` tells the layer
 // which ones the tool has.
@@ -51,7 +27,7 @@ struct kob_mpi_tool {
   // MPI_Finalize is under way, the end offsets were handed over (when they could be measured):
   // the tool may write its files now.
   void (*finalizing)();
-  // Around each wrapped call, on the calling thread (may be null: not recorded).
+  // Around each wrapped call (mpi_calls.hpp), on the calling thread (may be null: not recorded).
   void (*mpi_begin)(std::uint32_t call);
   void (*mpi_end)(std::uint32_t call, std::uint64_t bytes, std::int32_t peer);
 };
@@ -61,15 +37,3 @@ struct kob_mpi_tool {
 typedef int (*kob_mpi_layer_attach_fn)(const kob_mpi_tool* tool);
 
 }  // extern "C"
-
-// Names of the calls above, for the trace and the summary.
-inline const char* kob_mpi_call_name(std::uint32_t call) {
-  static const char* const names[] = {"MPI_Send",      "MPI_Recv",   "MPI_Wait",      "MPI_Waitall",
-                                      "MPI_Barrier",   "MPI_Bcast",  "MPI_Reduce",    "MPI_Allreduce",
-                                      "MPI_Allgather", "MPI_Alltoall", "MPI_Gather",  "MPI_Scatter",
-                                      "MPI_Sendrecv", "MPI_Waitany", "MPI_Waitsome", "MPI_Allgatherv",
-                                      "MPI_Alltoallv", "MPI_Gatherv", "MPI_Scatterv", "MPI_Reduce_scatter",
-                                      "MPI_Scan"};
-  static_assert(sizeof(names) / sizeof(names[0]) == kob_mpi_call_count, "a name per call");
-  return call < kob_mpi_call_count ? names[call] : "MPI_?";
-}

@@ -1,4 +1,4 @@
-#include "common/output_name.hpp"
+#include "common/session/output_name.hpp"
 
 #include <cstdlib>
 

@@ -1,4 +1,4 @@
-#include "common/run_outputs.hpp"
+#include "common/session/run_outputs.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,19 +6,19 @@
 #include <map>
 #include <memory>
 
-#include "common/atomic_file.hpp"
-#include "common/json.hpp"
-#include "common/log.hpp"
-#include "common/otf2_writer.hpp"
-#include "common/perfetto_writer.hpp"
-#include "common/filter_sink.hpp"
-#include "common/summary_fold.hpp"
-#include "common/tee_sink.hpp"
-#include "common/timeline.hpp"
-#include "common/timeline_builder.hpp"
-#include "common/trace_tee.hpp"
-#include "common/trace_window.hpp"
-#include "common/trace_writer.hpp"
+#include "common/support/atomic_file.hpp"
+#include "common/support/json.hpp"
+#include "common/support/log.hpp"
+#include "common/formats/otf2_writer.hpp"
+#include "common/formats/perfetto_writer.hpp"
+#include "common/timeline/filter_sink.hpp"
+#include "common/analysis/summary_fold.hpp"
+#include "common/timeline/tee_sink.hpp"
+#include "common/timeline/timeline.hpp"
+#include "common/timeline/timeline_builder.hpp"
+#include "common/formats/trace_tee.hpp"
+#include "common/formats/trace_window.hpp"
+#include "common/formats/trace_writer.hpp"
 #include "report/html_report.hpp"
 
 namespace kob {
@@ -183,14 +183,14 @@ std::string other_data_json(const Facts& facts, const Summary& sum) {
 
 Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sink, const TraceInfo& info) {
   const Config c = config_from_facts(facts);
-  set_omp_runtime_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
+  const CodeRange omp_code = parse_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
   TraceProducer producer(sink, info);
   TraceWindow window(producer, TraceWindow::kDefaultSpans, true);
   SummaryFold fold;
   TeeSink both(fold, window);
   FilterSink filtered(both, c.include, c.exclude);
   {
-    TimelineBuilder builder(filtered, run.initial_device_num);
+    TimelineBuilder builder(filtered, run.initial_device_num, omp_code);
     builder.set_poller(&window);
     read_threads(run.threads, builder);
     builder.finish(run.ended_cleanly, run.run_end);
@@ -202,11 +202,11 @@ Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sin
 
 Summary summarize_run(const RunData& run, const Facts& facts) {
   const Config c = config_from_facts(facts);
-  set_omp_runtime_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
+  const CodeRange omp_code = parse_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
   SummaryFold fold;
   FilterSink filtered(fold, c.include, c.exclude);
   {
-    TimelineBuilder builder(filtered, run.initial_device_num);
+    TimelineBuilder builder(filtered, run.initial_device_num, omp_code);
     read_threads(run.threads, builder);
     builder.finish(run.ended_cleanly, run.run_end);
   }
@@ -225,7 +225,7 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
     return {};
   }
   // Which code is the OpenMP runtime's (its hidden-helper team), as the recording process knew it.
-  set_omp_runtime_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
+  const CodeRange omp_code = parse_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
   bool ok = true;
   std::string error;
   const bool can_write = req.directory.empty() || atomic_file::make_directories(req.directory, error);
@@ -288,7 +288,7 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   TeeSink both(fold, window);
   FilterSink filtered(sinks > 0 ? static_cast<SpanSink&>(both) : fold, c.include, c.exclude);
   {
-    TimelineBuilder builder(filtered, run.initial_device_num);
+    TimelineBuilder builder(filtered, run.initial_device_num, omp_code);
     if (sinks > 0) builder.set_poller(&window);
     read_threads(run.threads, builder);
     builder.finish(run.ended_cleanly, run.run_end);

@@ -7,12 +7,12 @@
 #include <string_view>
 #include <vector>
 
-#include "common/config.hpp"
-#include "common/raw_reader.hpp"
-#include "common/summary.hpp"
-#include "common/thread_source.hpp"
-#include "common/trace_events.hpp"
-#include "common/trace_producer.hpp"
+#include "common/session/config.hpp"
+#include "common/timeline/raw_reader.hpp"
+#include "common/analysis/summary.hpp"
+#include "common/timeline/thread_source.hpp"
+#include "common/formats/trace_events.hpp"
+#include "common/formats/trace_producer.hpp"
 
 namespace kob {
 

@@ -1,4 +1,4 @@
-#include "common/run_report.hpp"
+#include "common/session/run_report.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

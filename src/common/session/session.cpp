@@ -1,4 +1,4 @@
-#include "common/session.hpp"
+#include "common/session/session.hpp"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -16,26 +16,35 @@
 #include <map>
 #include <mutex>
 
-#include "common/atomic_file.hpp"
-#include "common/clock.hpp"
-#include "common/intern.hpp"
-#include "common/json.hpp"
-#include "common/log.hpp"
-#include "common/mpi_attach.hpp"
-#include "common/output_name.hpp"
-#include "common/raw_reader.hpp"
-#include "common/raw_trace.hpp"
-#include "common/recorder.hpp"
-#include "common/run_outputs.hpp"
-#include "common/run_report.hpp"
-#include "common/signals.hpp"
-#include "common/timeline.hpp"
-#include "version.hpp"
+#include "common/support/atomic_file.hpp"
+#include "common/record/clock.hpp"
+#include "common/record/intern.hpp"
+#include "common/support/json.hpp"
+#include "common/support/log.hpp"
+#include "common/session/mpi_attach.hpp"
+#include "common/session/output_name.hpp"
+#include "common/timeline/raw_reader.hpp"
+#include "common/record/raw_trace.hpp"
+#include "common/record/recorder.hpp"
+#include "common/session/run_outputs.hpp"
+#include "common/session/run_report.hpp"
+#include "common/session/signals.hpp"
+#include "common/timeline/timeline.hpp"
+#include "common/support/version.hpp"
 
 namespace kob {
 
 std::atomic<std::uint32_t> g_events{kGroupAll};
 std::atomic<bool> g_device_trace_region_set{false};
+std::atomic<const RegionListener*> g_region_listener{nullptr};
+
+namespace {
+std::atomic<const RegionListener*> g_registered_region_listener{nullptr};
+
+void update_region_listener() {
+  g_region_listener.store(g_device_trace_region_set.load() ? g_registered_region_listener.load() : nullptr);
+}
+}  // namespace
 
 namespace session {
 
@@ -49,6 +58,7 @@ struct State {
   bool ompt_active = false;
   bool ompt_seen = false;
   std::string omp_runtime;
+  std::string omp_runtime_code;  // CodeRange's text (timeline.hpp)
   std::vector<std::pair<std::string, std::string>> metadata;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> other;
   std::chrono::system_clock::time_point start_wall;
@@ -131,7 +141,8 @@ void apply_config(State& s, const Config& c) {
   s.config = c;
   log::set_level(c.log_level);
   g_events.store(c.events, std::memory_order_relaxed);
-  g_device_trace_region_set.store(!c.device_trace_region.empty(), std::memory_order_relaxed);
+  g_device_trace_region_set.store(!c.device_trace_region.empty());
+  update_region_listener();
   recorder::set_memory_limit(c.memory_limit_mib << 20);
   raw::set_max_size(c.max_trace_size_mib << 20);
 }
@@ -150,7 +161,7 @@ void place_raw_trace(State& s) {
   }
   const std::string path = name.prefix + ".kob";
   if (raw::path().empty()) {
-    raw::open(path);
+    raw::open(path, mpi_rank());
   } else {
     raw::rename_to(path);
   }
@@ -272,6 +283,7 @@ void start() {
   so.writing_here = writing_here;
   so.write_timeout_ms = kSignalWriteTimeoutMs;
   signals::install(so);
+  recorder::set_new_thread_hook(signals::give_thread_alt_stack);
   // Last: the layer may hand its start offsets over right away, into the raw trace opened above.
   const bool mpi = mpi_attach::attach();
   std::lock_guard<std::mutex> lock(s.mu);
@@ -308,7 +320,7 @@ Facts session_facts() {
   for (std::size_t i = 0; i < s.kokkos.device_ids.size(); ++i) devices += (i ? "," : "") + std::to_string(s.kokkos.device_ids[i]);
   add(fact::kKokkosDevices, devices);
   add(fact::kOmpRuntime, s.omp_runtime);
-  add(fact::kOmpRuntimeCode, omp_runtime_code_range());
+  add(fact::kOmpRuntimeCode, s.omp_runtime_code);
   if (s.mpi_rank >= 0) {
     add(fact::kMpiRank, std::to_string(s.mpi_rank));
     add(fact::kMpiSize, std::to_string(s.mpi_size));
@@ -477,6 +489,20 @@ std::vector<std::pair<std::string, std::string>> other_data(const std::string& s
 }
 
 void set_before_write(void (*fn)()) { g_before_write.store(fn); }
+
+void set_omp_runtime_code(const std::string& range) {
+  State& s = state();
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.omp_runtime_code = range;
+  }
+  raw::add_kv(fact::kSection, fact::kOmpRuntimeCode, range);
+}
+
+void set_region_listener(const RegionListener* listener) {
+  g_registered_region_listener.store(listener);
+  update_region_listener();
+}
 
 void set_omp_initial_device(int device_num) {
   g_omp_initial_device.store(device_num);

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/config.hpp"
+#include "common/session/config.hpp"
 
 namespace kob {
 
@@ -17,9 +17,23 @@ extern std::atomic<std::uint32_t> g_events;
 
 inline bool recording(std::uint32_t group) { return (g_events.load(std::memory_order_relaxed) & group) != 0; }
 
-// True when --device-trace-region is set: the Kokkos region hooks then tell device tracing about
-// regions (one predictable branch on this flag when it is not).
+// True when --device-trace-region is set.
 extern std::atomic<bool> g_device_trace_region_set;
+
+// Follows Kokkos regions on every thread (device tracing's --device-trace-region): registered by
+// the component that needs it, so that the Kokkos hooks call it without knowing it. The hooks read
+// g_region_listener, the registered listener while --device-trace-region is set and null
+// otherwise (one predictable branch per region hook when it is null).
+struct RegionListener {
+  void (*push)(const char* name);
+  void (*pop)();
+};
+extern std::atomic<const RegionListener*> g_region_listener;
+namespace session {
+// Registers the listener (once, before the program runs: from a static initialiser). Safe before
+// the session has started.
+void set_region_listener(const RegionListener* listener);
+}  // namespace session
 
 struct KokkosInfo {
   bool initialised = false;
@@ -51,6 +65,9 @@ const KokkosInfo& kokkos();
 void ompt_started(const std::string& runtime_version);
 void ompt_finalised();
 bool ompt_active();
+// The OpenMP runtime's code range (timeline.hpp CodeRange's text): a fact of the run, in the raw
+// trace too.
+void set_omp_runtime_code(const std::string& range);
 // The host's device number given to the OMPT initializer (-1 until then), for the timeline.
 void set_omp_initial_device(int device_num);
 int omp_initial_device();

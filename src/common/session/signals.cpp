@@ -1,5 +1,6 @@
-#include "common/signals.hpp"
+#include "common/session/signals.hpp"
 
+#include <csignal>
 #include <pthread.h>
 #include <semaphore.h>
 #include <sys/mman.h>
@@ -12,8 +13,9 @@
 #include <mutex>
 #include <vector>
 
-#include "common/atomic_file.hpp"
-#include "common/log.hpp"
+#include "common/support/atomic_file.hpp"
+#include "common/support/blocked_signals.hpp"
+#include "common/support/log.hpp"
 
 namespace kob::signals {
 
@@ -262,14 +264,6 @@ std::string crash_line(const char* signal_name) {
     if (std::string(g_crash[i].name) == signal_name) return lines->line[i];
   return "";
 }
-
-BlockAllSignals::BlockAllSignals() {
-  sigset_t all;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &saved_);
-}
-
-BlockAllSignals::~BlockAllSignals() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
 
 void reset_for_test() {
   for (auto* slots : {static_cast<Slot*>(g_term), static_cast<Slot*>(g_crash)}) {

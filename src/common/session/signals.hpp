@@ -8,7 +8,6 @@
 // Nothing is installed for a signal the program ignores.
 #pragma once
 
-#include <csignal>
 #include <string>
 
 namespace kob::signals {
@@ -40,20 +39,6 @@ void give_thread_alt_stack();
 void set_crash_line(const std::string& raw_trace_path, const std::string& kob_command);
 // The line as the crash handler would print it for `signal_name` (tests).
 std::string crash_line(const char* signal_name);
-
-// Blocks every signal in the calling thread for its lifetime, restoring the mask at the end:
-// wrap pthread_create / std::thread of the library's own threads with it so that no signal meant
-// for the program is delivered to them (a handler there could wait for its own thread).
-class BlockAllSignals {
- public:
-  BlockAllSignals();
-  ~BlockAllSignals();
-  BlockAllSignals(const BlockAllSignals&) = delete;
-  BlockAllSignals& operator=(const BlockAllSignals&) = delete;
-
- private:
-  sigset_t saved_;
-};
 
 // Tests: the handlers go, the previous dispositions come back (the watcher thread stays).
 void reset_for_test();

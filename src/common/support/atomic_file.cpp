@@ -1,4 +1,4 @@
-#include "common/atomic_file.hpp"
+#include "common/support/atomic_file.hpp"
 
 #include <errno.h>
 #include <fcntl.h>

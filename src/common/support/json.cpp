@@ -1,11 +1,11 @@
-#include "common/json.hpp"
+#include "common/support/json.hpp"
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
-#include "common/text_safe.hpp"
+#include "common/support/text_safe.hpp"
 
 namespace kob::json {
 

@@ -1,4 +1,4 @@
-#include "common/log.hpp"
+#include "common/support/log.hpp"
 
 #include <atomic>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "common/text_safe.hpp"
+#include "common/support/text_safe.hpp"
 
 #include <cstdint>
 

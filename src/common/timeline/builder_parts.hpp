@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "common/span_sink.hpp"
-#include "common/timeline.hpp"
+#include "common/timeline/span_sink.hpp"
+#include "common/timeline/timeline.hpp"
 
 namespace kob::builder {
 

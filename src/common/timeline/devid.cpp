@@ -1,4 +1,4 @@
-#include "common/devid.hpp"
+#include "common/timeline/devid.hpp"
 
 namespace kob {
 

@@ -1,4 +1,4 @@
-#include "common/filter_sink.hpp"
+#include "common/timeline/filter_sink.hpp"
 
 namespace kob {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "common/name_filter.hpp"
-#include "common/span_sink.hpp"
+#include "common/timeline/name_filter.hpp"
+#include "common/timeline/span_sink.hpp"
 
 namespace kob {
 

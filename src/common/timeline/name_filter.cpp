@@ -1,8 +1,8 @@
-#include "common/name_filter.hpp"
+#include "common/timeline/name_filter.hpp"
 
 #include <re2/re2.h>
 
-#include "common/intern.hpp"
+#include "common/record/intern.hpp"
 
 namespace kob {
 

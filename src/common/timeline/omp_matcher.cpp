@@ -1,9 +1,9 @@
-#include "common/omp_matcher.hpp"
+#include "common/timeline/omp_matcher.hpp"
 
 #include <algorithm>
 #include <string>
 
-#include "common/omp_names.hpp"
+#include "common/timeline/omp_names.hpp"
 
 namespace kob::builder {
 
@@ -261,7 +261,7 @@ void OmpMatcher::parallel_begin(const Record& r, std::uint64_t ns, ThreadState& 
   p.flags = static_cast<std::uint32_t>(r.u[2]);
   p.level = s.open_implicit();
   p.codeptr = r.u[3];
-  if (p.level == 0 && (p.flags & kTeamFlag) && p.codeptr != 0 && omp_runtime_code(p.codeptr)) {
+  if (p.level == 0 && (p.flags & kTeamFlag) && runtime_code_.contains(p.codeptr)) {
     p.hidden_helper = true;
     hidden_regions_.insert(p.id);
     c_.rest.tracks[s.track].hidden_helper = true;

@@ -10,14 +10,14 @@
 #include <unordered_set>
 #include <vector>
 
-#include "common/builder_parts.hpp"
-#include "common/record.hpp"
+#include "common/timeline/builder_parts.hpp"
+#include "common/record/record.hpp"
 
 namespace kob::builder {
 
 class OmpMatcher {
  public:
-  explicit OmpMatcher(Context& c) : c_(c) {}
+  OmpMatcher(Context& c, CodeRange runtime_code) : c_(c), runtime_code_(runtime_code) {}
 
   void add_thread(std::uint32_t track);
   void record(const Record& r, std::uint64_t ns, std::uint32_t track);
@@ -102,6 +102,7 @@ class OmpMatcher {
   S close_open(S s) const;
 
   Context& c_;
+  const CodeRange runtime_code_;  // the OpenMP runtime's own code: its hidden-helper team
   const OpenEnd* end_ = nullptr;  // set by finish
   std::deque<ThreadState> threads_;  // by track
   std::size_t thread_count_ = 0;     // threads_.size()

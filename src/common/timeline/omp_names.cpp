@@ -1,4 +1,4 @@
-#include "common/omp_names.hpp"
+#include "common/timeline/omp_names.hpp"
 
 namespace kob::omp_names {
 

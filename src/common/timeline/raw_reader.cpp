@@ -1,4 +1,4 @@
-#include "common/raw_reader.hpp"
+#include "common/timeline/raw_reader.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,9 +9,9 @@
 #include <cstring>
 #include <map>
 
-#include "common/clock.hpp"
-#include "common/intern.hpp"
-#include "common/record_codec.hpp"
+#include "common/record/clock.hpp"
+#include "common/record/intern.hpp"
+#include "common/record/record_codec.hpp"
 
 namespace kob::raw {
 

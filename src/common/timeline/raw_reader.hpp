@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/thread_source.hpp"
+#include "common/timeline/thread_source.hpp"
 
 namespace kob::raw {
 

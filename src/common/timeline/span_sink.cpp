@@ -1,4 +1,4 @@
-#include "common/span_sink.hpp"
+#include "common/timeline/span_sink.hpp"
 
 #include <algorithm>
 #include <tuple>

@@ -3,7 +3,7 @@
 // is one receiver of this stream: it keeps everything (tests, small runs); the summary folds it.
 #pragma once
 
-#include "common/timeline.hpp"
+#include "common/timeline/timeline.hpp"
 
 namespace kob {
 

@@ -1,9 +1,9 @@
-#include "common/target_matcher.hpp"
+#include "common/timeline/target_matcher.hpp"
 
 #include <algorithm>
 #include <string>
 
-#include "common/intern.hpp"
+#include "common/record/intern.hpp"
 
 namespace kob::builder {
 

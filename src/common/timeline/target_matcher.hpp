@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/builder_parts.hpp"
-#include "common/record.hpp"
+#include "common/timeline/builder_parts.hpp"
+#include "common/record/record.hpp"
 
 namespace kob::builder {
 

@@ -2,7 +2,7 @@
 // timeline the trace writers read).
 #pragma once
 
-#include "common/span_sink.hpp"
+#include "common/timeline/span_sink.hpp"
 
 namespace kob {
 

@@ -9,7 +9,7 @@
 #include <functional>
 #include <vector>
 
-#include "common/record.hpp"
+#include "common/record/record.hpp"
 
 namespace kob {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "common/record.hpp"
-#include "common/thread_source.hpp"
+#include "common/record/record.hpp"
+#include "common/timeline/thread_source.hpp"
 
 namespace kob {
 
@@ -60,7 +60,7 @@ struct FenceSpan : Interval {
 
 // A blocking MPI call, from the PMPI layer: begin and end on its thread.
 struct MpiSpan : Interval {
-  std::uint32_t call = 0;  // kob_mpi_send, ... (mpi_bridge.hpp; kob_mpi_call_name)
+  std::uint32_t call = 0;  // kob_mpi_send, ... (record/mpi_calls.hpp; kob_mpi_call_name)
   std::uint64_t bytes = 0;  // sent or received by this rank (collectives: its own buffer's)
   std::int32_t peer = -1;   // the other rank (Send/Recv), the root (Bcast, Reduce, Gather, Scatter); -1 none
 };
@@ -272,11 +272,27 @@ struct Timeline {
   std::uint64_t filtered_kernels = 0, filtered_regions = 0;
 };
 
+// The OpenMP runtime's own code, [start, end): a parallel region begun there is the runtime's
+// hidden-helper team's. The recording process finds it (the OMPT start-up) and the raw trace
+// carries it as the fact `kob/omp_runtime_code` ("START-END", hex, END excluded; "" none), so the
+// library at exit and kob convert read it from the same place. Empty when unknown or when the
+// runtime is linked into the executable itself.
+struct CodeRange {
+  std::uint64_t start = 0, end = 0;
+  bool contains(std::uint64_t address) const { return address != 0 && start <= address && address < end; }
+  bool empty() const { return start >= end; }
+};
+// The fact's text as a range; empty when malformed.
+CodeRange parse_code_range(const std::string& text);
+std::string format_code_range(const CodeRange& range);
+
 // Reads the given threads' records (a raw trace's threads, raw_reader.hpp), ticks to ns through
 // clock::to_ns. initial_device_num: the host's device number as given to the OMPT initializer (-1:
 // unknown). ended_cleanly false: the run was cut short (crash, signal, _exit); spans still open are
-// cut at their own thread's last event instead of running to the end of the run.
-Timeline build_timeline(const std::vector<const ThreadSource*>& threads, int initial_device_num = -1, bool ended_cleanly = true);
+// cut at their own thread's last event instead of running to the end of the run. omp_runtime_code:
+// the OpenMP runtime's code (its hidden-helper team), as the run's facts carry it.
+Timeline build_timeline(const std::vector<const ThreadSource*>& threads, int initial_device_num = -1, bool ended_cleanly = true,
+                        CodeRange omp_runtime_code = {});
 
 // Whether a device number reported by a target callback is the host: -1; else a number that no
 // device_initialize named, when some device was initialised (libomptarget numbers the host after
@@ -284,17 +300,6 @@ Timeline build_timeline(const std::vector<const ThreadSource*>& threads, int ini
 // initializer 0, the number of the first device, so that number alone cannot decide.)
 bool host_device(int device_num, int initial_device_num, const std::vector<int>& initialised_devices);
 
-// Recognises the OpenMP runtime's own code (for the hidden-helper team's region): give any
-// function of the runtime (an OMPT entry point); the address range of the loaded object holding
-// it is found at once (from /proc/self/maps: no loader lock). omp_runtime_code tells whether an
-// address lies in that range; always false when unset or when the runtime is linked into the
-// executable itself. The range travels in the raw trace as `kob/omp_runtime_code` ("START-END",
-// hex, END excluded; "" none): omp_runtime_code_range() gives it, set_omp_runtime_code_range()
-// sets it from there (kob convert, which has no OpenMP runtime loaded).
-void set_omp_runtime_function(const void* fn);
-std::string omp_runtime_code_range();
-void set_omp_runtime_code_range(const std::string& range);
-bool omp_runtime_code(std::uint64_t address);
 
 // Drops kernels and regions by name: keep those matching include (if set) and not exclude.
 void filter_timeline(Timeline& t, const std::string& include, const std::string& exclude);

@@ -1,4 +1,4 @@
-#include "common/timeline_builder.hpp"
+#include "common/timeline/timeline_builder.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -7,11 +7,11 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "common/builder_parts.hpp"
-#include "common/clock.hpp"
-#include "common/intern.hpp"
-#include "common/omp_matcher.hpp"
-#include "common/target_matcher.hpp"
+#include "common/timeline/builder_parts.hpp"
+#include "common/record/clock.hpp"
+#include "common/record/intern.hpp"
+#include "common/timeline/omp_matcher.hpp"
+#include "common/timeline/target_matcher.hpp"
 
 namespace kob {
 
@@ -82,8 +82,8 @@ class OpenKernels {
 }  // namespace
 
 struct TimelineBuilder::Impl {
-  Impl(SpanSink& s, int initial_device_num)
-      : sink(s), ctx{s, rest, problems}, omp(ctx), target(ctx, initial_device_num), names(kob::names()) {}
+  Impl(SpanSink& s, int initial_device_num, CodeRange omp_runtime_code)
+      : sink(s), ctx{s, rest, problems}, omp(ctx, omp_runtime_code), target(ctx, initial_device_num), names(kob::names()) {}
 
   void record(std::uint32_t track, const Record& r, std::uint64_t ns);
   void finish(bool ended_cleanly, std::uint64_t run_end);
@@ -108,7 +108,8 @@ struct TimelineBuilder::Impl {
   std::unordered_map<std::uint32_t, std::uint64_t> space_level;  // bytes allocated per space
 };
 
-TimelineBuilder::TimelineBuilder(SpanSink& sink, int initial_device_num) : impl_(std::make_unique<Impl>(sink, initial_device_num)) {}
+TimelineBuilder::TimelineBuilder(SpanSink& sink, int initial_device_num, CodeRange omp_runtime_code)
+    : impl_(std::make_unique<Impl>(sink, initial_device_num, omp_runtime_code)) {}
 TimelineBuilder::~TimelineBuilder() = default;
 
 std::uint32_t TimelineBuilder::add_thread(const ThreadSource& b) {

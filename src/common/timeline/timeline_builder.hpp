@@ -9,17 +9,18 @@
 #include <memory>
 #include <vector>
 
-#include "common/builder_parts.hpp"
-#include "common/clock.hpp"
-#include "common/span_sink.hpp"
-#include "common/thread_source.hpp"
+#include "common/timeline/builder_parts.hpp"
+#include "common/record/clock.hpp"
+#include "common/timeline/span_sink.hpp"
+#include "common/timeline/thread_source.hpp"
 
 namespace kob {
 
 class TimelineBuilder {
  public:
   // initial_device_num: the host's device number as given to the OMPT initializer (-1: unknown).
-  TimelineBuilder(SpanSink& sink, int initial_device_num = -1);
+  // omp_runtime_code: the OpenMP runtime's code (the run's fact kob/omp_runtime_code).
+  TimelineBuilder(SpanSink& sink, int initial_device_num = -1, CodeRange omp_runtime_code = {});
   ~TimelineBuilder();
   TimelineBuilder(const TimelineBuilder&) = delete;
   TimelineBuilder& operator=(const TimelineBuilder&) = delete;

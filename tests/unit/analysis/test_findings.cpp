@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "common/findings.hpp"
-#include "common/summary.hpp"
+#include "common/analysis/findings.hpp"
+#include "common/analysis/summary.hpp"
 #include "helpers.hpp"
 
 using kob::Finding;

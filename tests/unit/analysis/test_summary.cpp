@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "common/summary.hpp"
+#include "common/analysis/summary.hpp"
 #include "helpers.hpp"
 
 using kob::KernelKind;

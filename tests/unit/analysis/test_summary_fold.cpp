@@ -10,14 +10,14 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "common/devid.hpp"
-#include "common/filter_sink.hpp"
-#include "common/findings.hpp"
-#include "common/intern.hpp"
-#include "common/omp_names.hpp"
-#include "common/span_sink.hpp"
-#include "common/summary.hpp"
-#include "common/summary_fold.hpp"
+#include "common/timeline/devid.hpp"
+#include "common/timeline/filter_sink.hpp"
+#include "common/analysis/findings.hpp"
+#include "common/record/intern.hpp"
+#include "common/timeline/omp_names.hpp"
+#include "common/timeline/span_sink.hpp"
+#include "common/analysis/summary.hpp"
+#include "common/analysis/summary_fold.hpp"
 #include "helpers.hpp"
 
 // The walk over a whole Timeline that summarize() did before the fold (verbatim but for its name).

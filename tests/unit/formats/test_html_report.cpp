@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "common/config.hpp"
+#include "common/session/config.hpp"
 #include "report/html_report.hpp"
 
 namespace {

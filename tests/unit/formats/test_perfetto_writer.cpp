@@ -11,7 +11,7 @@
 
 #include <protozero/pbf_reader.hpp>
 
-#include "common/perfetto_writer.hpp"
+#include "common/formats/perfetto_writer.hpp"
 #include "helpers.hpp"
 
 using kob::Timeline;

@@ -7,7 +7,7 @@
 
 #include <protozero/pbf_writer.hpp>
 
-#include "common/proto_writer.hpp"
+#include "common/formats/proto_writer.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/trace_producer.hpp"
+#include "common/formats/trace_producer.hpp"
 #include "helpers.hpp"
 
 using kob::Timeline;

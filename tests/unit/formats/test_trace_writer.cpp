@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "common/trace_writer.hpp"
+#include "common/formats/trace_writer.hpp"
 #include "helpers.hpp"
 
 using kob::Timeline;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "common/clock.hpp"
+#include "common/record/clock.hpp"
 
 namespace {
 namespace clk = kob::clock;

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "common/intern.hpp"
-#include "common/log.hpp"
+#include "common/record/intern.hpp"
+#include "common/support/log.hpp"
 
 using kob::InternCache;
 using kob::names;

@@ -18,10 +18,10 @@
 #include <string>
 #include <thread>
 
-#include "common/intern.hpp"
-#include "common/raw_trace.hpp"
-#include "common/raw_writer.hpp"
-#include "common/recorder.hpp"
+#include "common/record/intern.hpp"
+#include "common/record/raw_trace.hpp"
+#include "common/record/raw_writer.hpp"
+#include "common/record/recorder.hpp"
 #include "helpers.hpp"
 
 namespace fs = std::filesystem;
@@ -54,7 +54,7 @@ std::string tmp_path(const std::string& name) {
   return p.string();
 }
 
-// A raw trace read with the library's reader (src/common/raw_reader.hpp); plus what the reader does
+// A raw trace read with the library's reader (src/common/timeline/raw_reader.hpp); plus what the reader does
 // not expose, the block layout (blocks of each kind, where the walk stopped), counted here from
 // the block headers of docs/raw-format.md.
 struct RawRead {

@@ -3,7 +3,7 @@
 #include <random>
 #include <vector>
 
-#include "common/record_codec.hpp"
+#include "common/record/record_codec.hpp"
 #include "helpers.hpp"
 
 using kob::Ev;

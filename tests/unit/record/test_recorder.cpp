@@ -7,8 +7,8 @@
 #include <set>
 #include <thread>
 
-#include "common/raw_trace.hpp"
-#include "common/raw_writer.hpp"
+#include "common/record/raw_trace.hpp"
+#include "common/record/raw_writer.hpp"
 #include "helpers.hpp"
 
 using kob::Chunk;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common/config.hpp"
+#include "common/session/config.hpp"
 
 using kob::Config;
 using Args = std::vector<std::string>;

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <string>
 
-#include "common/config.hpp"
-#include "common/output_name.hpp"
+#include "common/session/config.hpp"
+#include "common/session/output_name.hpp"
 
 namespace on = kob::output_name;
 

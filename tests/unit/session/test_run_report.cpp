@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "common/run_report.hpp"
+#include "common/session/run_report.hpp"
 #include "helpers.hpp"
 
 namespace rr = kob::run_report;

@@ -16,9 +16,10 @@
 #include <string>
 #include <thread>
 
-#include "common/atomic_file.hpp"
-#include "common/session.hpp"
-#include "common/signals.hpp"
+#include "common/support/atomic_file.hpp"
+#include "common/session/session.hpp"
+#include "common/session/signals.hpp"
+#include "common/support/blocked_signals.hpp"
 #include "helpers.hpp"
 
 namespace sg = kob::signals;
@@ -176,7 +177,7 @@ TEST_CASE("a second signal while the first waits ends the process at once") {
   const Ended e = in_child([] {
     sg::install(options(write_forever, 60000));
     std::thread second([] {
-      sg::BlockAllSignals block;
+      kob::BlockAllSignals block;
       while (!g_write_started.load()) usleep(1000);
       kill(getpid(), SIGHUP);
     });

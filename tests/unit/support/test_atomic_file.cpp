@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "common/atomic_file.hpp"
+#include "common/support/atomic_file.hpp"
 
 namespace af = kob::atomic_file;
 

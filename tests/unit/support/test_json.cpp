@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "common/json.hpp"
+#include "common/support/json.hpp"
 #include "helpers.hpp"
 
 using kob::json::quote;

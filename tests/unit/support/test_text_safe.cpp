@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "common/text_safe.hpp"
+#include "common/support/text_safe.hpp"
 
 using kob::text::columns;
 using kob::text::escape;

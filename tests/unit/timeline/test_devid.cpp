@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "common/devid.hpp"
+#include "common/timeline/devid.hpp"
 
 using kob::decode_devid;
 using kob::device_label;

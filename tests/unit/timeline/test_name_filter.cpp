@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "common/intern.hpp"
-#include "common/name_filter.hpp"
+#include "common/record/intern.hpp"
+#include "common/timeline/name_filter.hpp"
 
 using kob::NameFilter;
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "common/clock.hpp"
-#include "common/intern.hpp"
-#include "common/raw_reader.hpp"
-#include "common/summary.hpp"
+#include "common/record/clock.hpp"
+#include "common/record/intern.hpp"
+#include "common/timeline/raw_reader.hpp"
+#include "common/analysis/summary.hpp"
 #include "helpers.hpp"
 #include "raw_test_writer.hpp"
 

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
-#include "common/summary.hpp"
-#include "common/trace_writer.hpp"
+#include "common/analysis/summary.hpp"
+#include "common/formats/trace_writer.hpp"
 #include "helpers.hpp"
 
 using kob::Ev;

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "common/summary.hpp"
+#include "common/analysis/summary.hpp"
 #include "helpers.hpp"
 
 using kob::KernelKind;
@@ -418,22 +418,19 @@ TEST_CASE("timeline: filter by kernel and region names") {
 }
 
 TEST_CASE("timeline: the OpenMP runtime's code range, as the raw trace carries it") {
-  kob::set_omp_runtime_code_range("1000-2000");
-  CHECK(kob::omp_runtime_code_range() == "1000-2000");
-  CHECK(kob::omp_runtime_code(0x1000));
-  CHECK(kob::omp_runtime_code(0x1fff));
-  CHECK_FALSE(kob::omp_runtime_code(0x2000));
-  CHECK_FALSE(kob::omp_runtime_code(0xfff));
+  const kob::CodeRange r = kob::parse_code_range("1000-2000");
+  CHECK(kob::format_code_range(r) == "1000-2000");
+  CHECK(r.contains(0x1000));
+  CHECK(r.contains(0x1fff));
+  CHECK_FALSE(r.contains(0x2000));
+  CHECK_FALSE(r.contains(0xfff));
   for (const char* bad : {"", "2000-1000", "x-2000", "1000", "1000-", "-2000", "1-2-3", "1000-2000 "}) {
     CAPTURE(bad);
-    kob::set_omp_runtime_code_range(bad);
-    CHECK(kob::omp_runtime_code_range().empty());
-    CHECK_FALSE(kob::omp_runtime_code(0x1800));
+    const kob::CodeRange b = kob::parse_code_range(bad);
+    CHECK(b.empty());
+    CHECK(kob::format_code_range(b).empty());
+    CHECK_FALSE(b.contains(0x1800));
   }
-  // This test's own code lies in the executable: no range (a runtime linked into it is not told apart).
-  kob::set_omp_runtime_function(reinterpret_cast<const void*>(&kob::omp_runtime_code_range));
-  CHECK(kob::omp_runtime_code_range().empty());
-  kob::set_omp_runtime_code_range("");
 }
 
 TEST_CASE("timeline: with dropped events each open kernel is discarded and counted") {

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "common/clock.hpp"
-#include "common/timeline_builder.hpp"
-#include "common/trace_producer.hpp"
-#include "common/trace_window.hpp"
+#include "common/record/clock.hpp"
+#include "common/timeline/timeline_builder.hpp"
+#include "common/formats/trace_producer.hpp"
+#include "common/formats/trace_window.hpp"
 #include "helpers.hpp"
 
 namespace {
