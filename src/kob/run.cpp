@@ -17,6 +17,7 @@
 
 #include "common/session/config.hpp"
 #include "common/session/run_report.hpp"
+#include "common/support/install_layout.hpp"
 
 namespace kob::cli {
 
@@ -33,13 +34,22 @@ std::string directory_of_this_program() {
   return slash == std::string::npos ? "." : p.substr(0, slash);
 }
 
-// A file installed beside kob (the layout of the build tree and of `meson install`), as an
-// absolute path; empty when it is not there.
-std::string beside_kob(const char* name) {
-  const std::string p = directory_of_this_program() + "/" + name;
-  char real[PATH_MAX];
-  if (access(p.c_str(), R_OK) != 0 || realpath(p.c_str(), real) == nullptr) return "";
-  return real;
+// One of the project's libraries, as an absolute path: beside kob (the build tree), else in the
+// library folder as installed relative to kob's (install_layout.hpp); empty when in neither.
+std::string project_library(const char* name) {
+  const std::string here = directory_of_this_program();
+  for (const std::string& dir : {here, here + "/" + KOB_LIBDIR_FROM_BINDIR}) {
+    const std::string p = dir + "/" + name;
+    char real[PATH_MAX];
+    if (access(p.c_str(), R_OK) == 0 && realpath(p.c_str(), real) != nullptr) return real;
+  }
+  return "";
+}
+
+// Where project_library looks, for the message when it finds nothing.
+std::string where_libraries_go() {
+  const std::string here = directory_of_this_program();
+  return here + " or " + here + "/" + KOB_LIBDIR_FROM_BINDIR;
 }
 
 std::string library_path(std::string& error) {
@@ -51,8 +61,8 @@ std::string library_path(std::string& error) {
     }
     return real;
   }
-  std::string p = beside_kob("libkokkos_ompt_bridge.so");
-  if (p.empty()) error = "libkokkos_ompt_bridge.so is not beside kob in " + directory_of_this_program() + " (or set KOB_LIBRARY)";
+  std::string p = project_library("libkokkos_ompt_bridge.so");
+  if (p.empty()) error = "libkokkos_ompt_bridge.so is in neither " + where_libraries_go() + " (or set KOB_LIBRARY)";
   return p;
 }
 
@@ -90,8 +100,8 @@ std::string run_help() {
   return "usage: kob run [--mpi] [TOOL OPTIONS] [--] PROGRAM [ARGS...]\n"
          "\n"
          "Runs PROGRAM with kokkos-ompt-bridge loaded: sets KOKKOS_TOOLS_LIBS (Kokkos 4),\n"
-         "KOKKOS_PROFILE_LIBRARY (Kokkos 3) and OMP_TOOL_LIBRARIES to the library installed beside kob\n"
-         "(KOB_LIBRARY overrides it), and KOB_ARGS to the TOOL OPTIONS (after any KOB_ARGS already set, so\n"
+         "KOKKOS_PROFILE_LIBRARY (Kokkos 3) and OMP_TOOL_LIBRARIES to the library (beside kob in the\n"
+         "build tree, in the library folder once installed; KOB_LIBRARY overrides it), and KOB_ARGS to the TOOL OPTIONS (after any KOB_ARGS already set, so\n"
          "that these win). PROGRAM's input, output and exit status pass through unchanged (a program\n"
          "killed by a signal makes kob end by the same signal); SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 and\n"
          "SIGALRM sent to kob are passed on to PROGRAM. At the end kob prints on stderr, one line per\n"
@@ -99,7 +109,7 @@ std::string run_help() {
          "`mpirun -np 4 kob run [--mpi] -- PROGRAM`.\n"
          "\n"
          "  --mpi        also preload libkob_mpi.so (the PMPI layer: clock offsets to rank 0, MPI calls),\n"
-         "               installed beside kob when the project was built with MPI\n"
+         "               built and installed beside the library when the project was built with MPI\n"
          "  --help       this text\n"
          "\n"
          "TOOL OPTIONS are the library's options, as --key=value or --flag (values without blanks):\n" +
@@ -164,9 +174,9 @@ int run_main(int argc, char** argv) {
   }
   std::string mpi_layer;
   if (mpi) {
-    mpi_layer = beside_kob("libkob_mpi.so");
+    mpi_layer = project_library("libkob_mpi.so");
     if (mpi_layer.empty()) {
-      say("run: --mpi: libkob_mpi.so is not beside kob in " + directory_of_this_program() +
+      say("run: --mpi: libkob_mpi.so is in neither " + where_libraries_go() +
           " (it is built when the project is configured with MPI found)");
       return 2;
     }

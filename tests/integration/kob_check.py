@@ -1,8 +1,10 @@
 """Shared checks for the integration tests: run a program with and without the library, load the
 files it writes, and check them against the trace schema of CONTRACT.md."""
+import atexit
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,11 +85,15 @@ def expect_eq(actual, expected, what):
 
 
 def finish():
+    global _finished
+    _finished = True
     if failures:
         for f in failures:
             print("FAIL:", f)
+        _keep_workdirs("the test failed")
         print(f"0 passed, {len(failures)} failed")
         sys.exit(1)
+    _remove_workdirs()
     print("all checks passed")
     sys.exit(0)
 
@@ -137,8 +143,35 @@ def run(cmd, env_extra=None, cwd=None, unset=()):
     return p.returncode, p.stdout, p.stderr
 
 
+# Every folder workdir() made: removed when the test passes, kept (and named) when it fails or
+# stops before finish(), so that its files can be looked at.
+_workdirs = []
+_finished = False
+
+
 def workdir():
-    return tempfile.mkdtemp(prefix="kob-test-")
+    d = tempfile.mkdtemp(prefix="kob-test-")
+    _workdirs.append(d)
+    return d
+
+
+def _remove_workdirs():
+    for d in _workdirs:
+        shutil.rmtree(d, ignore_errors=True)
+    _workdirs.clear()
+
+
+def _keep_workdirs(why):
+    kept = [d for d in _workdirs if os.path.isdir(d)]
+    if kept:
+        print(f"{why}: its files are kept in " + " ".join(kept), flush=True)
+    _workdirs.clear()
+
+
+@atexit.register
+def _at_exit():
+    if not _finished:
+        _keep_workdirs("the test stopped before its end")
 
 
 def load_outputs(prefix):

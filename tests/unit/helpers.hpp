@@ -130,6 +130,27 @@ struct Synth {
   kob::Timeline build(bool ended_cleanly = true) const { return kob::build_timeline(list(), -1, ended_cleanly); }
 };
 
+// A fresh folder under the temporary directory, removed with what it holds when it goes out of
+// scope (a failed check included: the failure says what was wrong).
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "kob-unit-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  // "" when it could not be made.
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 // A file path under the temporary directory, unique to this process.
 inline std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("kob_unit_" + std::to_string(::getpid()) + "_" + name)).string();

@@ -30,6 +30,7 @@
 #include "common/session/run_report.hpp"
 #include "common/session/signals.hpp"
 #include "common/timeline/timeline.hpp"
+#include "common/support/install_layout.hpp"
 #include "common/support/version.hpp"
 
 namespace kob {
@@ -107,13 +108,14 @@ bool is_executable_file(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
 }
 
-// `kob` beside the library (installed, or in the build tree), else the bare name.
+// `kob` beside the library (the build tree), or in bindir as installed relative to the library's
+// folder (install_layout.hpp), else the bare name.
 std::string kob_command() {
   const std::string lib = library_path();
   const auto slash = lib.rfind('/');
   if (slash == std::string::npos) return "kob";
   const std::string dir = lib.substr(0, slash);
-  for (const char* rel : {"/kob", "/kob/kob", "/../bin/kob", "/../../bin/kob"}) {
+  for (const std::string& rel : {std::string("/kob"), std::string("/" KOB_BINDIR_FROM_LIBDIR "/kob")}) {
     char real[4096];
     const std::string candidate = dir + rel;
     if (is_executable_file(candidate) && realpath(candidate.c_str(), real)) return real;

@@ -157,9 +157,9 @@ TEST_CASE("a write that never finishes: the handler gives up and the signal ends
 }
 
 TEST_CASE("a file being written when the handler gives up leaves no temporary file") {
-  char tmpl[] = "/tmp/kob-unit-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
-  g_dir = tmpl;
+  const kob_test::TempDir tmp;
+  REQUIRE(!tmp.path().empty());
+  g_dir = tmp.path();
   const Ended e = in_child([] {
     sg::install(options(write_file_forever, 100));
     raise(SIGTERM);
@@ -168,7 +168,6 @@ TEST_CASE("a file being written when the handler gives up leaves no temporary fi
   CHECK(killed_by(e, SIGTERM));
   CHECK(e.notes == "W");
   CHECK(entries(g_dir) == 0);
-  rmdir(g_dir.c_str());
 }
 
 TEST_CASE("a second signal while the first waits ends the process at once") {

@@ -13,17 +13,11 @@
 #include <vector>
 
 #include "common/support/atomic_file.hpp"
+#include "helpers.hpp"
 
 namespace af = kob::atomic_file;
 
 namespace {
-
-std::string temp_dir() {
-  char tmpl[] = "/tmp/kob-unit-XXXXXX";
-  const char* d = mkdtemp(tmpl);
-  REQUIRE(d != nullptr);
-  return d;
-}
 
 std::vector<std::string> entries(const std::string& dir) {
   std::vector<std::string> out;
@@ -47,7 +41,9 @@ bool put(std::FILE* f, const char* text) { return std::fputs(text, f) >= 0; }
 }  // namespace
 
 TEST_CASE("a complete write leaves the final file only") {
-  const std::string dir = temp_dir();
+  const kob_test::TempDir tmp;
+  const std::string& dir = tmp.path();
+  REQUIRE(!dir.empty());
   std::string error;
   CHECK(af::write(dir + "/a.json", [](std::FILE* f) { return put(f, "{}\n"); }, error));
   CHECK(error.empty());
@@ -60,7 +56,9 @@ TEST_CASE("a complete write leaves the final file only") {
 }
 
 TEST_CASE("a failed write leaves no file, no temporary, and the old file as it was") {
-  const std::string dir = temp_dir();
+  const kob_test::TempDir tmp;
+  const std::string& dir = tmp.path();
+  REQUIRE(!dir.empty());
   std::string error;
   CHECK_FALSE(af::write(dir + "/b.json", [](std::FILE* f) { return put(f, "{\"partial\":"), false; }, error));
   CHECK(error.find("cannot write " + dir + "/b.json") != std::string::npos);
@@ -74,14 +72,18 @@ TEST_CASE("a failed write leaves no file, no temporary, and the old file as it w
 }
 
 TEST_CASE("a missing directory is one line naming the file and the cause") {
-  const std::string dir = temp_dir();
+  const kob_test::TempDir tmp;
+  const std::string& dir = tmp.path();
+  REQUIRE(!dir.empty());
   std::string error;
   CHECK_FALSE(af::write(dir + "/no/such/c.json", [](std::FILE* f) { return put(f, "{}"); }, error));
   CHECK(error.find("No such file or directory") != std::string::npos);
 }
 
 TEST_CASE("make_directories creates missing parents and refuses a file in the way") {
-  const std::string dir = temp_dir();
+  const kob_test::TempDir tmp;
+  const std::string& dir = tmp.path();
+  REQUIRE(!dir.empty());
   std::string error;
   CHECK(af::make_directories(dir + "/x/y/z/", error));
   struct stat st{};
