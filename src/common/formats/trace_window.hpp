@@ -4,10 +4,11 @@
 // is open, not the run length.
 //
 // A cut is allowed when (TimelineBuilder::can_cut) nothing is open that an arrow or a hold lane
-// needs whole (a kernel, fence, deep copy, target construct, explicit task or lock; and never
+// needs whole (a kernel, fence, deep copy, target construct or explicit task; and never
 // with device tracing, whose records come late). Two kinds of span still cross a cut and go into
 // a later window: those open there (the initial task, Kokkos regions, an enclosing parallel
-// region, a worker's implicit task whose end libomp reports at the next region), and those held
+// region, a worker's implicit task whose end libomp reports at the next region, a lock waited
+// for or held), and those held
 // back (held()): a parallel region whose workers' implicit tasks are still to come (the arrows to
 // them start on it), the kernel that opened it with every region that kernel opened, and the
 // implicit tasks of a region open or held back. The trace is then the same as in one window as

@@ -24,7 +24,7 @@ struct OpenSpanAt {
 struct OpenState {
   // False while something is open that an arrow or a hold lane needs whole, together with what
   // it relates to: a Kokkos kernel, fence or deep copy; a target construct, data op or submit (or
-  // one waiting for its allocation); an explicit task alive; a lock waited for or held; and for
+  // one waiting for its allocation); an explicit task alive; and for
   // good once a device is traced (its records come whenever the runtime flushes a buffer).
   bool can_cut = true;
   std::vector<OpenSpanAt> open;              // every span begun and not handed on (sections: no)

@@ -65,7 +65,7 @@ std::size_t OmpMatcher::kept() const {
 bool OmpMatcher::can_cut() const {
   if (!created_.empty() || !started_.empty() || !early_fulfilled_.empty()) return false;
   for (const ThreadState& s : threads_)
-    if (!s.running.empty() || !s.acquiring.empty() || !s.holds.empty()) return false;
+    if (!s.running.empty()) return false;
   return true;
 }
 
@@ -74,6 +74,10 @@ void OmpMatcher::open_state(OpenState& out) const {
     for (const ImplicitRec& i : s.implicit) out.open.push_back({s.track, i.span.start});
     for (const OmpWorkSpan& w : s.work) out.open.push_back({s.track, w.start});
     for (const SyncRec& y : s.sync) out.open.push_back({s.track, y.span.start});
+    // A lock waited for or held goes to a later window whole; the window's own spans must nest
+    // with it or lie apart (a hold that crosses a construct already written waits for a later cut).
+    for (const Acquire& a : s.acquiring) out.open.push_back({s.track, a.span.start});
+    for (const OmpMutexSpan& h : s.holds) out.open.push_back({s.track, h.start});
   }
   for (const auto& [id, p] : open_parallels_) {
     out.open.push_back({p.track, p.start});
