@@ -479,15 +479,21 @@ bool finish() {
     note_thread(*b);
   }
   write_calib(false);
-  std::lock_guard<std::mutex> lock(f.mu);
-  if (f.fd < 0) return false;
-  flush_lost_locked(f);
-  std::string c;
-  put_u64(c, clock::now());
-  const bool ok = write_meta_locked(f, kEnd, c) && f.lost.empty();
-  // The slots stay mapped (threads may still record into them); the descriptor is not needed.
-  ::close(f.fd);
-  f.fd = -1;
+  bool ok;
+  {
+    std::lock_guard<std::mutex> lock(f.mu);
+    if (f.fd < 0) return false;
+    flush_lost_locked(f);
+    std::string c;
+    put_u64(c, clock::now());
+    ok = write_meta_locked(f, kEnd, c) && f.lost.empty();
+    // The slots stay mapped (threads may still record into them); the descriptor is not needed.
+    ::close(f.fd);
+    f.fd = -1;
+  }
+  // Nor their pages, now that the file holds everything (the conversion at exit follows). Outside
+  // the file lock: the registry's lock is taken before it elsewhere.
+  recorder::release_file_rings();
   return ok;
 }
 

@@ -380,6 +380,16 @@ std::uint64_t dropped_total() {
   return n;
 }
 
+void release_file_rings() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (ThreadBuffer* b : r.threads) {
+    const std::uint32_t k = b->ring_size_.load(std::memory_order_acquire);
+    if (b->file_backed_ && k != 0) madvise(b->ring_[0], std::size_t{k} * raw::kSlotBytes, MADV_DONTNEED);
+  }
+  for (const PooledRing& p : r.pool) madvise(p.base, std::size_t{p.slots} * raw::kSlotBytes, MADV_DONTNEED);
+}
+
 void before_fork() { registry().mu.lock(); }
 
 void after_fork_parent() { registry().mu.unlock(); }

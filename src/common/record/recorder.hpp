@@ -32,6 +32,7 @@ struct Chunk : raw::SlotHead {
 class ThreadBuffer;
 namespace recorder {
 void after_fork_child();
+void release_file_rings();
 }
 
 // What a thread is doing in Kokkos right now, so that OpenMP events it causes can name it.
@@ -230,6 +231,7 @@ class ThreadBuffer {
  private:
   friend ThreadBuffer* register_thread();
   friend void recorder::after_fork_child();
+  friend void recorder::release_file_rings();
   bool next_slot();
   bool setup_ring();  // under the registry lock
   bool take_pooled_ring(std::uint32_t fresh);
@@ -333,6 +335,11 @@ void reset_for_test();
 void before_fork();
 void after_fork_parent();
 void after_fork_child();
+// Once the raw trace is complete (raw::finish): the pages of every ring mapped in the file are
+// let go (madvise MADV_DONTNEED), so that the conversion at exit does not add its memory to the
+// rings'. The mappings stay and keep their content (the file's): a thread that still records
+// faults its page back in. Anonymous rings (no file) are left alone.
+void release_file_rings();
 }  // namespace recorder
 
 }  // namespace kob

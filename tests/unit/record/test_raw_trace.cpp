@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <cstring>
@@ -225,6 +226,54 @@ TEST_CASE("raw trace: the writer recycles a thread's 4 slots; every record reach
   CHECK(t->omp_thread_type == 2);  // the identity at the end
   CHECK(t->omp_proc == 3);
   CHECK(t->omp_place == 1);
+}
+
+namespace {
+// Resident KiB of the mapping that holds `addr` (/proc/self/smaps), -1 when none holds it.
+long resident_kib(const void* addr) {
+  std::ifstream in("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  const auto a = reinterpret_cast<std::uintptr_t>(addr);
+  while (std::getline(in, line)) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2) {  // a mapping's first line (no attribute line parses so)
+      inside = lo <= a && a < hi;
+      continue;
+    }
+    long kib = 0;
+    if (inside && std::sscanf(line.c_str(), "Rss: %ld kB", &kib) == 1) return kib;
+  }
+  return -1;
+}
+}  // namespace
+
+TEST_CASE("raw trace: once complete, the rings' pages are let go and their content stays") {
+  RawReset reset;
+  kob::recorder::set_writer_wait_for_test(2000);
+  const std::string path = tmp_path("release.kob");
+  REQUIRE(kob::raw::open(path));
+  const kob::raw::Slot* pooled = nullptr;  // a ring given back by an ended thread
+  std::thread([&] {
+    emit_seq(1, 3 * kSlotRecords + 5);
+    pooled = kob::this_thread().ring_slot(0);
+  }).join();
+  ThreadBuffer& live = kob::this_thread();  // a thread still running at the end
+  emit_seq(7, 2 * kSlotRecords + 9);
+  const kob::raw::Slot* held = live.ring_slot(0);
+  REQUIRE(pooled != nullptr);
+  REQUIRE(held != nullptr);
+  CHECK(resident_kib(held) >= long(kSlotBytes / 1024));  // faulted in when the ring was set up
+  CHECK(kob::raw::finish());
+  CHECK(resident_kib(held) == 0);
+  CHECK(resident_kib(pooled) == 0);
+  // Still mapped, with the file's content (read back on access).
+  CHECK(held->block.magic == kob::raw::kBlockMagic);
+  CHECK(pooled->block.magic == kob::raw::kBlockMagic);
+  const RawRead r(path);
+  REQUIRE(r.ok);
+  CHECK(r.reader.complete());
+  check_seq(r.records(live.index), 7, 2 * kSlotRecords + 9);
 }
 
 TEST_CASE("raw trace: names, KV entries, rename and discard") {
