@@ -16,9 +16,9 @@ traces hold every kernel, its parallel region and the arrow between them.
 
 SLACK (what the tool has resident besides its ring slots, whatever the run length): its own code
 and that of spdlog, fmt and RE2 as far as it is touched (the library is ~1.4 MiB of which a part
-runs), the writer thread's stack and encoding buffer (2047 records x 92 bytes at most, ~190 KiB),
+runs), the writer thread's stack and encoding buffer (511 records x 92 bytes at most, ~46 KiB),
 the intern table, thread registry and per-thread state, and the malloc arenas of the threads it
-starts (glibc gives the writer thread its own arena). Measured: ~1 MiB besides the 1 MiB of
+starts (glibc gives the writer thread its own arena). Measured: ~1 MiB besides the 256 KiB of
 slots the two threads take (release); with the sanitizers each allocation carries redzones and
 shadow memory, and the instrumented code is ~3x larger: ~11 MiB. SLACK is 6 MiB (release),
 16 MiB (sanitizers): well under the 24 MiB that per-record memory would add."""

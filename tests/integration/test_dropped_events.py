@@ -2,14 +2,14 @@
 files hold exactly the events recorded before it, the summary names each lost stretch and marks
 the rows that miss calls, and one stderr line counts the loss, also under --quiet. Kernels through
 the hooks in Kokkos 4.x order: WORKER on a second thread first, then FLOOD on the main thread, far
-more than the 2 MiB cap holds (the two threads' ring slots alone take 1 MiB of it).
+more than the 2 MiB cap holds (the two threads' ring slots alone take 256 KiB of it).
 
 The cap is sticky: once a chunk does not fit, no later chunk of any thread is written, so what the
-file holds of each thread is the start of its run in whole chunks (2047 records), or all of it
+file holds of each thread is the start of its run in whole chunks (511 records), or all of it
 when the thread ended before the cap (its last, partial chunk is written when it ends: the worker
 usually), and each thread's lost events are the rest. The figures expected are derived from the LOST stretches the
 summary reports (how many chunks fit depends on how well the times compress): per thread,
-recorded = events it made - events lost, a multiple of 2047, and its kernels in the files are the
+recorded = events it made - events lost, a multiple of 511, and its kernels in the files are the
 first recorded // 2 it ran (a kernel whose end was lost is discarded, and named as such)."""
 import argparse
 import json
@@ -25,8 +25,8 @@ ap.add_argument("--lib", required=True)
 ap.add_argument("--kob", required=True)
 a = ap.parse_args()
 driver, lib, kob = os.path.abspath(a.driver), os.path.abspath(a.lib), os.path.abspath(a.kob)
-FLOOD, WORKER = 400000, 1500  # the worker: one whole chunk (2047 events, an odd count) and part of a second
-CHUNK = 2047  # records per chunk (docs/raw-format.md: a ring slot holds 2047 records)
+FLOOD, WORKER = 400000, 1500  # the worker: 5 whole chunks (511 events, an odd count) and part of a sixth
+CHUNK = 511  # records per chunk (docs/raw-format.md: a ring slot holds 511 records)
 CAP_MIB = 2
 REASON = "--max-trace-size reached"
 

@@ -42,9 +42,11 @@ void clear_window(Timeline& t) {
 
 // Whether a span already written (p) and one written later (l, end ~0: still open) give the same
 // trace as if both were in one window: apart, or one strictly inside the other. (Equal times are
-// where the writing order would decide, and readers order by time, then by position in the file.)
+// where the writing order would decide, and readers order by time, then by position in the file.
+// A span of no length where the later one starts is not apart from it: in one window the longer
+// of two equal starts is written first, and holds it.)
 bool apart_or_nested(std::uint64_t ps, std::uint64_t pe, std::uint64_t ls, std::uint64_t le) {
-  return pe <= ls || le < ps || (ls < ps && pe < le) || (ps < ls && le < pe);
+  return (pe <= ls && ps < ls) || le < ps || (ls < ps && pe < le) || (ps < ls && le < pe);
 }
 
 }  // namespace

@@ -60,8 +60,11 @@ enum SlotState : std::uint32_t { kSlotFree = 0, kSlotFilling = 1, kSlotFull = 2 
 
 // A ring slot: a RING block of exactly kSlotBytes, page-aligned in the file. The owning thread
 // appends records and publishes `committed` (release); the writer reads `committed` (acquire).
-inline constexpr std::size_t kSlotBytes = 128 * 1024;
-inline constexpr std::uint32_t kSlotRecords = (kSlotBytes - 64) / sizeof(Record);  // 2047
+// 32 KiB: a thread's ring of 4 is 128 KiB, so that 512 threads fit the default --memory-limit of
+// 64 MiB (with 128 KiB slots half of 256 threads recorded nothing). Readers take a slot's size
+// from its block header (files written with 128 KiB slots read the same).
+inline constexpr std::size_t kSlotBytes = 32 * 1024;
+inline constexpr std::uint32_t kSlotRecords = (kSlotBytes - 64) / sizeof(Record);  // 511
 
 // The 64 bytes before a slot's records: the block header, the state and the committed count.
 struct alignas(64) SlotHead {

@@ -386,8 +386,8 @@ TEST_CASE("raw trace: --max-trace-size drops whole chunks, counted, with exact L
   kob::recorder::set_writer_wait_for_test(2000);
   const std::string path = tmp_path("capped.kob");
   REQUIRE(kob::raw::open(path));
-  // 256 KiB past what the header and the names interned by earlier tests take.
-  const std::uint64_t kCap = kob::raw::stats().bytes + 256 * 1024;
+  // Half a ring past what the header and the names interned by earlier tests take.
+  const std::uint64_t kCap = kob::raw::stats().bytes + kob::recorder::kDefaultRing * kSlotBytes / 2;
   kob::raw::set_max_size(kCap);
   constexpr std::uint64_t kN = 60 * kSlotRecords + 33;
   ThreadBuffer* b = nullptr;
@@ -426,7 +426,7 @@ TEST_CASE("raw trace: a file size limit (EFBIG) drops chunks with LOST entries; 
     kob::recorder::set_writer_wait_for_test(2000);
     if (!kob::raw::open(path)) _exit(3);
     // Room for the first chunk (about 4 bytes a record) and a few META entries, not a second chunk.
-    const rlim_t limit = kob::raw::stats().bytes + 10000;
+    const rlim_t limit = kob::raw::stats().bytes + kSlotRecords * 5 + 1000;
     const rlimit rl{limit, limit};
     if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(4);
     emit_seq(8, kN);
