@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Streaming-trace benchmarks (issue 8): memory, file sizes, exit time and whole-run overhead.
 
-  stream_bench.py --builddir DIR [--runs N] [--small N] [--omp-kernels N] [--serial-kernels N]
-                  [--only overhead,omp,serial,exits] [--out DIR]
+  stream_bench.py --builddir DIR [--runs N] [--small N] [--md-steps N] [--md-atoms N] [--omp-kernels N]
+                  [--serial-kernels N] [--only overhead,md,omp,serial,exits] [--out DIR]
 
   overhead  benchmarks/small_kernels (OpenMP-backend Kokkos, 2 threads, ~10 k kernels/s, ~20
             OpenMP events per kernel): the whole process's wall time, start and exit included,
-            with no tool and with the library (default formats), median of --runs interleaved runs.
+            with no tool, the empty tools, and the library with --format=none, summary,json and
+            the default formats, median of --runs interleaved runs.
+  md        the same for benchmarks/md_step (a molecular-dynamics-shaped step: kernels of several
+            sizes and plain OpenMP regions outside them, ~10 k kernels/s on 2 threads).
   omp       tiny_kernels_openmp with --omp-kernels kernels on 2 threads (default 10^7).
   serial    tiny_kernels_serial (Debian's Serial Kokkos) with --serial-kernels kernels (default
             5 x 10^7, i.e. 10^8 Kokkos events).
@@ -81,29 +84,67 @@ def loop_end(out):
     return None
 
 
+CONFIGS = [  # (key, label, KOB_ARGS or None)
+    ("none", "no tool", None),
+    ("empty", "empty Kokkos tool + empty OMPT tool (the same callbacks, empty bodies)", None),
+    ("raw", "`--format=none` (recording, the raw trace)", "--format=none"),
+    ("sum", "`--format=summary,json` (streaming conversion at exit)", "--format=summary,json"),
+    ("tool", "default formats (conversion at exit)", ""),
+]
+
+
+def whole_run(a, out, title, cmd, kernels_of):
+    """Median wall time of the whole process (start and exit included) for each configuration,
+    --runs interleaved rounds; overheads against no tool and against the empty tools."""
+    empty_kokkos = a.builddir / "benchmarks" / "libkob_empty_tool.so"
+    empty_ompt = a.builddir / "benchmarks" / "libkob_empty_ompt_tool.so"
+    envs = {}
+    for key, _, args in CONFIGS:
+        if key == "none":
+            envs[key] = base_env(2)
+        elif key == "empty":
+            envs[key] = {**base_env(2), "KOKKOS_PROFILE_LIBRARY": str(empty_kokkos), "KOKKOS_TOOLS_LIBS": str(empty_kokkos),
+                         "OMP_TOOL_LIBRARIES": str(empty_ompt)}
+        else:
+            envs[key] = {**tool_env(a.lib, f"--quiet --output={out}/{cmd[0].rsplit('/', 1)[-1]}-{key} {args}".rstrip()),
+                         "OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "false"}
+    walls = {key: [] for key, _, _ in CONFIGS}
+    outputs = set()
+    for _ in range(a.runs):
+        for key, _, _ in CONFIGS:
+            wall, o, _, _ = run(cmd, envs[key])
+            walls[key].append(wall)
+            outputs.add(o)
+    if len(outputs) != 1:
+        sys.exit(f"stream_bench: {cmd[0]} printed different outputs: {sorted(outputs)}")
+    med = {key: statistics.median(v) for key, v in walls.items()}
+    kernels = kernels_of(f"{out}/{cmd[0].rsplit('/', 1)[-1]}-tool.summary.json")
+    print(f"\n### Whole-run overhead: {title}, 2 threads, median of {a.runs} interleaved runs\n")
+    print("| configuration | wall s (median) | kernels/s | vs no tool | vs empty tools |")
+    print("|---|---:|---:|---:|---:|")
+    for key, label, _ in CONFIGS:
+        m = med[key]
+        vs0 = "" if key == "none" else f"{100 * (m - med['none']) / med['none']:+.1f}%"
+        vse = "" if key in ("none", "empty") else f"{100 * (m - med['empty']) / med['empty']:+.1f}%"
+        print(f"| {label} | {m:.3f} | {kernels / m:,.0f} | {vs0} | {vse} |")
+    spread = {key: (min(v), max(v)) for key, v in walls.items()}
+    print("\nSpread (min - max wall s): " + ", ".join(f"{key} {lo:.3f}-{hi:.3f}" for key, (lo, hi) in spread.items()))
+
+
+def summary_kernels(path):
+    with open(path) as f:
+        return sum(k["calls"] for k in json.load(f)["kernels"])
+
+
 def overhead(a, out):
     prog = a.builddir / "benchmarks" / "small_kernels"
-    cmd = [str(prog), str(a.small), str(a.work)]
-    walls = {"none": [], "raw": [], "sum": [], "tool": []}
-    env0 = base_env(2)
-    env_raw = {**tool_env(a.lib, f"--quiet --output={out}/sk-raw --format=none"), "OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "false"}
-    env_sum = {**tool_env(a.lib, f"--quiet --output={out}/sk-sum --format=summary,json"), "OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "false"}
-    env1 = {**tool_env(a.lib, f"--quiet --output={out}/sk"), "OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "false"}
-    for _ in range(a.runs):
-        walls["none"].append(run(cmd, env0)[0])
-        walls["raw"].append(run(cmd, env_raw)[0])
-        walls["sum"].append(run(cmd, env_sum)[0])
-        walls["tool"].append(run(cmd, env1)[0])
-    m0, mr, ms, m1 = (statistics.median(walls[k]) for k in ("none", "raw", "sum", "tool"))
-    summ = json.load(open(f"{out}/sk.summary.json"))
-    print(f"\n### Whole-run overhead: small_kernels {a.small} kernels of {a.work} elements, 2 threads, {a.runs} runs\n")
-    print("| configuration | wall s (median) | kernels/s | overhead |")
-    print("|---|---|---|---|")
-    print(f"| no tool | {m0:.3f} | {a.small / m0:,.0f} | |")
-    print(f"| libkokkos_ompt_bridge.so, `--format=none` (recording and the raw trace only) | {mr:.3f} | {a.small / mr:,.0f} | {100 * (mr - m0) / m0:+.1f}% |")
-    print(f"| libkokkos_ompt_bridge.so, `--format=summary,json` (streaming conversion at exit) | {ms:.3f} | {a.small / ms:,.0f} | {100 * (ms - m0) / m0:+.1f}% |")
-    print(f"| libkokkos_ompt_bridge.so, default formats (conversion at exit) | {m1:.3f} | {a.small / m1:,.0f} | {100 * (m1 - m0) / m0:+.1f}% |")
-    return summ
+    whole_run(a, out, f"small_kernels {a.small} kernels of {a.work} elements", [str(prog), str(a.small), str(a.work)], summary_kernels)
+
+
+def md(a, out):
+    prog = a.builddir / "benchmarks" / "md_step"
+    whole_run(a, out, f"md_step {a.md_steps} steps of {a.md_atoms} atoms", [str(prog), str(a.md_steps), str(a.md_atoms)],
+              summary_kernels)
 
 
 def exits(a, out):
@@ -201,6 +242,8 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--small", type=int, default=20000)
     ap.add_argument("--work", type=int, default=7000, help="elements per small kernel (~10 k kernels/s on 2 threads here)")
+    ap.add_argument("--md-steps", type=int, default=3000)
+    ap.add_argument("--md-atoms", type=int, default=40000, help="atoms per md_step step (~10 k kernels/s on 2 threads here)")
     ap.add_argument("--omp-kernels", type=int, default=10_000_000)
     ap.add_argument("--serial-kernels", type=int, default=50_000_000)
     ap.add_argument("--only", default="overhead,omp,serial")
@@ -216,6 +259,8 @@ def main():
     only = set(a.only.split(","))
     if "overhead" in only:
         overhead(a, out)
+    if "md" in only:
+        md(a, out)
     if "exits" in only:
         exits(a, out)
     rows = []
