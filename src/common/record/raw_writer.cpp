@@ -138,7 +138,10 @@ void copy_thread(ThreadBuffer& b, bool final) {
     while (old < n && !s->committed.compare_exchange_weak(old, n, std::memory_order_release)) {
     }
   }
-  for (;;) {
+  // At most a ring's worth of slots per call (finish: all of them): a thread that refills its
+  // slots as fast as they are copied must not keep the writer from the other threads' (their
+  // producers would wait, then drop, while one flooding thread had the writer to itself).
+  for (std::uint32_t copied = 0; final || copied < k; ++copied) {
     Slot* next = nullptr;
     std::uint32_t state = kSlotFree;
     for (std::uint32_t i = 0; i < k; ++i) {
