@@ -46,11 +46,8 @@ SLACK_MIB = 16 if kc.SANITIZER_PRELOAD else 6
 # the sanitizers 1.9 MiB, their allocator's regions filling while the first chunks go through,
 # then 0.5 MiB more up to 100 k kernels). 64 bytes kept per record would make it 21 MiB.
 GROWTH_MIB = 4 if kc.SANITIZER_PRELOAD else 2
-ENV = {"OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "false"}
-if kc.SANITIZER_PRELOAD:
-    # AddressSanitizer keeps freed blocks resident in its quarantine (up to 256 MiB): the writer's
-    # few temporaries per chunk would look like growth. Freed memory is reused at once instead.
-    ENV["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=0"
+# No sanitizer quarantine: the writer's few temporaries per chunk would look like growth.
+ENV = {"OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "false", **kc.NO_QUARANTINE}
 TOOL_VARS = ("KOKKOS_PROFILE_LIBRARY", "OMP_TOOL_LIBRARIES", "LD_PRELOAD", "KOB_ARGS", "KOKKOS_TOOLS_ARGS")
 
 
@@ -104,11 +101,9 @@ def first_line(out):
 
 def convert_peak_kib(raw, out):
     """kob convert to every format with small trace windows: its peak RSS (KiB), read by peak_rss."""
-    rc, _, err = kc.run([os.path.abspath(a.peak_rss), kob, "convert", raw, f"--output={out}", "--to=perfetto,chrome,summary,json", "--quiet",
-                         f"--trace-window={WINDOW}"], ENV)  # ENV: no sanitizer quarantine either
-    lines = [l for l in err.splitlines() if l.startswith("peak_rss_kib ")]
-    kc.expect_eq((rc, len(lines)), (0, 1), f"kob convert --to=perfetto,chrome,summary,json: exit status, peak printed ({err.strip()})")
-    return int(lines[0].split()[1]) if lines else 0
+    peak = kc.peak_rss_kib(a.peak_rss, [kob, "convert", raw, f"--output={out}", "--to=perfetto,chrome,summary,json", "--quiet",
+                                        f"--trace-window={WINDOW}"], ENV, "kob convert --to=perfetto,chrome,summary,json")
+    return peak or 0
 
 
 WINDOW = 4096  # spans per trace window: a few hundred KiB, against ~40 MiB for the whole long run

@@ -23,11 +23,6 @@ LONG = 20000   # critical sections per thread: 4 x 20000 x (wait + hold) = 160 k
 GROWTH_MIB = 4 if kc.SANITIZER_PRELOAD else 2
 WINDOW = 4096  # spans per trace window
 MIB = 1 << 20
-CONVERT_ENV = {}
-if kc.SANITIZER_PRELOAD:
-    # AddressSanitizer keeps freed blocks resident in its quarantine (up to 256 MiB): the windows'
-    # freed spans would look like growth. Freed memory is reused at once instead.
-    CONVERT_ENV["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=0"
 
 wd = kc.workdir()
 peak, spans = {}, {}
@@ -37,12 +32,12 @@ for n in (LONG, LONG // 10):
                                            "KOB_ARGS": f"--output={raw} --quiet --format=none"}, cwd=wd)
     kc.expect_eq((rc, out.split()[:2]), (0, ["contended_lock", str(n)]), f"{n}: the program's exit status and output ({err[-300:]})")
     conv = os.path.join(wd, f"conv{n}")
-    rc, _, err = kc.run([a.peak_rss, kob, "convert", raw + ".kob", f"--output={conv}", "--to=perfetto,chrome,summary,json", "--quiet",
-                         f"--trace-window={WINDOW}"], CONVERT_ENV)
-    lines = [l for l in err.splitlines() if l.startswith("peak_rss_kib ")]
-    if not kc.expect_eq((rc, len(lines)), (0, 1), f"{n}: kob convert: exit status, peak printed ({err.strip()})"):
+    # No sanitizer quarantine: the windows' freed spans would look like growth.
+    p = kc.peak_rss_kib(a.peak_rss, [kob, "convert", raw + ".kob", f"--output={conv}", "--to=perfetto,chrome,summary,json", "--quiet",
+                                     f"--trace-window={WINDOW}"], kc.NO_QUARANTINE, f"{n}: kob convert")
+    if p is None:
         continue
-    peak[n] = int(lines[0].split()[1])
+    peak[n] = p
     with open(conv + ".trace.json") as f:
         doc = json.load(f)
     kc.validate_trace(doc)

@@ -65,6 +65,11 @@ std::string mpi_json(const Facts& facts) {
   return o + "}";
 }
 
+// Which code is the OpenMP runtime's (its hidden-helper team), as the recording process knew it.
+CodeRange omp_runtime_code(const Facts& facts) {
+  return parse_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
+}
+
 }  // namespace
 
 std::string fact_value(const Facts& facts, std::string_view section, std::string_view key, const std::string& fallback) {
@@ -183,7 +188,7 @@ std::string other_data_json(const Facts& facts, const Summary& sum) {
 
 Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sink, const TraceInfo& info) {
   const Config c = config_from_facts(facts);
-  const CodeRange omp_code = parse_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
+  const CodeRange omp_code = omp_runtime_code(facts);
   TraceProducer producer(sink, info);
   TraceWindow window(producer, TraceWindow::kDefaultSpans, true);
   SummaryFold fold;
@@ -202,7 +207,7 @@ Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sin
 
 Summary summarize_run(const RunData& run, const Facts& facts) {
   const Config c = config_from_facts(facts);
-  const CodeRange omp_code = parse_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
+  const CodeRange omp_code = omp_runtime_code(facts);
   SummaryFold fold;
   FilterSink filtered(fold, c.include, c.exclude);
   {
@@ -224,8 +229,7 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
     if (ok_out) *ok_out = true;
     return {};
   }
-  // Which code is the OpenMP runtime's (its hidden-helper team), as the recording process knew it.
-  const CodeRange omp_code = parse_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
+  const CodeRange omp_code = omp_runtime_code(facts);
   bool ok = true;
   std::string error;
   const bool can_write = req.directory.empty() || atomic_file::make_directories(req.directory, error);
