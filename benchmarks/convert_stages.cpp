@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
 
   kob::Facts facts{{std::string(kob::fact::kSection), std::string(kob::fact::kPid), std::to_string(reader.header().pid)}};
   facts.insert(facts.end(), reader.kv().begin(), reader.kv().end());
-  kob::set_omp_runtime_code_range(kob::fact_value(facts, kob::fact::kSection, kob::fact::kOmpRuntimeCode));
+  const kob::CodeRange omp_code = kob::parse_code_range(kob::fact_value(facts, kob::fact::kSection, kob::fact::kOmpRuntimeCode));
   int initial = -1;
   try {
     initial = std::stoi(kob::fact_value(facts, kob::fact::kSection, kob::fact::kOmpInitialDevice, "-1"));
@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
   kob::TeeSink both(fold, collected);
   kob::FilterSink filtered(both, c.include, c.exclude);
   {
-    kob::TimelineBuilder builder(filtered, initial);
+    kob::TimelineBuilder builder(filtered, initial, omp_code);
     kob::read_threads(reader.threads(), builder);
     builder.finish(reader.complete(), 0);
   }
@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
   // difference.
   t = now();
   {
-    const kob::Timeline alone = kob::build_timeline(reader.threads(), initial, reader.complete());
+    const kob::Timeline alone = kob::build_timeline(reader.threads(), initial, reader.complete(), omp_code);
     if (alone.tracks.size() != tl.tracks.size()) return 1;
   }
   stage("build_timeline", since(t));
