@@ -53,7 +53,10 @@ def fresh(out, prefix):
     their page cache, the kernel's work for whoever deletes a file, not the conversion's) and its
     writes flushed (so that no run pays for the write-back of the one before)."""
     for old in out.glob(prefix + ".*"):
-        old.unlink()
+        if old.is_dir():
+            shutil.rmtree(old)  # an OTF2 archive (--to=all)
+        else:
+            old.unlink()
     os.sync()
 
 

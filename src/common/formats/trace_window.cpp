@@ -46,7 +46,7 @@ void clear_window(Timeline& t) {
 // A span of no length where the later one starts is not apart from it: in one window the longer
 // of two equal starts is written first, and holds it.)
 bool apart_or_nested(std::uint64_t ps, std::uint64_t pe, std::uint64_t ls, std::uint64_t le) {
-  return (pe <= ls && ps < ls) || le < ps || (ls < ps && pe < le) || (ps < ls && le < pe);
+  return pe < ls || (pe == ls && ps < ls) || le < ps || (ls < ps && pe < le) || (ps < ls && le < pe);
 }
 
 }  // namespace
