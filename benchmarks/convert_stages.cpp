@@ -13,6 +13,7 @@
 #include "common/timeline/filter_sink.hpp"
 #include "common/formats/perfetto_writer.hpp"
 #include "common/timeline/raw_reader.hpp"
+#include "common/record/record_codec.hpp"
 #include "common/session/run_outputs.hpp"
 #include "common/analysis/summary.hpp"
 #include "common/analysis/summary_fold.hpp"
@@ -86,13 +87,20 @@ int main(int argc, char** argv) {
 
   t = now();
   std::uint64_t seen = 0, sum = 0;
+  std::uint64_t by_type[kob::codec::kTypes] = {};
   for (const kob::ThreadSource* th : reader.threads())
     th->for_each_chunk([&](const kob::Record* recs, std::size_t n) {
-      for (std::size_t i = 0; i < n; ++i) sum += recs[i].tick;
+      for (std::size_t i = 0; i < n; ++i) {
+        sum += recs[i].tick;
+        ++by_type[static_cast<std::uint8_t>(recs[i].type) & 127];
+      }
       seen += n;
     });
   stage("decode", since(t));
   if (seen == 0) std::printf("checksum %llu\n", static_cast<unsigned long long>(sum));
+  // How many records of each type (by Ev value): what a kernel costs in records.
+  for (unsigned i = 0; i < kob::codec::kTypes; ++i)
+    if (by_type[i]) std::printf("type %u %llu\n", i, static_cast<unsigned long long>(by_type[i]));
   if (last == "decode") return 0;
 
   kob::Facts facts{{std::string(kob::fact::kSection), std::string(kob::fact::kPid), std::to_string(reader.header().pid)}};

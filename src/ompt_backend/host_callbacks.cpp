@@ -3,11 +3,13 @@
 #include <omp-tools.h>
 #include <sched.h>
 
+#include <atomic>
 #include <cstring>
 #include <string_view>
 
 #include "common/session/config.hpp"
 #include "common/record/intern.hpp"
+#include "common/record/record_fold.hpp"
 #include "common/record/recorder.hpp"
 #include "common/session/session.hpp"
 #include "ompt_backend/callback_table.hpp"
@@ -156,10 +158,58 @@ void on_dispatch(ompt_data_t* parallel_data, ompt_data_t* task_data, ompt_dispat
   });
 }
 
-inline void sync_event(Ev type, ompt_sync_region_t kind, ompt_data_t* parallel_data, ompt_data_t* task_data) {
+// A sync region's begin writes its record; its wait and end complete that record in place
+// (common/record/record_fold.hpp) when it is still this thread's last record and the step is the
+// expected one, else they write records of their own as before.
+void sync_begin(ompt_sync_region_t kind, ompt_data_t* parallel_data, ompt_data_t* task_data) {
   if (!recording(kGroupOmpSync)) return;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
+  SyncFold& f = b.sync_fold;
+  f.rec = b.emit_open([&](Record& r) {
+    r.tick = t;
+    r.type = Ev::OmpSyncBegin;
+    r.sub = static_cast<std::uint16_t>(kind);
+    r.u[0] = id_of(parallel_data);
+    r.u[1] = kernel_or(b, task_data);
+    r.u[2] = task_id_of(task_data);
+  });
+  f.seq = b.slot_seq();
+  f.tick = t;
+  f.kind = static_cast<std::uint16_t>(kind);
+  f.stage = SyncFold::kBegun;
+}
+
+// Completes the folded record with the step `field` when it can; false when the step needs a
+// record of its own.
+inline bool fold_step(ThreadBuffer& b, ompt_sync_region_t kind, std::uint8_t from, std::uint8_t to, unsigned field,
+                      std::uint64_t t) {
+  SyncFold& f = b.sync_fold;
+  const bool fits = f.stage == from && f.kind == kind && b.still_last(f.rec, f.seq);
+  if (KOB_UNLIKELY(!fits)) {
+    f.stage = SyncFold::kNone;
+    return false;
+  }
+  // Relaxed atomic: the record is already published (the writer's final copy may read it).
+  std::atomic_ref<std::uint64_t>(f.rec->u[field]).store(fold::step(t, f.tick), std::memory_order_relaxed);
+  f.tick = t;
+  f.stage = to;
+  return true;
+}
+
+void sync_step(Ev type, ompt_sync_region_t kind, ompt_data_t* parallel_data, ompt_data_t* task_data) {
+  if (!recording(kGroupOmpSync)) return;
+  const std::uint64_t t = clock::now();
+  ThreadBuffer& b = this_thread();
+  bool folded;
+  if (type == Ev::OmpSyncWaitBegin)
+    folded = fold_step(b, kind, SyncFold::kBegun, SyncFold::kWaiting, fold::kWaitBegin, t);
+  else if (type == Ev::OmpSyncWaitEnd)
+    folded = fold_step(b, kind, SyncFold::kWaiting, SyncFold::kWaited, fold::kWaitEnd, t);
+  else  // the end: after the wait, or straight after the begin (a region without a wait)
+    folded = fold_step(b, kind, b.sync_fold.stage == SyncFold::kBegun ? SyncFold::kBegun : SyncFold::kWaited,
+                       SyncFold::kNone, fold::kEnd, t);
+  if (folded) return;
   b.emit([&](Record& r) {
     r.tick = t;
     r.type = type;
@@ -172,12 +222,15 @@ inline void sync_event(Ev type, ompt_sync_region_t kind, ompt_data_t* parallel_d
 
 void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data,
                     ompt_data_t* task_data, const void* /*codeptr*/) {
-  sync_event(endpoint == ompt_scope_begin ? Ev::OmpSyncBegin : Ev::OmpSyncEnd, kind, parallel_data, task_data);
+  if (endpoint == ompt_scope_begin)
+    sync_begin(kind, parallel_data, task_data);
+  else
+    sync_step(Ev::OmpSyncEnd, kind, parallel_data, task_data);
 }
 
 void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data,
                          ompt_data_t* task_data, const void* /*codeptr*/) {
-  sync_event(endpoint == ompt_scope_begin ? Ev::OmpSyncWaitBegin : Ev::OmpSyncWaitEnd, kind, parallel_data, task_data);
+  sync_step(endpoint == ompt_scope_begin ? Ev::OmpSyncWaitBegin : Ev::OmpSyncWaitEnd, kind, parallel_data, task_data);
 }
 
 void on_task_create(ompt_data_t* encountering_task, const ompt_frame_t* /*frame*/, ompt_data_t* new_task, int flags,

@@ -43,7 +43,11 @@ enum class Ev : std::uint16_t {
   OmpMaskedEnd,               // u0=parallel id u1=kernel
   OmpDispatch,                // sub=ompt_dispatch_t u0=parallel id u1=kernel u2=instance value
   OmpSyncBegin,               // sub=ompt_sync_region_t u0=parallel id u1=kernel u2=task id (0: implicit task)
-  OmpSyncEnd,                 // same fields
+                              //   folded (record_fold.hpp): the wait and end that followed it on this
+                              //   thread with nothing recorded between, as tick steps plus one (0: not
+                              //   folded) u3=wait begin - begin u4=wait end - wait begin u5=end - the
+                              //   step before (wait end, else begin)
+  OmpSyncEnd,                 // same fields (u3..u5 0)
   OmpSyncWaitBegin,           // same fields
   OmpSyncWaitEnd,             // same fields
   OmpTaskCreate,              // u0=task id u1=kernel (of the creator) a=flags sub=has_dependences

@@ -1,8 +1,12 @@
 // The compact on-disk form of a chunk of records (docs/raw-format.md, COMPACT blocks): one type
-// byte, a delta tick and only the fields that changed since the previous record of the same type.
-// Used off the hot path only: by the writer thread (encode) and by readers (decode).
+// byte, a delta tick and only the fields that changed since the previous record of the same type
+// (the ids that OpenMP events of one parallel region share, and a kernel's or fence's id, since
+// the previous record of their lane); the mask of changed fields is left out when it is the same
+// as that type's previous one. Used off the hot path only: by the writer thread (encode) and by
+// readers (decode).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -13,7 +17,7 @@ namespace kob::codec {
 // The most bytes one record can take: type, tick (10), mask, 8 fields of 10.
 constexpr std::size_t kMaxRecordBytes = 1 + 10 + 1 + 8 * 10;
 
-// Record types fit in the type byte (Ev values below 128).
+// Record types fit in the type byte's low 7 bits (Ev values below 128).
 constexpr std::size_t kTypes = 128;
 
 // Encodes n records into out (room for n * kMaxRecordBytes), each block starting from base_tick
@@ -44,9 +48,55 @@ inline const std::uint8_t* get_varint(const std::uint8_t* p, const std::uint8_t*
   return nullptr;
 }
 
-// Field values of the last record of each type, in mask-bit order: sub, a, u[0..5].
+// The type byte's top bit: the mask byte is left out, it is the same as the type's previous one.
+constexpr std::uint8_t kSameMask = 0x80;
+
+// Lanes: types whose u0 (and u1) are predicted from the previous record of any type of the lane
+// instead of the previous one of the same type. An OpenMP event of a parallel region repeats the
+// region's id and kernel of the event before it (implicit task, barrier, work...); a kernel's end
+// repeats its begin's id. Lane 0: none.
+constexpr unsigned kLanes = 4;
+struct Lane {
+  std::uint8_t lane = 0;
+  std::uint8_t fields = 0;  // 1: u0, 2: u0 and u1
+};
+constexpr std::array<Lane, kTypes> make_lanes() {
+  std::array<Lane, kTypes> t{};
+  for (Ev e : {Ev::OmpParallelBegin, Ev::OmpParallelEnd, Ev::OmpImplicitTaskBegin, Ev::OmpImplicitTaskEnd,
+               Ev::OmpWorkBegin, Ev::OmpWorkEnd, Ev::OmpMaskedBegin, Ev::OmpMaskedEnd, Ev::OmpDispatch,
+               Ev::OmpSyncBegin, Ev::OmpSyncEnd, Ev::OmpSyncWaitBegin, Ev::OmpSyncWaitEnd})
+    t[static_cast<unsigned>(e)] = {1, 2};
+  for (Ev e : {Ev::KernelBegin, Ev::KernelEnd}) t[static_cast<unsigned>(e)] = {2, 1};
+  for (Ev e : {Ev::FenceBegin, Ev::FenceEnd}) t[static_cast<unsigned>(e)] = {3, 1};
+  return t;
+}
+inline constexpr std::array<Lane, kTypes> kLaneOf = make_lanes();
+// The numbers docs/raw-format.md gives the lanes' and the folded records' types.
+static_assert(static_cast<int>(Ev::KernelBegin) == 1 && static_cast<int>(Ev::FenceEnd) == 4);
+static_assert(static_cast<int>(Ev::OmpParallelBegin) == 66 && static_cast<int>(Ev::OmpSyncBegin) == 75 &&
+              static_cast<int>(Ev::OmpSyncEnd) == 76 && static_cast<int>(Ev::OmpSyncWaitEnd) == 78);
+
+// What the coder remembers: the field values of the last record of each type, in mask-bit order
+// (sub, a, u[0..5]), each type's last mask and each lane's last u0, u1.
 struct LastFields {
   std::uint64_t v[kTypes][8];
+  std::uint8_t mask[kTypes];
+  std::uint64_t lane[kLanes][2];
+
+  // Before a record of `type` is coded: its lane's values stand in for the type's own.
+  void enter(unsigned type) {
+    const Lane l = kLaneOf[type];
+    if (l.lane == 0) return;
+    v[type][2] = lane[l.lane][0];
+    if (l.fields == 2) v[type][3] = lane[l.lane][1];
+  }
+  // After it: the lane remembers them.
+  void leave(unsigned type) {
+    const Lane l = kLaneOf[type];
+    if (l.lane == 0) return;
+    lane[l.lane][0] = v[type][2];
+    if (l.fields == 2) lane[l.lane][1] = v[type][3];
+  }
 };
 
 // A varint known to lie within the data (at least 10 bytes left): no bound check per byte.
@@ -75,14 +125,17 @@ std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records
   std::size_t done = 0;
   Record r;
   while (done < records && p < end) {
-    const std::uint8_t type = *p++;
-    if (type == 0 || type >= kTypes) break;
+    const std::uint8_t head = *p++;
+    const unsigned type = head & ~kSameMask;
+    if (type == 0) break;
+    last.enter(type);
     std::uint64_t* l = last.v[type];
     std::uint64_t z;
     if (p < safe_end) {
       if ((p = get_varint_unchecked(p, z)) == nullptr) break;
       tick += unzigzag(z);
-      unsigned mask = *p++;
+      unsigned mask = (head & kSameMask) ? last.mask[type] : *p++;
+      last.mask[type] = static_cast<std::uint8_t>(mask);
       bool ok = true;
       while (mask) {  // only the fields that changed
         const unsigned i = static_cast<unsigned>(__builtin_ctz(mask));
@@ -97,8 +150,14 @@ std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records
     } else {
       if ((p = get_varint(p, end, z)) == nullptr) break;
       tick += unzigzag(z);
-      if (p >= end) break;
-      const std::uint8_t mask = *p++;
+      std::uint8_t mask;
+      if (head & kSameMask) {
+        mask = last.mask[type];
+      } else {
+        if (p >= end) break;
+        mask = *p++;
+      }
+      last.mask[type] = mask;
       bool ok = true;
       for (unsigned i = 0; i < 8; ++i) {
         if (mask & (1u << i)) {
@@ -111,6 +170,7 @@ std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records
       }
       if (!ok) break;
     }
+    last.leave(type);
     r.tick = tick;
     r.type = static_cast<Ev>(type);
     r.sub = static_cast<std::uint16_t>(l[0]);

@@ -111,6 +111,17 @@ struct OmpTargetContext {
   }
 };
 
+// The sync region being folded into one record on this thread (common/record/record_fold.hpp):
+// its record while it is the thread's last one, the step it has reached and that step's tick.
+struct SyncFold {
+  static constexpr std::uint8_t kNone = 0, kBegun = 1, kWaiting = 2, kWaited = 3;
+  Record* rec = nullptr;
+  std::uint64_t seq = 0;  // the slot's chunk number when rec was written
+  std::uint64_t tick = 0;
+  std::uint16_t kind = 0;
+  std::uint8_t stage = kNone;
+};
+
 class ThreadBuffer {
  public:
   // Ring slots of a registered thread: at most this many; recorder::set_ring_slots picks how many.
@@ -151,6 +162,29 @@ class ThreadBuffer {
     pos_.store(r + 1, std::memory_order_release);
   }
 
+  // Like emit; returns the record written (null when the event was dropped), which a later event
+  // may complete in place as long as still_last says it is the thread's last record.
+  template <class Fill>
+  Record* emit_open(Fill&& fill) {
+    Record* r = pos_.load(std::memory_order_relaxed);
+    if (KOB_UNLIKELY(r == end_)) {
+      if (!next_slot()) {
+        dropped_event();
+        return nullptr;
+      }
+      r = pos_.load(std::memory_order_relaxed);
+    }
+    fill(*r);
+    pos_.store(r + 1, std::memory_order_release);
+    return r;
+  }
+  // The chunk number of the slot being filled: with the record's address, what tells a record
+  // still last from a later one at the same place in the slot's next use.
+  std::uint64_t slot_seq() const { return seq_; }
+  bool still_last(const Record* r, std::uint64_t seq) const {
+    return r != nullptr && pos_.load(std::memory_order_relaxed) == r + 1 && seq_ == seq;
+  }
+
   // Records in the slot or chunk whose records start at recs: up to the cursor when the thread
   // writes there now, else the slot's committed count (exact once the slot was handed over).
   std::uint32_t filled(const raw::SlotHead& head, const Record* recs, std::uint32_t capacity) const {
@@ -163,6 +197,7 @@ class ThreadBuffer {
   KokkosContext kokkos;
   OmpContext omp;
   OmpTargetContext omp_target;
+  SyncFold sync_fold;
 
   // The Kokkos kernel that events of this thread belong to: its own open kernel, else the one
   // its OpenMP implicit or explicit task works for.

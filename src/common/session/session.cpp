@@ -25,6 +25,7 @@
 #include "common/session/output_name.hpp"
 #include "common/timeline/raw_reader.hpp"
 #include "common/record/raw_trace.hpp"
+#include "common/record/record_fold.hpp"
 #include "common/record/recorder.hpp"
 #include "common/session/run_outputs.hpp"
 #include "common/session/run_report.hpp"
@@ -536,6 +537,7 @@ class BufferThread : public ThreadSource {
   void read_chunk(std::size_t, std::vector<Record>& out) const override {
     out.clear();
     b_->for_each([&](const Record& r) { out.push_back(r); });
+    out.resize(fold::unfold_all(out, out.size()));
   }
 
  private:

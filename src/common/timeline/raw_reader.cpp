@@ -10,6 +10,7 @@
 #include <map>
 
 #include "common/record/clock.hpp"
+#include "common/record/record_fold.hpp"
 #include "common/record/intern.hpp"
 #include "common/record/record_codec.hpp"
 
@@ -26,7 +27,7 @@ T get(const std::uint8_t* p) {
 }
 
 // The layout (docs/raw-format.md); private to the reader, which follows the document alone.
-constexpr std::uint32_t kFormatVersion = 1;
+constexpr std::uint32_t kFormatVersion = 2;
 constexpr std::uint32_t kHeaderSize = 4096;
 constexpr std::uint32_t kBlockMagic = 0x4B4C424B;  // "KBLK"
 constexpr std::size_t kBlockHeaderSize = 48;
@@ -355,21 +356,35 @@ void FileThread::read_chunk(std::size_t i, std::vector<Record>& recs) const {
   }
   const Chunk& c = chunks_[i];
   // Decoded straight into recs: sized up (not cleared first, so a caller that reuses it does not
-  // have it zeroed for every chunk), then cut to what was read.
-  recs.resize(c.records);
-  std::size_t n = 0;
+  // have it zeroed for every chunk), then cut to what was read. A folded record is unfolded as it
+  // is decoded (record_fold.hpp): recs grows when the folded records need more room.
+  if (recs.size() < c.records) recs.resize(c.records);
+  std::size_t n = 0, out_n = 0;
   if (c.ring) {
     if (file_->read_at(c.offset, recs.data(), std::size_t(c.records) * sizeof(Record))) n = c.records;
+    recs.resize(n);
+    out_n = fold::unfold_all(recs, n);
   } else {
     thread_local std::vector<std::uint8_t> bytes;
     if (bytes.size() < c.bytes) bytes.resize(c.bytes);
     if (file_->read_at(c.offset, bytes.data(), c.bytes)) {
       Record* out = recs.data();
-      n = codec::decode(bytes.data(), c.bytes, c.records, c.base_tick, [&out](const Record& r) { *out++ = r; });
+      Record* cap = out + recs.size();
+      n = codec::decode(bytes.data(), c.bytes, c.records, c.base_tick, [&](const Record& r) {
+        const std::size_t k = fold::count(r);
+        if (__builtin_expect(static_cast<std::size_t>(cap - out) < k, 0)) {
+          const std::size_t at = static_cast<std::size_t>(out - recs.data());
+          recs.resize(recs.size() + recs.size() / 2 + 4);
+          out = recs.data() + at;
+          cap = recs.data() + recs.size();
+        }
+        out = fold::unfold(r, out);
+      });
+      out_n = static_cast<std::size_t>(out - recs.data());
     }
   }
-  recs.resize(n);
   if (n < c.records) file_->damaged_ += c.records - n;
+  recs.resize(out_n);
   file_->note_progress(c.records);
 }
 

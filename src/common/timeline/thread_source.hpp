@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/record/record.hpp"
+#include "common/record/record_fold.hpp"
 
 namespace kob {
 
@@ -67,7 +68,10 @@ class MemoryThread : public ThreadSource {
  public:
   std::vector<Record> records;
   std::size_t chunk_count() const override { return records.empty() ? 0 : 1; }
-  void read_chunk(std::size_t, std::vector<Record>& out) const override { out = records; }
+  void read_chunk(std::size_t, std::vector<Record>& out) const override {
+    out = records;
+    out.resize(fold::unfold_all(out, out.size()));
+  }
 };
 
 }  // namespace kob

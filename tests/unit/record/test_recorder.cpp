@@ -191,3 +191,37 @@ TEST_CASE("recorder: reset_for_test forgets threads, counters and ids") {
   CHECK(kob::this_thread().index == 0);
   CHECK(kob::recorder::threads().size() == 1);
 }
+
+TEST_CASE("recorder: a record stays open to completion in place only while it is the thread's last one") {
+  const std::string path = kob_test::temp_path("recorder-open.kob");
+  const kob_test::RemoveAtEnd remove_file{path};
+  RawReset reset;
+  kob::recorder::set_ring_slots(2);
+  REQUIRE(kob::raw::open(path));
+  kob::raw::writer::stop();  // each full slot copied at once: the ring comes round without waiting
+  bool last_at_first = false, last_after_another = true, same_place = false, old_still_last = true, new_still_last = false;
+  std::thread([&] {
+    ThreadBuffer& b = kob::this_thread();
+    auto fill = [](Record& r) {
+      r.tick = 5;
+      r.type = kob::Ev::OmpSyncBegin;
+    };
+    Record* first = b.emit_open(fill);
+    const std::uint64_t first_seq = b.slot_seq();
+    last_at_first = b.still_last(first, first_seq);
+    emit_seq(1, 1);
+    last_after_another = b.still_last(first, first_seq);
+    // Round the ring of 2 slots: the next record lands where `first` was, in a later chunk.
+    emit_seq(1, 2 * kSlotRecords - 2);
+    Record* again = b.emit_open(fill);
+    same_place = again == first;
+    old_still_last = b.still_last(first, first_seq);
+    new_still_last = b.still_last(again, b.slot_seq());
+  }).join();
+  CHECK(last_at_first);
+  CHECK_FALSE(last_after_another);
+  CHECK(same_place);
+  CHECK_FALSE(old_still_last);  // the same address, but another chunk: not the record it was
+  CHECK(new_still_last);
+  REQUIRE(kob::raw::finish());
+}

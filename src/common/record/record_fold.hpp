@@ -1,0 +1,69 @@
+// Folded records: a sync region (barrier, taskwait, reduction...) and its wait, four callbacks on a
+// thread, are stored as one OmpSyncBegin record that the later callbacks complete in place while it
+// is still the thread's last record (ompt_backend/host_callbacks.cpp). One record instead of four
+// is the recording's largest saving: a 2-thread OpenMP-backend kernel writes 10 records, not 16.
+// Readers unfold it back into the records it stands for (the timeline never sees a folded one),
+// so everything built from a trace is the same as if each callback had written its own record.
+// A thread killed in the middle leaves the steps done so far: the same as separate records.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "common/record/record.hpp"
+
+namespace kob::fold {
+
+// The folded steps of a sync region, in u[3..5] of its OmpSyncBegin record.
+inline constexpr unsigned kWaitBegin = 3, kWaitEnd = 4, kEnd = 5;
+
+// A step's tick as stored: the ticks since the step before, plus one (0: not folded).
+inline std::uint64_t step(std::uint64_t tick, std::uint64_t before) { return tick - before + 1; }
+
+// How many records r stands for.
+inline std::size_t count(const Record& r) {
+  if (r.type != Ev::OmpSyncBegin) return 1;
+  return 1 + (r.u[kWaitBegin] != 0) + (r.u[kWaitEnd] != 0) + (r.u[kEnd] != 0);
+}
+
+// Writes the records r stands for at out (room for count(r)); returns the end. Any values are
+// accepted (a damaged file): a step of 0 is left out, ticks wrap as unsigned numbers.
+inline Record* unfold(const Record& r, Record* out) {
+  *out = r;
+  if (r.type != Ev::OmpSyncBegin) return out + 1;
+  out->u[kWaitBegin] = out->u[kWaitEnd] = out->u[kEnd] = 0;
+  Record* p = out + 1;
+  std::uint64_t t = r.tick;
+  static constexpr Ev kStepType[3] = {Ev::OmpSyncWaitBegin, Ev::OmpSyncWaitEnd, Ev::OmpSyncEnd};
+  for (unsigned i = 0; i < 3; ++i) {
+    const std::uint64_t s = r.u[kWaitBegin + i];
+    if (s == 0) continue;
+    t += s - 1;
+    *p = *out;
+    p->tick = t;
+    p->type = kStepType[i];
+    ++p;
+  }
+  return p;
+}
+
+// Unfolds recs[0, n) in place (recs grows by what the folded records add). Returns the new size.
+inline std::size_t unfold_all(std::vector<Record>& recs, std::size_t n) {
+  std::size_t extra = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (recs[i].type == Ev::OmpSyncBegin) extra += count(recs[i]) - 1;
+  if (extra == 0) return n;
+  recs.resize(n + extra);
+  // From the back, so that every record moves once and none is overwritten before it is read.
+  std::size_t dst = n + extra;
+  for (std::size_t i = n; i-- > 0;) {
+    const Record r = recs[i];
+    const std::size_t k = count(r);
+    dst -= k;
+    unfold(r, &recs[dst]);
+  }
+  return n + extra;
+}
+
+}  // namespace kob::fold
