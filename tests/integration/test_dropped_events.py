@@ -43,9 +43,22 @@ def run(tool_args):
     return wd, out, err, summary, text
 
 
+def run_unloaded(tool_args, attempts=3):
+    """run(), again when events were lost to a full ring: the writer thread was kept off the CPU
+    (or its writes blocked) for longer than a producer waits for it (50 ms), which a loaded
+    machine does now and then (seen with a sanitizer build compiling beside the tests). That loss
+    is counted and reported like any other, but it is not what this test is about."""
+    for attempt in range(1, attempts + 1):
+        res = run(tool_args)
+        full = [l for l in res[3]["coverage"]["lost"] if l["reason"].startswith("ring full")]
+        if not full or attempt == attempts:
+            return res
+        print(f"{tool_args}: {sum(l['events'] for l in full)} events lost to a full ring (the machine is loaded); run again")
+
+
 # Without the cap: complete, no mark, no drop line (only the summary formats: the full trace would
 # be 80 MB of JSON).
-_, base_out, err, summary, text = run(["--format=summary,json"])
+_, base_out, err, summary, text = run_unloaded(["--format=summary,json"])
 kc.check(base_out.startswith(f"kernels {FLOOD + WORKER} "), f"the program ran to its end: {base_out!r}")
 kc.expect_eq((summary["dropped_events"], summary["coverage"]["complete"], summary["coverage"]["lost"]), (0, True, []),
              "no cap: complete")
@@ -54,7 +67,7 @@ kc.expect_eq({k["name"]: (k["calls"], k["partial"]) for k in summary["kernels"]}
 kc.check("events lost" not in err and "INCOMPLETE" not in text and " *" not in text, "no cap: nothing marked")
 
 # With the cap.
-wd, out, err, summary, text = run([f"--max-trace-size={CAP_MIB}", kc.CHROME])
+wd, out, err, summary, text = run_unloaded([f"--max-trace-size={CAP_MIB}", kc.CHROME])
 kc.expect_eq(out, base_out, "stdout as without the cap")
 size = os.path.getsize(f"{wd}/d.kob")
 kc.check(0 < size <= CAP_MIB << 20, f"the raw trace stays under the cap: {size} bytes")
