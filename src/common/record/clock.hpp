@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 #include <ctime>
+
+#include "common/support/hot_path.hpp"
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #define KOB_HAVE_TSC 1
@@ -28,11 +30,14 @@ inline std::uint64_t raw_ns() {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec) + g_shift_ns;
 }
 
+// raw_ns() out of line: the hot path's fallback when there is no invariant TSC.
+KOB_SLOW_PATH std::uint64_t slow_now();
+
 inline std::uint64_t now() {
 #ifdef KOB_HAVE_TSC
-  if (g_use_tsc) return __rdtsc();
+  if (KOB_LIKELY(g_use_tsc)) return __rdtsc();
 #endif
-  return raw_ns();
+  return slow_now();
 }
 
 // CLOCK_MONOTONIC_RAW and CLOCK_REALTIME read together (the realtime read between two raw ones,

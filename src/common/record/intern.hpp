@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/support/hot_path.hpp"
+
 namespace kob {
 
 class InternTable {
@@ -64,8 +66,8 @@ struct InternCache {
   static bool same_text(const char* text, const char* s) { return std::strcmp(text, s) == 0; }
 
  private:
-  static std::uint32_t null_name();
-  std::uint32_t miss(const char* s, Slot& slot);
+  KOB_SLOW_PATH static std::uint32_t null_name();
+  KOB_SLOW_PATH std::uint32_t miss(const char* s, Slot& slot);
 };
 
 }  // namespace kob

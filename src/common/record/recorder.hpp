@@ -14,10 +14,8 @@
 #include "common/record/raw_format.hpp"
 #include "common/record/raw_trace.hpp"
 #include "common/record/record.hpp"
+#include "common/support/hot_path.hpp"
 
-#define KOB_LIKELY(x) __builtin_expect(!!(x), 1)
-#define KOB_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define KOB_HOT_INLINE inline __attribute__((always_inline))
 
 namespace kob {
 
@@ -264,10 +262,10 @@ class ThreadBuffer {
   }
 
  private:
-  friend ThreadBuffer* register_thread();
+  friend KOB_SLOW_PATH ThreadBuffer* register_thread();
   friend void recorder::after_fork_child();
   friend void recorder::release_file_rings();
-  bool next_slot();
+  KOB_SLOW_PATH bool next_slot();
   bool setup_ring();  // under the registry lock
   bool take_pooled_ring(std::uint32_t fresh);
   bool revive();
@@ -279,7 +277,7 @@ class ThreadBuffer {
   };
   std::vector<InMemory> in_memory() const;
   // Counts an event that found no slot; the lost span's ticks are read now (it was made now).
-  __attribute__((noinline)) void dropped_event();
+  KOB_SLOW_PATH void dropped_event();
 
   // The next record to write and the end of the slot (or test chunk) being filled. Equal (null)
   // before the first slot and while no slot is free, so that the event takes the slow path.
@@ -312,7 +310,7 @@ class ThreadBuffer {
 // constinit: no TLS init-function check on every access.
 extern constinit thread_local ThreadBuffer* t_buffer __attribute__((tls_model("initial-exec")));
 
-ThreadBuffer* register_thread();
+KOB_SLOW_PATH ThreadBuffer* register_thread();
 
 inline ThreadBuffer& this_thread() {
   ThreadBuffer* b = t_buffer;
