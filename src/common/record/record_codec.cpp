@@ -1,9 +1,23 @@
 #include "common/record/record_codec.hpp"
 
+#include <cstring>
+
+#include "common/support/hot_path.hpp"
+
 namespace kob::codec {
 
 namespace {
-inline std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
+// Most values are deltas that fit one or two bytes.
+KOB_HOT_INLINE std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
+  if (KOB_LIKELY(v < 0x80)) {
+    *p = static_cast<std::uint8_t>(v);
+    return p + 1;
+  }
+  if (v < 0x4000) {
+    p[0] = static_cast<std::uint8_t>(v | 0x80);
+    p[1] = static_cast<std::uint8_t>(v >> 7);
+    return p + 2;
+  }
   while (v >= 0x80) {
     *p++ = static_cast<std::uint8_t>(v | 0x80);
     v >>= 7;
@@ -11,6 +25,7 @@ inline std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
   *p++ = static_cast<std::uint8_t>(v);
   return p;
 }
+
 }  // namespace
 
 std::size_t encode(const Record* recs, std::size_t n, std::uint64_t base_tick, std::uint8_t* out) {
@@ -22,26 +37,24 @@ std::size_t encode(const Record* recs, std::size_t n, std::uint64_t base_tick, s
   for (std::size_t k = 0; k < n; ++k) {
     const Record& r = recs[k];
     const auto type = static_cast<std::uint8_t>(r.type);  // record.hpp keeps every Ev below kTypes
-    last.enter(type);
+    *p++ = type;
+    p = put_varint(p, zigzag(r.tick - tick));
+    tick = r.tick;
     const std::uint64_t v[8] = {r.sub, r.a, r.u[0], r.u[1], r.u[2], r.u[3], r.u[4], r.u[5]};
     std::uint64_t* l = last.v[type];
+    last.enter(type);
+    // The changed fields go out as they are compared (one branch per field, which the branch
+    // predictor learns per record type), the mask byte before them filled in after.
+    std::uint8_t* mask = p++;
     unsigned m = 0;
-    for (unsigned i = 0; i < 8; ++i) m |= static_cast<unsigned>(v[i] != l[i]) << i;
-    if (m == last.mask[type]) {
-      *p++ = static_cast<std::uint8_t>(type | kSameMask);
-      p = put_varint(p, zigzag(r.tick - tick));
-    } else {
-      *p++ = type;
-      p = put_varint(p, zigzag(r.tick - tick));
-      *p++ = static_cast<std::uint8_t>(m);
-      last.mask[type] = static_cast<std::uint8_t>(m);
+    for (unsigned i = 0; i < 8; ++i) {
+      if (v[i] != l[i]) {
+        m |= 1u << i;
+        p = put_varint(p, zigzag(v[i] - l[i]));
+        l[i] = v[i];
+      }
     }
-    tick = r.tick;
-    for (unsigned bits = m; bits != 0; bits &= bits - 1) {
-      const unsigned i = static_cast<unsigned>(__builtin_ctz(bits));
-      p = put_varint(p, zigzag(v[i] - l[i]));
-      l[i] = v[i];
-    }
+    *mask = static_cast<std::uint8_t>(m);
     last.leave(type);
   }
   return static_cast<std::size_t>(p - out);

@@ -1,9 +1,8 @@
 // The compact on-disk form of a chunk of records (docs/raw-format.md, COMPACT blocks): one type
 // byte, a delta tick and only the fields that changed since the previous record of the same type
 // (the ids that OpenMP events of one parallel region share, and a kernel's or fence's id, since
-// the previous record of their lane); the mask of changed fields is left out when it is the same
-// as that type's previous one. Used off the hot path only: by the writer thread (encode) and by
-// readers (decode).
+// the previous record of their lane). Used off the hot path only: by the writer thread (encode)
+// and by readers (decode).
 #pragma once
 
 #include <array>
@@ -17,7 +16,7 @@ namespace kob::codec {
 // The most bytes one record can take: type, tick (10), mask, 8 fields of 10.
 constexpr std::size_t kMaxRecordBytes = 1 + 10 + 1 + 8 * 10;
 
-// Record types fit in the type byte's low 7 bits (Ev values below 128).
+// Record types fit in the type byte (Ev values below 128).
 constexpr std::size_t kTypes = 128;
 
 // Encodes n records into out (room for n * kMaxRecordBytes), each block starting from base_tick
@@ -48,9 +47,6 @@ inline const std::uint8_t* get_varint(const std::uint8_t* p, const std::uint8_t*
   return nullptr;
 }
 
-// The type byte's top bit: the mask byte is left out, it is the same as the type's previous one.
-constexpr std::uint8_t kSameMask = 0x80;
-
 // Lanes: types whose u0 (and u1) are predicted from the previous record of any type of the lane
 // instead of the previous one of the same type. An OpenMP event of a parallel region repeats the
 // region's id and kernel of the event before it (implicit task, barrier, work...); a kernel's end
@@ -77,10 +73,9 @@ static_assert(static_cast<int>(Ev::OmpParallelBegin) == 66 && static_cast<int>(E
               static_cast<int>(Ev::OmpSyncEnd) == 76 && static_cast<int>(Ev::OmpSyncWaitEnd) == 78);
 
 // What the coder remembers: the field values of the last record of each type, in mask-bit order
-// (sub, a, u[0..5]), each type's last mask and each lane's last u0, u1.
+// (sub, a, u[0..5]), and each lane's last u0, u1.
 struct LastFields {
   std::uint64_t v[kTypes][8];
-  std::uint8_t mask[kTypes];
   std::uint64_t lane[kLanes][2];
 
   // Before a record of `type` is coded: its lane's values stand in for the type's own.
@@ -125,17 +120,15 @@ std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records
   std::size_t done = 0;
   Record r;
   while (done < records && p < end) {
-    const std::uint8_t head = *p++;
-    const unsigned type = head & ~kSameMask;
-    if (type == 0) break;
+    const std::uint8_t type = *p++;
+    if (type == 0 || type >= kTypes) break;
     last.enter(type);
     std::uint64_t* l = last.v[type];
     std::uint64_t z;
     if (p < safe_end) {
       if ((p = get_varint_unchecked(p, z)) == nullptr) break;
       tick += unzigzag(z);
-      unsigned mask = (head & kSameMask) ? last.mask[type] : *p++;
-      last.mask[type] = static_cast<std::uint8_t>(mask);
+      unsigned mask = *p++;
       bool ok = true;
       while (mask) {  // only the fields that changed
         const unsigned i = static_cast<unsigned>(__builtin_ctz(mask));
@@ -150,14 +143,8 @@ std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records
     } else {
       if ((p = get_varint(p, end, z)) == nullptr) break;
       tick += unzigzag(z);
-      std::uint8_t mask;
-      if (head & kSameMask) {
-        mask = last.mask[type];
-      } else {
-        if (p >= end) break;
-        mask = *p++;
-      }
-      last.mask[type] = mask;
+      if (p >= end) break;
+      const std::uint8_t mask = *p++;
       bool ok = true;
       for (unsigned i = 0; i < 8; ++i) {
         if (mask & (1u << i)) {

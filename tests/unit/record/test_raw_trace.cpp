@@ -425,9 +425,8 @@ TEST_CASE("raw trace: a file size limit (EFBIG) drops chunks with LOST entries; 
     signal(SIGXFSZ, SIG_IGN);  // as a program that expects such failures does
     kob::recorder::set_writer_wait_for_test(2000);
     if (!kob::raw::open(path)) _exit(3);
-    // Room for the first chunk (3 bytes a record: type, tick, the one field that changes) and a
-    // few META entries, not a second chunk.
-    const rlim_t limit = kob::raw::stats().bytes + kSlotRecords * 3 + 1000;
+    // Room for the first chunk (about 4 bytes a record) and a few META entries, not a second chunk.
+    const rlim_t limit = kob::raw::stats().bytes + kSlotRecords * 5 + 1000;
     const rlimit rl{limit, limit};
     if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(4);
     emit_seq(8, kN);

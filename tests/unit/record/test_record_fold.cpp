@@ -72,7 +72,7 @@ TEST_CASE("fold: damaged step values unfold without trouble; nothing else is tou
   CHECK(kob::fold::unfold_all(none, 1) == 1);
 }
 
-TEST_CASE("codec: a 2-thread OpenMP-backend kernel's 10 records take at most 5 bytes each (lanes, masks left out)") {
+TEST_CASE("codec: a 2-thread OpenMP-backend kernel's 10 records take at most 5 bytes each (lanes)") {
   // What the hot path records for one kernel (ticks a few hundred apart, as TSC ticks are), the
   // master thread's and the worker's records in two blocks as the writer codes them.
   std::vector<Record> master, worker;

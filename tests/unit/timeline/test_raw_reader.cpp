@@ -72,7 +72,7 @@ TEST_CASE("raw reader: a header that is not ours gives one line naming the file 
   std::swap(other_order[20], other_order[23]);
   std::swap(other_order[21], other_order[22]);
   CHECK(open_fails_with(other_order, "another byte order"));
-  auto v1 = good;  // before folded records, lanes and masks left out
+  auto v1 = good;  // before folded records and lanes
   v1[8] = 1;
   CHECK(open_fails_with(v1, "format version 1; this kob reads version 2"));
   auto v3 = good;
