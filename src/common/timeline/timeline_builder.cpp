@@ -461,14 +461,15 @@ void TimelineBuilder::Impl::finish(bool ended_cleanly, std::uint64_t run_end) {
 namespace {
 
 // One thread's records, a chunk at a time. A record that begins a span inside others (a kernel,
-// fence or deep copy, a loop or masked block, a lock wait or hold, a task, a target region) made
-// at the same nanosecond as the record before it on its thread (a VM's TSC can step 10 ns and
-// more) is put 1 ns after it, as are the records after it that would otherwise go back: the span
-// then never starts at the very time of a span it lies in that began with another record. Such a
-// tie between a span written with one trace window and one still open (an implicit task and the
-// lock wait it began with) stopped every later cut, and the window grew for as long as the task
-// ran: 270 MB in the 64-thread tuning sample. Other ties (a region pushed in its parent's tick, a
-// barrier's steps) are left as recorded, as is a step back (another core's TSC).
+// fence or deep copy, a loop or masked block, a lock wait or hold, a task, a target region) whose
+// time is not after the record before it on its thread is put 1 ns after it, as are the records
+// after it until their own times are later again. Two records of a thread get the same time, or
+// the later one an earlier time, when the thread moved to a core whose TSC is behind (on this VM
+// the TSC counts in steps of 10 ns, and 64 threads on 2 cores move often). Such a span started at
+// or before a span it lies in; a tie of that kind between a span written with one trace window and
+// one still open (an implicit task and the lock wait it began with) stopped every later cut, and
+// the window grew for as long as the task ran: 270 MB in the 64-thread tuning sample. Other records
+// (a region pushed on its parent's tick, a barrier's steps, an end) keep their times.
 struct Cursor {
   const ThreadSource* th = nullptr;
   std::uint32_t track = 0;
@@ -497,7 +498,11 @@ struct Cursor {
   }
   void set_ns(const Record& r) {
     const std::uint64_t t = clock::to_ns(r.tick);
-    const bool later = any && r.tick >= last_tick && t <= last_ns;  // made after, same time
+    if (r.type == Ev::OmpDeviceRecord) {  // its tick is when the runtime delivered it, not a time on this thread's line
+      ns = t;
+      return;
+    }
+    const bool later = any && t <= last_ns;  // made after, at the same time or (another core's TSC) earlier
     if (later && (nudged || begins_inner_span(r.type))) {
       ns = last_ns + 1;
       nudged = true;
