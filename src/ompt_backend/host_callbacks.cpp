@@ -1,4 +1,5 @@
-// Host OpenMP callbacks. Each one: check its group, read the tick, append one record. The
+// Host OpenMP callbacks. Each one: check its group, read the tick, append one record (a sync
+// region's wait and end complete its begin's record instead, when they can: sync_step). The
 // Kokkos kernel an event belongs to travels in the runtime's ompt_data_t (omp_ids.hpp).
 #include <omp-tools.h>
 #include <sched.h>
