@@ -159,6 +159,17 @@ void on_dispatch(ompt_data_t* parallel_data, ompt_data_t* task_data, ompt_dispat
   });
 }
 
+// The fields of every sync region record (begin, wait, end).
+inline void fill_sync(Record& r, const ThreadBuffer& b, std::uint64_t t, Ev type, ompt_sync_region_t kind,
+                      ompt_data_t* parallel_data, ompt_data_t* task_data) {
+  r.tick = t;
+  r.type = type;
+  r.sub = static_cast<std::uint16_t>(kind);
+  r.u[0] = id_of(parallel_data);
+  r.u[1] = kernel_or(b, task_data);
+  r.u[2] = task_id_of(task_data);
+}
+
 // A sync region's begin writes its record; its wait and end complete that record in place
 // (common/record/record_fold.hpp) when it is still this thread's last record and the step is the
 // expected one, else they write records of their own as before.
@@ -167,14 +178,7 @@ void sync_begin(ompt_sync_region_t kind, ompt_data_t* parallel_data, ompt_data_t
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
   SyncFold& f = b.sync_fold;
-  f.rec = b.emit_open([&](Record& r) {
-    r.tick = t;
-    r.type = Ev::OmpSyncBegin;
-    r.sub = static_cast<std::uint16_t>(kind);
-    r.u[0] = id_of(parallel_data);
-    r.u[1] = kernel_or(b, task_data);
-    r.u[2] = task_id_of(task_data);
-  });
+  f.rec = b.emit_open([&](Record& r) { fill_sync(r, b, t, Ev::OmpSyncBegin, kind, parallel_data, task_data); });
   f.seq = b.slot_seq();
   f.tick = t;
   f.kind = static_cast<std::uint16_t>(kind);
@@ -211,14 +215,7 @@ void sync_step(Ev type, ompt_sync_region_t kind, ompt_data_t* parallel_data, omp
     folded = fold_step(b, kind, b.sync_fold.stage == SyncFold::kBegun ? SyncFold::kBegun : SyncFold::kWaited,
                        SyncFold::kNone, fold::kEnd, t);
   if (folded) return;
-  b.emit([&](Record& r) {
-    r.tick = t;
-    r.type = type;
-    r.sub = static_cast<std::uint16_t>(kind);
-    r.u[0] = id_of(parallel_data);
-    r.u[1] = kernel_or(b, task_data);
-    r.u[2] = task_id_of(task_data);
-  });
+  b.emit([&](Record& r) { fill_sync(r, b, t, type, kind, parallel_data, task_data); });
 }
 
 void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data,

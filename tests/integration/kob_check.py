@@ -155,6 +155,19 @@ _workdirs = []
 _finished = False
 
 
+def until_settled(attempt, unsettled, attempts=3):
+    """Runs attempt() until unsettled(result) says nothing (or attempts are spent) and returns the
+    last result. For runs whose figures a machine kept busy by other work can move (a thread off
+    the CPU for longer than the tool waits for it): unsettled names what was seen, printed with
+    "run again"; the test's checks are then made on the last run, all of them."""
+    for i in range(1, attempts + 1):
+        result = attempt()
+        why = unsettled(result)
+        if not why or i == attempts:
+            return result
+        print(f"attempt {i}: {why} (a loaded machine?): run again")
+
+
 def peak_rss_kib(runner, cmd, env_extra=None, what=""):
     """Runs cmd through the peak_rss runner (benchmarks/peak_rss.cpp): its peak resident set in KiB,
     or None after a failed check when it failed or printed no peak."""

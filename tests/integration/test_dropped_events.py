@@ -43,17 +43,15 @@ def run(tool_args):
     return wd, out, err, summary, text
 
 
-def run_unloaded(tool_args, attempts=3):
+def run_unloaded(tool_args):
     """run(), again when events were lost to a full ring: the writer thread was kept off the CPU
     (or its writes blocked) for longer than a producer waits for it (50 ms), which a loaded
     machine does now and then (seen with a sanitizer build compiling beside the tests). That loss
     is counted and reported like any other, but it is not what this test is about."""
-    for attempt in range(1, attempts + 1):
-        res = run(tool_args)
+    def ring_full(res):
         full = [l for l in res[3]["coverage"]["lost"] if l["reason"].startswith("ring full")]
-        if not full or attempt == attempts:
-            return res
-        print(f"{tool_args}: {sum(l['events'] for l in full)} events lost to a full ring (the machine is loaded); run again")
+        return f"{tool_args}: {sum(l['events'] for l in full)} events lost to a full ring" if full else None
+    return kc.until_settled(lambda: run(tool_args), ring_full)
 
 
 # Without the cap: complete, no mark, no drop line (only the summary formats: the full trace would

@@ -11,9 +11,9 @@
 namespace kob::clock {
 
 bool g_use_tsc = false;
+std::uint64_t g_shift_ns = 0;
 
 std::uint64_t slow_now() { return raw_ns(); }
-std::uint64_t g_shift_ns = 0;
 
 namespace {
 // Tries per calibration point: the first may pay for a cold clock_gettime (vDSO page, cache);

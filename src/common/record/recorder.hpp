@@ -16,7 +16,6 @@
 #include "common/record/record.hpp"
 #include "common/support/hot_path.hpp"
 
-
 namespace kob {
 
 // Test-only: what a buffer that was never registered (unit tests' Synth) records into, one chunk
@@ -148,22 +147,13 @@ class ThreadBuffer {
   // cut short takes the records past it that are complete (slots are zeroed before reuse).
   template <class Fill>
   void emit(Fill&& fill) {
-    Record* r = pos_.load(std::memory_order_relaxed);
-    if (KOB_UNLIKELY(r == end_)) {
-      if (!next_slot()) {
-        dropped_event();
-        return;
-      }
-      r = pos_.load(std::memory_order_relaxed);
-    }
-    fill(*r);
-    pos_.store(r + 1, std::memory_order_release);
+    emit_open(fill);
   }
 
   // Like emit; returns the record written (null when the event was dropped), which a later event
   // may complete in place as long as still_last says it is the thread's last record.
   template <class Fill>
-  Record* emit_open(Fill&& fill) {
+  KOB_HOT_INLINE Record* emit_open(Fill&& fill) {
     Record* r = pos_.load(std::memory_order_relaxed);
     if (KOB_UNLIKELY(r == end_)) {
       if (!next_slot()) {
