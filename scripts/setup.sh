@@ -24,6 +24,7 @@ PACKAGES=(
     doctest-dev libspdlog-dev libtrilinos-kokkos-dev
     valgrind xz-utils dpkg-dev ca-certificates
     libre2-dev                  # --include/--exclude: linear-time regular expressions
+    libdw-dev                   # OpenMP constructs' source locations: DWARF lookups (elfutils libdw/libdwfl)
     libclang-rt-22-dev          # the ASan+UBSan build of the test suite
     openmpi-bin libopenmpi-dev  # several ranks with one --output (mpirun on loopback)
     libcli11-dev                # the kob command line (header-only)

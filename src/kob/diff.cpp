@@ -67,9 +67,12 @@ void sort_rows(std::vector<DiffRow>& rows) {
 }
 
 std::string label(const DiffRow& r) {
+  if (r.construct) return "OpenMP " + r.kind + " at \"" + summary_format::location(r.name) + "\"";
   return r.kind.empty() ? "region \"" + summary_format::name(r.name) + "\""
                         : "kernel \"" + summary_format::name(r.name) + "\" (" + r.kind + ")";
 }
+
+const char* row_type(const DiffRow& r) { return r.construct ? "construct" : r.kind.empty() ? "region" : "kernel"; }
 
 void append_pct_or_null(std::string& o, bool known, double v) {
   if (known) {
@@ -85,6 +88,16 @@ void append_row_json(std::string& o, const DiffRow& r) {
   if (!r.kind.empty()) {
     o += ",\"kind\":";
     json::append_string(o, r.kind);
+  }
+  if (r.construct) {
+    o += ",\"function\":";
+    json::append_string(o, r.function);
+    o += ",\"file\":";
+    json::append_string(o, r.file);
+    o += ",\"line\":";
+    json::append_uint(o, r.line);
+    o += ",\"module\":";
+    json::append_string(o, r.module);
   }
   o += ",\"calls_a\":";
   json::append_uint(o, r.calls_a);
@@ -186,13 +199,33 @@ Diff diff_summaries(const Summary& a, const Summary& b, double fail_above_pct) {
   };
   for (const RegionStats& g : a.regions) add_region(g, true);
   for (const RegionStats& g : b.regions) add_region(g, false);
+  std::map<std::string, DiffRow> constructs;
+  auto add_construct = [&](const OmpConstructStats& c, bool is_a) {
+    DiffRow& r = constructs[c.place_key()];
+    if (!r.in_a && !r.in_b) {
+      r.name = c.label;
+      r.kind = c.kind;
+      r.construct = true;
+      r.function = c.function;
+      r.file = c.file;
+      r.line = c.line;
+      r.module = c.module;
+    }
+    (is_a ? r.in_a : r.in_b) = true;
+    (is_a ? r.calls_a : r.calls_b) += c.calls;
+    (is_a ? r.total_a : r.total_b) += c.total;
+  };
+  for (const OmpConstructStats& c : a.openmp.constructs) add_construct(c, true);
+  for (const OmpConstructStats& c : b.openmp.constructs) add_construct(c, false);
   for (auto& [key, r] : kernels) d.kernels.push_back(std::move(r));
   for (auto& [key, r] : regions) d.regions.push_back(std::move(r));
+  for (auto& [key, r] : constructs) d.constructs.push_back(std::move(r));
   sort_rows(d.kernels);
   sort_rows(d.regions);
+  sort_rows(d.constructs);
   if (fail_above_pct >= 0) {
     const double matters = kMattersShare * double(d.run_time_a);
-    for (const auto* rows : {&d.kernels, &d.regions})
+    for (const auto* rows : {&d.kernels, &d.regions, &d.constructs})
       for (const DiffRow& r : *rows)
         if (r.total_b > r.total_a && has_change_pct(r) && double(r.at_stake()) >= matters &&
             pct(double(r.total_a), double(r.total_b)) > fail_above_pct)
@@ -244,6 +277,14 @@ std::string diff_text(const Diff& d, bool fail_given, double fail_above) {
     for (const DiffRow& r : d.regions) rows.push_back(cells(r, {summary_format::name(r.name)}, false));
     o += summary_format::table(rows);
   }
+  // Only where a run has them: programs without OpenMP of their own outside kernels keep the report they had.
+  if (!d.constructs.empty()) {
+    o += "\nOpenMP constructs outside Kokkos kernels (by kind and source location), largest time at stake first:\n";
+    std::vector<std::vector<std::string>> rows{{"location", "kind", "calls A", "calls B", "total A", "total B", "change",
+                                                "change %", "mean A", "mean B", "mean %", "status"}};
+    for (const DiffRow& r : d.constructs) rows.push_back(cells(r, {summary_format::location(r.name), r.kind}, false));
+    o += summary_format::table(rows);
+  }
   o += "\nspread: (max - min) / mean of one run's calls. (noise): the same calls, and each run's mean per call\n"
        "within the other run's per-call [min, max].\n";
   if (fail_given) {
@@ -282,13 +323,14 @@ std::string diff_json(const Diff& d, bool fail_given, double fail_above) {
   };
   list("kernels", d.kernels);
   list("regions", d.regions);
+  list("constructs", d.constructs);
   o += ",\"regressions\":[";
   for (std::size_t i = 0; i < d.regressions.size(); ++i) {
     const DiffRow& r = d.regressions[i];
     o += i ? "," : "";
-    o += "{\"type\":";
-    o += r.kind.empty() ? "\"region\"" : "\"kernel\"";
-    o += ",\"name\":";
+    o += "{\"type\":\"";
+    o += row_type(r);
+    o += "\",\"name\":";
     json::append_string(o, r.name);
     if (!r.kind.empty()) {
       o += ",\"kind\":";

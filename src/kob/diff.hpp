@@ -1,5 +1,6 @@
-// `kob diff A B`: two runs compared per Kokkos kernel and region (calls, total and mean time, the
-// change, the per-call spread), largest time at stake first; with --fail-above, a CI gate.
+// `kob diff A B`: two runs compared per Kokkos kernel, region and OpenMP construct outside kernels
+// (calls, total and mean time, the change, the per-call spread), largest time at stake first; with
+// --fail-above, a CI gate.
 #pragma once
 
 #include <cstdint>
@@ -24,9 +25,13 @@ constexpr int kDiffRegression = 3;
 // What matters for --fail-above: time at stake of at least this share of A's run time.
 constexpr double kMattersShare = 0.01;
 
-// One kernel (name + kind) or region (path) in both runs, or in one.
+// One kernel (name + kind), region (path) or OpenMP construct (kind + source location) in both
+// runs, or in one.
 struct DiffRow {
-  std::string name, kind;  // kind: "" for a region
+  std::string name, kind;  // kind: "" for a region; name: a construct's label ("function file:line")
+  bool construct = false;  // an OpenMP construct outside kernels (OmpSummary::constructs)
+  std::string function, file, module;  // a construct's location (module: the run's where it first appears)
+  std::uint32_t line = 0;
   std::uint64_t calls_a = 0, calls_b = 0;
   std::uint64_t total_a = 0, total_b = 0;  // ns
   std::uint64_t min_a = 0, max_a = 0, min_b = 0, max_b = 0;  // per call, ns; kernels only
@@ -46,10 +51,12 @@ struct Diff {
   std::string path_a, path_b;
   std::uint64_t run_time_a = 0, run_time_b = 0;  // ns
   std::vector<DiffRow> kernels, regions;        // largest time at stake first
-  std::vector<DiffRow> regressions;             // over --fail-above, in that order (kernels, then regions)
+  std::vector<DiffRow> constructs;              // likewise
+  std::vector<DiffRow> regressions;             // over --fail-above, in that order (kernels, regions, constructs)
 };
 
-// The comparison itself: rows matched by name and kind (kernels) or path (regions), sorted; the
+// The comparison itself: rows matched by name and kind (kernels), path (regions) or kind,
+// function, file and line (constructs; module and offset where there is no line), sorted; the
 // regressions over fail_above_pct when given (a negative value: none).
 Diff diff_summaries(const Summary& a, const Summary& b, double fail_above_pct);
 std::string diff_text(const Diff& d, bool fail_given, double fail_above);

@@ -21,6 +21,8 @@ namespace kob::omp {
 
 namespace {
 
+inline std::uint64_t addr(const void* codeptr) { return reinterpret_cast<std::uintptr_t>(codeptr); }
+
 inline std::uint64_t kernel_or(const ThreadBuffer& b, const ompt_data_t* task) {
   const std::uint64_t k = b.current_kernel();
   return k != 0 ? k : kernel_of(task);
@@ -65,7 +67,7 @@ void on_parallel_begin(ompt_data_t* encountering_task, const ompt_frame_t* /*fra
     r.u[0] = id & kIdMask;
     r.u[1] = kernel;
     r.u[2] = static_cast<std::uint32_t>(flags);
-    r.u[3] = reinterpret_cast<std::uintptr_t>(codeptr);
+    r.u[3] = addr(codeptr);
   });
 }
 
@@ -119,29 +121,34 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
 }
 
 void on_work(ompt_work_t type, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t* task_data,
-             std::uint64_t count, const void* /*codeptr*/) {
+             std::uint64_t count, const void* codeptr) {
   if (!recording(kGroupOmpWork)) return;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
+  const bool begin = endpoint == ompt_scope_begin;
   b.emit([&](Record& r) {
     r.tick = t;
-    r.type = endpoint == ompt_scope_begin ? Ev::OmpWorkBegin : Ev::OmpWorkEnd;
+    r.type = begin ? Ev::OmpWorkBegin : Ev::OmpWorkEnd;
     r.sub = static_cast<std::uint16_t>(type);
     r.u[0] = id_of(parallel_data);
     r.u[1] = kernel_or(b, task_data);
     r.u[2] = count;
+    // The end's would repeat the begin's: left 0, it costs the coder nothing.
+    r.u[3] = begin ? addr(codeptr) : 0;
   });
 }
 
-void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t* task_data, const void* /*codeptr*/) {
+void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t* task_data, const void* codeptr) {
   if (!recording(kGroupOmpWork)) return;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
+  const bool begin = endpoint == ompt_scope_begin;
   b.emit([&](Record& r) {
     r.tick = t;
-    r.type = endpoint == ompt_scope_begin ? Ev::OmpMaskedBegin : Ev::OmpMaskedEnd;
+    r.type = begin ? Ev::OmpMaskedBegin : Ev::OmpMaskedEnd;
     r.u[0] = id_of(parallel_data);
     r.u[1] = kernel_or(b, task_data);
+    r.u[2] = begin ? addr(codeptr) : 0;
   });
 }
 
@@ -161,24 +168,25 @@ void on_dispatch(ompt_data_t* parallel_data, ompt_data_t* task_data, ompt_dispat
 
 // The fields of every sync region record (begin, wait, end).
 inline void fill_sync(Record& r, const ThreadBuffer& b, std::uint64_t t, Ev type, ompt_sync_region_t kind,
-                      ompt_data_t* parallel_data, ompt_data_t* task_data) {
+                      ompt_data_t* parallel_data, ompt_data_t* task_data, const void* codeptr) {
   r.tick = t;
   r.type = type;
   r.sub = static_cast<std::uint16_t>(kind);
+  r.a = static_cast<std::uint32_t>(task_id_of(task_data));  // below 2^31 (omp_ids.hpp)
   r.u[0] = id_of(parallel_data);
   r.u[1] = kernel_or(b, task_data);
-  r.u[2] = task_id_of(task_data);
+  r.u[2] = addr(codeptr);
 }
 
 // A sync region's begin writes its record; its wait and end complete that record in place
 // (common/record/record_fold.hpp) when it is still this thread's last record and the step is the
 // expected one, else they write records of their own as before.
-void sync_begin(ompt_sync_region_t kind, ompt_data_t* parallel_data, ompt_data_t* task_data) {
+void sync_begin(ompt_sync_region_t kind, ompt_data_t* parallel_data, ompt_data_t* task_data, const void* codeptr) {
   if (!recording(kGroupOmpSync)) return;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
   SyncFold& f = b.sync_fold;
-  f.rec = b.emit_open([&](Record& r) { fill_sync(r, b, t, Ev::OmpSyncBegin, kind, parallel_data, task_data); });
+  f.rec = b.emit_open([&](Record& r) { fill_sync(r, b, t, Ev::OmpSyncBegin, kind, parallel_data, task_data, codeptr); });
   f.seq = b.slot_seq();
   f.tick = t;
   f.kind = static_cast<std::uint16_t>(kind);
@@ -202,7 +210,7 @@ inline bool fold_step(ThreadBuffer& b, ompt_sync_region_t kind, std::uint8_t fro
   return true;
 }
 
-void sync_step(Ev type, ompt_sync_region_t kind, ompt_data_t* parallel_data, ompt_data_t* task_data) {
+void sync_step(Ev type, ompt_sync_region_t kind, ompt_data_t* parallel_data, ompt_data_t* task_data, const void* codeptr) {
   if (!recording(kGroupOmpSync)) return;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
@@ -215,24 +223,25 @@ void sync_step(Ev type, ompt_sync_region_t kind, ompt_data_t* parallel_data, omp
     folded = fold_step(b, kind, b.sync_fold.stage == SyncFold::kBegun ? SyncFold::kBegun : SyncFold::kWaited,
                        SyncFold::kNone, fold::kEnd, t);
   if (folded) return;
-  b.emit([&](Record& r) { fill_sync(r, b, t, type, kind, parallel_data, task_data); });
+  b.emit([&](Record& r) { fill_sync(r, b, t, type, kind, parallel_data, task_data, codeptr); });
 }
 
 void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data,
-                    ompt_data_t* task_data, const void* /*codeptr*/) {
+                    ompt_data_t* task_data, const void* codeptr) {
   if (endpoint == ompt_scope_begin)
-    sync_begin(kind, parallel_data, task_data);
+    sync_begin(kind, parallel_data, task_data, codeptr);
   else
-    sync_step(Ev::OmpSyncEnd, kind, parallel_data, task_data);
+    sync_step(Ev::OmpSyncEnd, kind, parallel_data, task_data, codeptr);
 }
 
 void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data,
-                         ompt_data_t* task_data, const void* /*codeptr*/) {
-  sync_step(endpoint == ompt_scope_begin ? Ev::OmpSyncWaitBegin : Ev::OmpSyncWaitEnd, kind, parallel_data, task_data);
+                         ompt_data_t* task_data, const void* codeptr) {
+  sync_step(endpoint == ompt_scope_begin ? Ev::OmpSyncWaitBegin : Ev::OmpSyncWaitEnd, kind, parallel_data, task_data,
+            codeptr);
 }
 
 void on_task_create(ompt_data_t* encountering_task, const ompt_frame_t* /*frame*/, ompt_data_t* new_task, int flags,
-                    int has_dependences, const void* /*codeptr*/) {
+                    int has_dependences, const void* codeptr) {
   ThreadBuffer& b = this_thread();
   const std::uint64_t kernel = kernel_or(b, encountering_task);
   const std::uint64_t id = (g_ids.task.fetch_add(1, std::memory_order_relaxed) + 1) & kIdMask;
@@ -245,6 +254,7 @@ void on_task_create(ompt_data_t* encountering_task, const ompt_frame_t* /*frame*
     r.a = static_cast<std::uint32_t>(flags);
     r.u[0] = id;
     r.u[1] = kernel;
+    r.u[2] = addr(codeptr);
   });
 }
 
@@ -292,7 +302,8 @@ void on_task_dependence(ompt_data_t* src, ompt_data_t* sink) {
   });
 }
 
-inline void mutex_event(Ev type, ompt_mutex_t kind, ompt_wait_id_t wait_id, std::uint32_t impl = 0, std::uint64_t hint = 0) {
+inline void mutex_event(Ev type, ompt_mutex_t kind, ompt_wait_id_t wait_id, std::uint32_t impl = 0, std::uint64_t hint = 0,
+                        const void* codeptr = nullptr) {
   if (!recording(kGroupOmpMutex)) return;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
@@ -304,11 +315,12 @@ inline void mutex_event(Ev type, ompt_mutex_t kind, ompt_wait_id_t wait_id, std:
     r.u[0] = wait_id;
     r.u[1] = b.current_kernel();
     r.u[2] = hint;
+    r.u[3] = addr(codeptr);
   });
 }
 
-void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id, const void* /*codeptr*/) {
-  mutex_event(Ev::OmpMutexAcquire, kind, wait_id, impl, hint);
+void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id, const void* codeptr) {
+  mutex_event(Ev::OmpMutexAcquire, kind, wait_id, impl, hint, codeptr);
 }
 void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* /*codeptr*/) {
   mutex_event(Ev::OmpMutexAcquired, kind, wait_id);
@@ -316,11 +328,11 @@ void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* /*
 void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* /*codeptr*/) {
   mutex_event(Ev::OmpMutexReleased, kind, wait_id);
 }
-void on_lock_init(ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id, const void* /*codeptr*/) {
-  mutex_event(Ev::OmpLockInit, kind, wait_id, impl, hint);
+void on_lock_init(ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id, const void* codeptr) {
+  mutex_event(Ev::OmpLockInit, kind, wait_id, impl, hint, codeptr);
 }
-void on_lock_destroy(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* /*codeptr*/) {
-  mutex_event(Ev::OmpLockDestroy, kind, wait_id);
+void on_lock_destroy(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* codeptr) {
+  mutex_event(Ev::OmpLockDestroy, kind, wait_id, 0, 0, codeptr);
 }
 void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id, const void* /*codeptr*/) {
   if (!recording(kGroupOmpMutex)) return;
@@ -335,7 +347,7 @@ void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id, const 
   });
 }
 
-void on_cancel(ompt_data_t* task_data, int flags, const void* /*codeptr*/) {
+void on_cancel(ompt_data_t* task_data, int flags, const void* codeptr) {
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
   b.emit([&](Record& r) {
@@ -343,10 +355,11 @@ void on_cancel(ompt_data_t* task_data, int flags, const void* /*codeptr*/) {
     r.type = Ev::OmpCancel;
     r.a = static_cast<std::uint32_t>(flags);
     r.u[1] = kernel_or(b, task_data);
+    r.u[2] = addr(codeptr);
   });
 }
 
-void on_flush(ompt_data_t* /*thread_data*/, const void* /*codeptr*/) {
+void on_flush(ompt_data_t* /*thread_data*/, const void* codeptr) {
   if (!recording(kGroupOmpSync)) return;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
@@ -354,23 +367,25 @@ void on_flush(ompt_data_t* /*thread_data*/, const void* /*codeptr*/) {
     r.tick = t;
     r.type = Ev::OmpFlush;
     r.u[1] = b.current_kernel();
+    r.u[2] = addr(codeptr);
   });
 }
 
-int on_control_tool(std::uint64_t command, std::uint64_t modifier, void* /*arg*/, const void* /*codeptr*/) {
+int on_control_tool(std::uint64_t command, std::uint64_t modifier, void* /*arg*/, const void* codeptr) {
   const std::uint64_t t = clock::now();
   this_thread().emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::OmpControlTool;
     r.a = static_cast<std::uint32_t>(command);
     r.u[0] = modifier;
+    r.u[2] = addr(codeptr);
   });
   return 0;
 }
 
 // The error directive (OpenMP 5.1, at(execution)). Rare: the message is interned here, under the
 // table's lock, since the runtime may hand a buffer it reuses. A null message is kept as null.
-void on_error(ompt_severity_t severity, const char* message, std::size_t length, const void* /*codeptr*/) {
+void on_error(ompt_severity_t severity, const char* message, std::size_t length, const void* codeptr) {
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
   constexpr std::size_t kMaxMessage = 4096;
@@ -388,6 +403,7 @@ void on_error(ompt_severity_t severity, const char* message, std::size_t length,
     r.a = text;
     r.u[1] = b.current_kernel();
     r.u[2] = length;
+    r.u[3] = addr(codeptr);
   });
   // severity(fatal): the runtime ends the program as soon as we return (libomp 19: abort(), no
   // exit handler runs), so this is the last moment to write the files.

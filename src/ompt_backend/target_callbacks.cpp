@@ -41,7 +41,7 @@ inline std::uint64_t kernel_or(const ThreadBuffer& b, const ompt_data_t* d) {
 // ---- target regions ----
 
 void target_event(ThreadBuffer& b, bool begin, ompt_target_t kind, int device_num, std::uint64_t id, std::uint64_t kernel,
-                  std::uint64_t deep_copy) {
+                  std::uint64_t deep_copy, const void* codeptr = nullptr) {
   b.emit([&](Record& r) {
     r.tick = clock::now();
     r.type = begin ? Ev::OmpTargetBegin : Ev::OmpTargetEnd;
@@ -50,11 +50,12 @@ void target_event(ThreadBuffer& b, bool begin, ompt_target_t kind, int device_nu
     r.u[0] = id;
     r.u[1] = kernel;
     r.u[2] = deep_copy;
+    r.u[3] = reinterpret_cast<std::uintptr_t>(codeptr);
   });
 }
 
 void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num, ompt_data_t* task_data,
-                   ompt_data_t* /*target_task_data*/, ompt_data_t* target_data, const void* /*codeptr*/) {
+                   ompt_data_t* /*target_task_data*/, ompt_data_t* target_data, const void* codeptr) {
   ThreadBuffer& b = this_thread();
   if (endpoint == ompt_scope_begin) {
     std::uint64_t kernel = b.current_kernel();
@@ -64,7 +65,7 @@ void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int devic
     if (target_data) target_data->value = pack(kernel, id);
     b.omp_target.push({0, id, kernel, deep_copy});
     if (!recording(kGroupOmpTarget)) return;
-    target_event(b, true, kind, device_num, id, kernel, deep_copy);
+    target_event(b, true, kind, device_num, id, kernel, deep_copy, codeptr);
   } else {
     const std::uint64_t id = id_of(target_data);
     const OpenTarget* open = b.omp_target.pop(id);  // a nowait region may end on another thread
@@ -74,7 +75,7 @@ void on_target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int devic
 }
 
 void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num, ompt_data_t* task_data,
-               ompt_id_t target_id, const void* /*codeptr*/) {
+               ompt_id_t target_id, const void* codeptr) {
   ThreadBuffer& b = this_thread();
   if (endpoint == ompt_scope_begin) {
     std::uint64_t kernel = b.current_kernel();
@@ -82,7 +83,7 @@ void on_target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_nu
     const std::uint64_t deep_copy = b.kokkos.deep_copy();
     b.omp_target.push({target_id, target_id, kernel, deep_copy});
     if (!recording(kGroupOmpTarget)) return;
-    target_event(b, true, kind, device_num, target_id, kernel, deep_copy);
+    target_event(b, true, kind, device_num, target_id, kernel, deep_copy, codeptr);
   } else {
     const OpenTarget* open = b.omp_target.pop(target_id);
     if (!recording(kGroupOmpTarget)) return;

@@ -11,7 +11,8 @@
 //   names, spans [track, cat, name, start, dur, ...]  the longest spans (all of a small run)
 //   spans_total                every span of the run: more than spans/5 when some were left out
 //   memory [{name, t, v}]      each space's allocated bytes over time (peaks kept)
-//   summary                    the run's summary JSON, as PREFIX.summary.json holds it
+//   summary                    the run's summary JSON, as PREFIX.summary.json holds it (the kernel
+//                              table, findings, OpenMP constructs, ... are drawn from it)
 'use strict';
 (function () {
   const DATA = JSON.parse(document.getElementById('kob-data').textContent);
@@ -249,6 +250,37 @@
     t.append(el('thead', {}, tr));
     renderKernelBody(krows);
     if (!krows.length) t.append(el('caption', { text: 'no Kokkos kernels recorded' }));
+  }
+
+  // ---- OpenMP constructs by source location -------------------------------------------------------
+  // summary.openmp.constructs in its order (largest total first), at most MAX_CONSTRUCT_ROWS of them
+  // (a program of many thousand sites keeps a page that draws fast); cells that do not apply to a
+  // row's category are a dash.
+  const MAX_CONSTRUCT_ROWS = 500;
+  function renderConstructs(ri) {
+    const s = sumOf(RUNS[ri]), rows = (s.openmp && s.openmp.constructs) || [], t = $('construct-table');
+    t.replaceChildren();
+    if (!rows.length) {
+      t.append(el('caption', { text: 'no OpenMP constructs outside Kokkos kernels recorded (or their code addresses were not resolved)' }));
+      return;
+    }
+    const head = ['Location', 'Kind', 'Calls', 'Total', 'Mean', 'Team', 'Imbalance', 'Barrier wait', 'Wait', 'Hold'];
+    t.append(el('thead', {}, el('tr', {}, ...head.map((h, i) => el('th', { scope: 'col', class: i < 2 ? 'str' : '', text: h })))));
+    const tb = el('tbody'), dash = '\u2013';
+    rows.slice(0, MAX_CONSTRUCT_ROWS).forEach((c, i) => {
+      const team = c.category === 'parallel', waits = c.category === 'mutex' || c.category === 'sync';
+      const tr = el('tr', { 'data-construct': i, 'data-label': c.label, 'data-kind': c.kind, 'data-calls': c.calls,
+        'data-total-ns': c.total_ns });
+      const cells = [c.kind, c.calls, fmtTime(c.total_ns), fmtTime(c.mean_ns), team ? fmtNum(c.team_size) : dash,
+        team ? fmtPct(c.load_imbalance) : dash, team ? fmtPct(c.barrier_wait) : dash, waits ? fmtTime(c.wait_ns) : dash,
+        c.category === 'mutex' ? fmtTime(c.hold_ns) : dash];
+      tr.append(el('td', { class: 'name', title: c.source || c.label }, c.label + (c.partial ? ' *' : '')));
+      cells.forEach((v, j) => tr.append(el('td', j === 0 ? { class: 'str' } : {}, String(v))));
+      tb.append(tr);
+    });
+    t.append(tb);
+    if (rows.length > MAX_CONSTRUCT_ROWS)
+      t.append(el('caption', { text: `the ${MAX_CONSTRUCT_ROWS} largest of ${rows.length} (summary.json lists them all)` }));
   }
 
   // ---- region flame graph -----------------------------------------------------------------------
@@ -600,6 +632,7 @@
     renderFacts(ri);
     renderFindings(ri);
     renderKernels(ri);
+    renderConstructs(ri);
     renderFlame(ri);
     renderMemory(ri);
     renderCopies(ri);

@@ -257,5 +257,15 @@ def events(doc, cat, ph=None):
     return [e for e in doc["traceEvents"] if e.get("cat") == cat and (ph is None or e.get("ph") == ph)]
 
 
+def construct(e):
+    """An event's construct: its name without the source location that OpenMP slices outside Kokkos
+    kernels get appended ("parallel main a.c:12" -> "parallel"). Two-word names are kept whole."""
+    name = e["name"]
+    for whole in ("task create", "implicit task", "initial task"):
+        if name == whole or name.startswith(whole + " "):
+            return whole
+    return name.split(" ", 1)[0]
+
+
 def inside(inner, outer):
     return outer["ts"] <= inner["ts"] + 1e-9 and inner["ts"] + inner["dur"] <= outer["ts"] + outer["dur"] + 1e-6

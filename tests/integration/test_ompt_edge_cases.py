@@ -53,7 +53,7 @@ def end(e):
 
 
 def on(tid_name, cat, name=None, ph="X"):
-    return [e for e in kc.events(trace, cat, ph) if names.get(e["tid"]) == tid_name and (name is None or e["name"] == name)]
+    return [e for e in kc.events(trace, cat, ph) if names.get(e["tid"]) == tid_name and (name is None or kc.construct(e) == name)]
 
 
 def task_runs():
@@ -63,7 +63,7 @@ def task_runs():
 if case == "lock_across":
     holds = [m for m in kc.events(trace, "omp.mutex", "X") if m["args"]["phase"] == "hold"]
     outer = [m for m in holds if not m["args"].get("nested")]
-    kc.expect_eq(sorted(m["name"] for m in outer), ["lock", "nest_lock"], "one lock hold and one nest lock hold")
+    kc.expect_eq(sorted(kc.construct(m) for m in outer), ["lock", "nest_lock"], "one lock hold and one nest lock hold")
     kc.expect_eq(sum(1 for m in holds if m["args"].get("nested")), 1, "one nested nest lock hold (the test inside)")
     masked = sorted(on("omp thread 0", "omp.work", "masked"), key=lambda e: e["ts"])
     barrier = on("omp thread 0", "omp.sync", "barrier_explicit")
@@ -75,16 +75,16 @@ if case == "lock_across":
             kc.check(masked[0]["ts"] <= m["ts"] <= end(masked[0]), f"the {m['name']} hold starts in the first masked block")
             kc.check(masked[1]["ts"] <= end(m) <= end(masked[1]), f"the {m['name']} hold ends in the second masked block")
         # the summary and the trace give the hold one duration (ns vs us with ns decimals)
-        kc.check(abs(om["mutex"][m["name"]]["hold_ns"] / 1000.0 - m["dur"]) < 0.0015,
-                 f"{m['name']}: summary hold_ns {om['mutex'][m['name']]['hold_ns']} = trace dur {m['dur']}")
+        kc.check(abs(om["mutex"][kc.construct(m)]["hold_ns"] / 1000.0 - m["dur"]) < 0.0015,
+                 f"{m['name']}: summary hold_ns {om['mutex'][kc.construct(m)]['hold_ns']} = trace dur {m['dur']}")
     kc.expect_eq((om["mutex"]["lock"]["holds"], om["mutex"]["nest_lock"]["holds"]), (1, 1), "summary: holds")
 
 elif case == "test_lock":
     mutex = kc.events(trace, "omp.mutex", "X")
     failed = [m for m in mutex if m["args"].get("acquired") is False]
-    kc.expect_eq(sorted(m["name"] for m in failed), ["lock", "nest_lock"], "one failed try per lock kind")
+    kc.expect_eq(sorted(kc.construct(m) for m in failed), ["lock", "nest_lock"], "one failed try per lock kind")
     kc.check(all(m["args"]["phase"] == "wait" and m["dur"] == 0 for m in failed), "a failed try is a wait (a point), no hold")
-    holds = Counter(m["name"] for m in mutex if m["args"]["phase"] == "hold")
+    holds = Counter(kc.construct(m) for m in mutex if m["args"]["phase"] == "hold")
     kc.expect_eq((holds["lock"], holds["nest_lock"]), (2, 2), "holds: thread 1's set and thread 0's successful test")
     kc.expect_eq((om["mutex"]["lock"]["failed_tries"], om["mutex"]["nest_lock"]["failed_tries"]), (1, 1), "summary: failed tries")
     kc.expect_eq((om["mutex"]["lock"]["holds"], om["mutex"]["nest_lock"]["holds"]), (2, 2), "summary: holds")
@@ -93,7 +93,7 @@ elif case == "detach_early":
     runs = task_runs()
     fulfil = kc.events(trace, "omp.task_fulfill", "i")
     kc.expect_eq([r["args"]["status"] for r in runs], ["complete"], "one stretch, ended by the body's end")
-    kc.expect_eq([f["name"] for f in fulfil], ["early_fulfill"], "one early fulfill")
+    kc.expect_eq([kc.construct(f) for f in fulfil], ["early_fulfill"], "one early fulfill")
     if runs and fulfil:
         kc.expect_eq(fulfil[0]["args"]["task_id"], runs[0]["args"]["task_id"], "the fulfill names the task")
         kc.check(runs[0]["ts"] <= fulfil[0]["ts"] < end(runs[0]), "the body runs on after the fulfill (the stretch contains it)")
@@ -103,7 +103,7 @@ elif case == "detach_late":
     runs = task_runs()
     fulfil = kc.events(trace, "omp.task_fulfill", "i")
     kc.expect_eq([r["args"]["status"] for r in runs], ["detach"], "one stretch, ended as detached")
-    kc.expect_eq([f["name"] for f in fulfil], ["late_fulfill"], "one late fulfill")
+    kc.expect_eq([kc.construct(f) for f in fulfil], ["late_fulfill"], "one late fulfill")
     if runs and fulfil:
         kc.expect_eq(fulfil[0]["args"]["task_id"], runs[0]["args"]["task_id"], "the fulfill names the task")
         kc.check(fulfil[0]["ts"] >= end(runs[0]), "the fulfill comes after the body")
@@ -153,7 +153,7 @@ elif case == "target_nowait":
     kc.expect_eq(len(runs), 1, "the target task runs once")
     kc.check(all(names.get(r["tid"], "").startswith("hidden helper ") for r in runs), "on a hidden-helper thread")
     targets = kc.events(trace, "omp.target", "X")
-    kc.expect_eq([t["name"] for t in targets], ["target"], "one target region")
+    kc.expect_eq([kc.construct(t) for t in targets], ["target"], "one target region")
     kc.check(all(names.get(t["tid"], "").startswith("hidden helper ") for t in targets), "run by the hidden-helper team")
     kc.expect_eq(om["parallel_regions"], 0, "summary: the program opened no parallel region")
     kc.expect_eq(om["hidden_helper_threads"], len(helpers), "summary: the hidden-helper threads")

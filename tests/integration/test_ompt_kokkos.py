@@ -91,7 +91,7 @@ for e in trace["traceEvents"]:
     if e["tid"] == by_id[kk]["tid"] and e.get("ph") == "X":
         kc.check(kc.inside(e, by_id[kk]), f"{e['cat']} {e['name']} lies inside kernel {kk} on its thread")
 
-barriers = [s for s in kc.events(trace, "omp.sync", "X") if s["name"] == "barrier_implicit_parallel"]
+barriers = [s for s in kc.events(trace, "omp.sync", "X") if kc.construct(s) == "barrier_implicit_parallel"]
 kc.expect_eq(len(barriers), T * len(par) if T > 1 else 0, "one implicit barrier per thread per region")
 for s in kc.events(trace, "omp.sync", "X"):
     kc.check(0 <= s["args"]["wait_ns"] <= round(s["dur"] * 1000) + 1, "wait_ns within the sync region")

@@ -30,7 +30,7 @@ kc.expect_eq([e for e in ev if str(e.get("cat", "")).startswith("kokkos.")], [],
 
 
 def count(cat, ph="X"):
-    return Counter(e["name"] for e in kc.events(trace, cat, ph))
+    return Counter(kc.construct(e) for e in kc.events(trace, cat, ph))
 
 
 par = kc.events(trace, "omp.parallel", "X")
@@ -62,15 +62,15 @@ deps = [e for e in kc.events(trace, "omp.dependence", "i") if e["name"] == "depe
 kc.expect_eq(sorted(e["args"]["count"] for e in deps), [1, 1, 3], "dependences per task")
 
 mutex = kc.events(trace, "omp.mutex", "X")
-holds = Counter(m["name"] for m in mutex if m["args"]["phase"] == "hold" and not m["args"].get("nested"))
+holds = Counter(kc.construct(m) for m in mutex if m["args"]["phase"] == "hold" and not m["args"].get("nested"))
 kc.expect_eq(holds["lock"], 12, "lock holds = lock calls")
 kc.expect_eq(holds["critical"], 8, "critical holds")
 kc.expect_eq(holds["nest_lock"], 4, "outer nest lock holds")
 kc.expect_eq(sum(1 for m in mutex if m["args"].get("nested")), 4, "nested nest lock holds")
-waits = Counter(m["name"] for m in mutex if m["args"]["phase"] == "wait")
+waits = Counter(kc.construct(m) for m in mutex if m["args"]["phase"] == "wait")
 kc.expect_eq(waits["lock"], 12, "lock waits")
 kc.expect_eq(waits["critical"], 8, "critical waits")
-locks = Counter(e["name"] for e in kc.events(trace, "omp.lock", "i"))
+locks = Counter(kc.construct(e) for e in kc.events(trace, "omp.lock", "i"))
 kc.expect_eq((locks["lock_init"], locks["lock_destroy"]), (2, 2), "lock init/destroy (lock + nest lock)")
 
 # Task stretches are linked to their creation.

@@ -46,7 +46,7 @@ for p in par:
     kc.expect_eq(len({t["tid"] for t in ts}), 2, "two threads per region")
     for t in ts:
         kc.expect_eq(t["args"].get("kokkos_kernel"), p["args"].get("kokkos_kernel"), "worker's implicit task names the kernel")
-loops = [w for w in kc.events(trace, "omp.work", "X") if w["name"] == "loop_static"]
+loops = [w for w in kc.events(trace, "omp.work", "X") if kc.construct(w) == "loop_static"]
 kc.expect_eq(len(loops), 16, "static loops")
 kc.expect_eq(sum(1 for w in loops if w["args"].get("kokkos_kernel") in kernels), 14, "loops inside kernels name them")
 kc.finish()

@@ -1,6 +1,7 @@
 """The HTML report in a real browser (headless Chromium): kokkos_sample on the OpenMP backend with
 --format=html,json,chrome. The page draws without a console error or exception, its screenshot is
-not blank, its kernel table holds summary.json's figures and sorts as Python sorts them, the
+not blank, its kernel table holds summary.json's figures and sorts as Python sorts them, its
+OpenMP constructs table holds summary.json's openmp.constructs, the
 timeline holds every span of the Chrome trace; `kob report` and `kob convert --to=html` give the
 same page, and two runs give one report with a row each."""
 import argparse
@@ -63,6 +64,7 @@ class Dom(HTMLParser):
         super().__init__()
         self.stack, self.ids, self.text_of = [], {}, {}
         self.kernel_rows, self.findings, self.flame, self.rank_rows, self.bars = [], 0, 0, 0, []
+        self.construct_rows = []
         self.cells = None
 
     def handle_starttag(self, tag, attrs):
@@ -74,6 +76,9 @@ class Dom(HTMLParser):
         if tag == "tr" and "data-index" in at:
             self.kernel_rows.append({"attrs": at, "cells": []})
             self.cells = self.kernel_rows[-1]["cells"]
+        if tag == "tr" and "data-construct" in at:
+            self.construct_rows.append({"attrs": at, "cells": []})
+            self.cells = self.construct_rows[-1]["cells"]
         if tag == "td" and self.cells is not None:
             self.cells.append("")
         if "finding" in at.get("class", "").split():
@@ -89,7 +94,7 @@ class Dom(HTMLParser):
     def handle_endtag(self, tag):
         while self.stack:
             t, at = self.stack.pop()
-            if t == "tr" and "data-index" in at:
+            if t == "tr" and ("data-index" in at or "data-construct" in at):
                 self.cells = None
             if t == tag:
                 break
@@ -134,6 +139,17 @@ omp = {(k["name"], k["kind"]): k for k in summary["openmp"]["kernels"]}
 kc.expect_eq([r["cells"][7] for r in d.kernel_rows],
              [str(omp[(k["name"], k["kind"])]["mean_team_size"]) if (k["name"], k["kind"]) in omp else "\u2013" for k in kernels],
              "OpenMP team size per kernel")
+# The OpenMP constructs outside kernels (Kokkos' own parallel regions at its initialisation, at
+# least, when their code addresses were resolved): a row each, in summary.json's order.
+constructs = summary["openmp"].get("constructs", [])[:500]  # the page shows the 500 largest
+kc.expect_eq([(r["attrs"]["data-label"], r["attrs"]["data-kind"], int(r["attrs"]["data-calls"]), int(r["attrs"]["data-total-ns"]))
+              for r in d.construct_rows],
+             [(c["label"], c["kind"], c["calls"], c["total_ns"]) for c in constructs], "construct table rows = summary.json openmp.constructs")
+kc.expect_eq([r["cells"][:4] for r in d.construct_rows],
+             [[c["label"] + (" *" if c["partial"] else ""), c["kind"], str(c["calls"]), fmt_time(c["total_ns"])] for c in constructs],
+             "construct table cells: location, kind, calls, total as shown")
+if not constructs:
+    kc.check("no OpenMP constructs outside Kokkos kernels" in d.text_of.get("construct-table", ""), "no constructs: said so")
 findings = summary.get("findings") or []
 if findings:
     kc.expect_eq(d.findings, len(findings), "one box per finding")

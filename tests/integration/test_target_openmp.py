@@ -70,11 +70,11 @@ kc.expect_eq(kc.events(trace, "omp.device"), [], "no device tracing records (lib
 
 # ---- target regions: 10, in program order, all on the main thread, device 0, none nested ----
 targets = sorted(kc.events(trace, "omp.target", "X"), key=lambda e: e["ts"])
-kc.expect_eq([t["name"] for t in targets],
+kc.expect_eq([kc.construct(t) for t in targets],
              ["target", "target_enter_data", "target", "target_exit_data",
               "target_enter_data", "target_update", "target", "target_update", "target_exit_data", "target"],
              "target regions in order")
-kc.expect_eq(Counter(t["name"] for t in targets),
+kc.expect_eq(Counter(kc.construct(t) for t in targets),
              Counter({"target": 4, "target_enter_data": 2, "target_exit_data": 2, "target_update": 2}), "target regions by kind")
 kc.expect_eq({t["args"]["device"] for t in targets}, {0}, "every target region on device 0")
 main_tid = targets[0]["tid"] if targets else None
@@ -92,7 +92,7 @@ subs = sorted(kc.events(trace, "omp.target_submit", "X"), key=lambda e: e["ts"])
 kc.expect_eq([s["name"] for s in subs], ["submit"] * 4, "submits")
 kc.expect_eq([s["args"]["requested_teams"] for s in subs], [4, 1, 1, 1], "requested teams")
 kc.expect_eq([s["args"].get("target_id") for s in subs],
-             [t["args"]["target_id"] for t in targets if t["name"] == "target"], "each submit in its target region")
+             [t["args"]["target_id"] for t in targets if kc.construct(t) == "target"], "each submit in its target region")
 for s in subs:
     t = by_tid.get(s["args"].get("target_id"))
     kc.check(t is not None and t["tid"] == s["tid"] and kc.inside(s, t), f"submit {s['args']} inside its target region")

@@ -41,7 +41,7 @@ for n in (LONG, LONG // 10):
     with open(conv + ".trace.json") as f:
         doc = json.load(f)
     kc.validate_trace(doc)
-    mutex = [e for e in kc.events(doc, "omp.mutex", "X") if e["name"] == "critical"]
+    mutex = [e for e in kc.events(doc, "omp.mutex", "X") if kc.construct(e) == "critical"]
     for phase in ("wait", "hold"):
         kc.expect_eq(sum(1 for e in mutex if e["args"]["phase"] == phase), THREADS * n, f"{n}: a critical {phase} per entry")
     kc.expect_eq(len({e["tid"] for e in mutex}), THREADS, f"{n}: critical sections on every thread")

@@ -16,6 +16,14 @@ namespace {
 constexpr std::string_view kInitPrefix = "Kokkos::View::initialization [";
 bool view_init(std::string_view kernel) { return kernel.substr(0, kInitPrefix.size()) == kInitPrefix; }
 
+// Code of Kokkos itself (its backend's initialisation and finalisation open parallel regions outside
+// any kernel): by the function's namespace, or by the library when there is no symbol.
+bool kokkos_own(const OmpConstructStats& c) {
+  const std::string_view fn = c.function, module = c.module;
+  const std::string_view file = module.substr(module.rfind('/') == std::string_view::npos ? 0 : module.rfind('/') + 1);
+  return fn.substr(0, 8) == "Kokkos::" || (file.substr(0, 9) == "libkokkos" && file.substr(0, 22) != "libkokkos_ompt_bridge.");
+}
+
 std::string t(std::uint64_t ns) { return summary_format::time(ns); }
 std::string q(std::string_view name) { return "\"" + summary_format::name(name) + "\""; }
 std::string pct(double v) {
@@ -42,10 +50,8 @@ class Rules {
 
   std::vector<Finding> run() {
     incomplete_data();
-    for (const OmpKernelStats& k : s_.openmp.kernels) {
-      fork_join(k);
-      imbalance(k);
-    }
+    for (const OmpKernelStats& k : s_.openmp.kernels) kernel_team(k);
+    for (const OmpConstructStats& c : s_.openmp.constructs) construct_team(c);
     serialized();
     repeated_copies();
     allocs_in_loop();
@@ -98,46 +104,93 @@ class Rules {
     add(std::move(f));
   }
 
-  // What no thread of the team spent working: fork, join, Kokkos dispatch.
-  void fork_join(const OmpKernelStats& k) {
+  // A parallel construct as the team rules see it: a Kokkos kernel's regions, or one `omp parallel`
+  // site outside kernels.
+  struct Team {
+    const OmpTeamStats& team;
+    std::string subject;   // the kernel's name, or the site's label
+    std::string location;  // the site's label; "" for a kernel
+    std::uint64_t calls = 0, total = 0;  // kernel calls or regions, and their time
+    bool kernel() const { return location.empty(); }
+    std::string named() const { return kernel() ? "Kernel " + q(subject) : "The OpenMP parallel region at " + summary_format::location(location); }
+  };
+
+  void kernel_team(const OmpKernelStats& k) {
     if (k.imbalance_regions == 0 || view_init(k.name)) return;
     const KernelStats* ks = kernel_row(k.name, k.kind);
-    if (ks == nullptr || ks->total == 0) return;
-    const std::uint64_t overhead = ks->total > k.busy_max ? ks->total - k.busy_max : 0;
-    const double share = double(overhead) / double(ks->total);
+    if (ks != nullptr && ks->total != 0) fork_join({k, k.name, "", ks->calls, ks->total});
+    imbalance({k, k.name, "", ks ? ks->calls : 0, ks ? ks->total : 0}, ks != nullptr);
+  }
+
+  // A parallel region of the program's own. Left out: one that held Kokkos kernels (their rules
+  // tell the cause: a kernel launched inside it runs serially, serialized_kernel), Kokkos' own
+  // (Kokkos::initialize and finalize: not the program's to change), and, for fork and join, a site
+  // run once (not a stream of small regions; the first region of a run also pays for starting the
+  // team's threads).
+  void construct_team(const OmpConstructStats& c) {
+    if (c.category != OmpConstructStats::Category::Parallel || c.imbalance_regions == 0 || c.regions_with_kernels != 0 ||
+        kokkos_own(c))
+      return;
+    const Team team{c, c.label, c.label, c.calls, c.total};
+    if (c.total != 0 && c.calls >= 2) fork_join(team);
+    imbalance(team, true);
+  }
+
+  // What no thread of the team spent working: fork, join, Kokkos dispatch.
+  void fork_join(const Team& k) {
+    const std::uint64_t overhead = k.total > k.team.busy_max ? k.total - k.team.busy_max : 0;
+    const double share = double(overhead) / double(k.total);
     if (share < kForkJoinShare || !matters(overhead)) return;
+    const std::uint64_t mean = k.calls ? k.total / k.calls : 0;
     Finding f;
     f.id = "fork_join_overhead";
-    f.subject = k.name;
-    f.title = "Kernel " + q(k.name) + " spends most of its time starting and joining its OpenMP team";
-    f.evidence = n(ks->calls) + " calls of " + t(ks->mean()) + " on average (" + t(ks->total) + " in all); its busiest " +
-                 "threads worked " + t(k.busy_max) + ", so " + pct(share) + " of its time (" + t(overhead) +
-                 ") went to fork, join and dispatch (mean team " + fixed1(k.mean_team_size()) +
-                 ", barrier wait " + pct(k.barrier_wait_share()) + " of its task time).";
+    f.subject = k.subject;
+    f.location = k.location;
+    f.title = k.named() + " spends most of its time starting and joining its " + (k.kernel() ? "OpenMP " : "") + "team";
+    f.evidence = n(k.calls) + (k.kernel() ? " calls of " : " regions of ") + t(mean) + " on average (" + t(k.total) +
+                 " in all); its busiest threads worked " + t(k.team.busy_max) + ", so " + pct(share) + " of its time (" +
+                 t(overhead) + ") went to fork, join and dispatch (mean team " + fixed1(k.team.mean_team_size()) +
+                 ", barrier wait " + pct(k.team.barrier_wait_share()) + " of its task time).";
     f.time_at_stake = overhead;
-    f.fix = "Give each launch more work: fuse it with the kernels next to it (one Kokkos::parallel_for doing both "
-            "loops), launch once over a larger range instead of many tiny launches, or run tiny ranges on fewer threads "
-            "(a Kokkos::RangePolicy on a smaller Kokkos::OpenMP partition or instance, or Kokkos::Serial).";
-    f.threshold = "kernel time minus its busiest threads' busy time >= 50% of kernel time; " + std::string(kGate);
+    if (k.kernel()) {
+      f.fix = "Give each launch more work: fuse it with the kernels next to it (one Kokkos::parallel_for doing both "
+              "loops), launch once over a larger range instead of many tiny launches, or run tiny ranges on fewer threads "
+              "(a Kokkos::RangePolicy on a smaller Kokkos::OpenMP partition or instance, or Kokkos::Serial).";
+      f.threshold = "kernel time minus its busiest threads' busy time >= 50% of kernel time; " + std::string(kGate);
+    } else {
+      f.fix = "Fork and join less often: merge this region with the small regions next to it into one `#pragma omp "
+              "parallel` holding several `#pragma omp for nowait` loops (a barrier only where one loop reads what another "
+              "wrote), give each region more work (move the parallel region outside the loop around it), or run small "
+              "instances serially with an `if(n > THRESHOLD)` clause (or on fewer threads with num_threads).";
+      f.threshold = "region time minus its busiest threads' busy time >= 50% of region time; " + std::string(kGate);
+    }
     add(std::move(f));
   }
 
-  void imbalance(const OmpKernelStats& k) {
-    if (k.imbalance_regions == 0 || k.load_imbalance() < kImbalance || view_init(k.name)) return;
-    const std::uint64_t stake = k.busy_max > k.busy_mean ? k.busy_max - k.busy_mean : 0;
+  // known: the time of the kernel (or region) is known and told in the evidence.
+  void imbalance(const Team& k, bool known) {
+    if (k.team.load_imbalance() < kImbalance) return;
+    const std::uint64_t stake = k.team.busy_max > k.team.busy_mean ? k.team.busy_max - k.team.busy_mean : 0;
     if (!matters(stake)) return;
-    const KernelStats* ks = kernel_row(k.name, k.kind);
     Finding f;
     f.id = "load_imbalance";
-    f.subject = k.name;
-    f.title = "Kernel " + q(k.name) + " keeps threads idle: its work is split unevenly";
-    f.evidence = "Load imbalance " + pct(k.load_imbalance()) + " over its " + n(k.imbalance_regions) +
-                 " parallel regions ((max - mean) / max busy time); its busiest threads worked " + t(k.busy_max) +
-                 ", the mean thread " + t(k.busy_mean) + (ks ? " (kernel time " + t(ks->total) + ")." : ".");
+    f.subject = k.subject;
+    f.location = k.location;
+    f.title = k.named() + " keeps threads idle: its work is split unevenly";
+    f.evidence = "Load imbalance " + pct(k.team.load_imbalance()) + " over its " + n(k.team.imbalance_regions) +
+                 " parallel regions ((max - mean) / max busy time); its busiest threads worked " + t(k.team.busy_max) +
+                 ", the mean thread " + t(k.team.busy_mean) +
+                 (known ? std::string(k.kernel() ? " (kernel time " : " (region time ") + t(k.total) + ")." : ".");
     f.time_at_stake = stake;
-    f.fix = "Let threads take work as they go: Kokkos::RangePolicy<Kokkos::Schedule<Kokkos::Dynamic>> (with a chunk "
-            "size for cheap iterations), or split the costly iterations differently (a TeamPolicy over rows, spread "
-            "the expensive part across the range).";
+    if (k.kernel()) {
+      f.fix = "Let threads take work as they go: Kokkos::RangePolicy<Kokkos::Schedule<Kokkos::Dynamic>> (with a chunk "
+              "size for cheap iterations), or split the costly iterations differently (a TeamPolicy over rows, spread "
+              "the expensive part across the range).";
+    } else {
+      f.fix = "Let threads take work as they go: schedule(dynamic[,chunk]) on the loop of this region (a chunk of "
+              "several iterations when they are cheap) or schedule(guided); or split the costly iterations differently "
+              "(collapse(2) over a nested loop, spread the expensive iterations across the range).";
+    }
     f.threshold = "load imbalance >= 25%; at stake: busiest minus mean busy time, summed over regions; " + std::string(kGate);
     add(std::move(f));
   }
@@ -252,29 +305,53 @@ class Rules {
     }
   }
 
+  // Per acquire site where the constructs table has it; per mutex kind for the waits it does not
+  // hold (inside Kokkos kernels, no code address, or no table).
   void locks() {
-    const std::uint64_t threads = std::max<std::uint64_t>(1, omp_threads_);
+    for (const OmpConstructStats& c : s_.openmp.constructs)
+      if (c.category == OmpConstructStats::Category::Mutex) lock(c.kind, c.label, c.calls, c.wait, c.hold);
     for (const OmpMutexStats& m : s_.openmp.mutex) {
-      const std::uint64_t both = m.wait + m.hold;
-      if (both == 0) continue;
-      const double share = double(m.wait) / double(both);
-      const std::uint64_t stake = m.wait / threads;
-      if (share < kLockWaitShare || !matters(stake)) continue;
-      Finding f;
-      f.id = "lock_contention";
-      f.subject = m.kind;
-      f.title = "Threads queue for OpenMP " + m.kind + " sections";
-      f.evidence = "Threads waited " + t(m.wait) + " in all to acquire a " + m.kind + " (" + n(m.holds) + " holds, " + t(m.hold) +
-                   " held): " + pct(share) + " of its wait and hold time; over the run's " + n(threads) +
-                   " OpenMP threads that is " + t(stake) + ".";
-      f.time_at_stake = stake;
+      std::uint64_t holds = m.holds, wait = m.wait, hold = m.hold;
+      for (const OmpConstructStats& c : s_.openmp.constructs) {
+        if (c.category != OmpConstructStats::Category::Mutex || c.kind != m.kind) continue;
+        holds -= std::min(holds, c.calls);
+        wait -= std::min(wait, c.wait);
+        hold -= std::min(hold, c.hold);
+      }
+      lock(m.kind, "", holds, wait, hold);
+    }
+  }
+
+  // where: the acquire site's label; "" for the kind's waits as a whole.
+  void lock(const std::string& kind, const std::string& where, std::uint64_t holds, std::uint64_t wait, std::uint64_t hold) {
+    const std::uint64_t threads = std::max<std::uint64_t>(1, omp_threads_);
+    const std::uint64_t both = wait + hold;
+    if (both == 0) return;
+    const double share = double(wait) / double(both);
+    const std::uint64_t stake = wait / threads;
+    if (share < kLockWaitShare || !matters(stake)) return;
+    const std::string at = where.empty() ? "" : " at " + summary_format::location(where);
+    Finding f;
+    f.id = "lock_contention";
+    f.subject = kind;
+    f.location = where;
+    f.title = "Threads queue for OpenMP " + kind + " sections" + at;
+    f.evidence = "Threads waited " + t(wait) + " in all to acquire a " + kind + at + " (" + n(holds) + " holds, " + t(hold) +
+                 " held): " + pct(share) + " of its wait and hold time; over the run's " + n(threads) +
+                 " OpenMP threads that is " + t(stake) + ".";
+    f.time_at_stake = stake;
+    if (where.empty()) {
       f.fix = "Lock less: accumulate per thread and combine once (Kokkos::parallel_reduce with a reducer instead of a "
               "critical section), use Kokkos::atomic_add / atomic_fetch_* for single updates or Kokkos::ScatterView "
               "for scattered sums, and keep the locked part short.";
-      f.threshold = "wait >= 25% of wait + hold time of one mutex kind; at stake: wait time / OpenMP threads; " +
-                    std::string(kGate);
-      add(std::move(f));
+    } else {
+      f.fix = "Lock less: let OpenMP combine the result (a reduction(+:sum) clause on the loop, or per-thread partial "
+              "results combined once after it) instead of a critical section or lock around each update, use `#pragma "
+              "omp atomic` for a single scalar update, and keep the locked part short.";
     }
+    f.threshold = std::string("wait >= 25% of wait + hold time of one mutex ") + (where.empty() ? "kind" : "acquire site") +
+                  "; at stake: wait time / OpenMP threads; " + std::string(kGate);
+    add(std::move(f));
   }
 
   void fences() {

@@ -59,17 +59,20 @@ std::string signed_time(std::int64_t ns) {
   return (ns < 0 ? "-" : "+") + summary_format::time(static_cast<std::uint64_t>(ns < 0 ? -ns : ns));
 }
 
+// The text shows this many construct rows at most (the largest), as the run's own summary does.
+constexpr std::size_t kMergedConstructRows = 30;
+
 std::string run_id(const MergedRun& r, std::size_t i) { return r.rank >= 0 ? std::to_string(r.rank) : "#" + std::to_string(i); }
 
 }  // namespace
 
 MergedSummary merge_summaries(std::vector<MergedRun> runs) {
   MergedSummary m;
-  std::map<std::pair<std::string, std::string>, Collect> kernels, regions, mpi;
-  // Run i's (calls, total) of one row.
+  std::map<std::pair<std::string, std::string>, Collect> kernels, regions, mpi, constructs;
+  // Run i's (calls, total) of one row; key: what tells rows apart when the name does not.
   auto add = [&](auto& rows, const std::string& name, const std::string& kind, std::size_t i, std::uint64_t calls,
-                 std::uint64_t total) {
-    Collect& c = rows[{name, kind}];
+                 std::uint64_t total, const std::string& key = "") {
+    Collect& c = rows[{key.empty() ? name : key, kind}];
     c.name = name;
     c.kind = kind;
     c.per_run.resize(runs.size());
@@ -80,8 +83,11 @@ MergedSummary merge_summaries(std::vector<MergedRun> runs) {
     for (const KernelStats& k : runs[i].summary.kernels) add(kernels, k.name, k.kind, i, k.calls, k.total);
     for (const RegionStats& r : runs[i].summary.regions) add(regions, r.path, "", i, r.calls, r.inclusive);
     for (const NamedStats& c : runs[i].summary.mpi_calls) add(mpi, c.name, "", i, c.calls, c.total);
+    for (const OmpConstructStats& c : runs[i].summary.openmp.constructs)
+      add(constructs, c.label, c.kind, i, c.calls, c.total, c.place_key());
   }
   m.mpi_calls = across(mpi, runs);
+  m.constructs = across(constructs, runs);
   m.kernels = across(kernels, runs);
   m.regions = across(regions, runs);
   m.runs = std::move(runs);
@@ -106,18 +112,19 @@ std::string merged_summary_text(const MergedSummary& m) {
                     signed_time(r.offset_start_ns), signed_time(r.offset_end_ns), mpi ? time(r.rtt_ns) : "-"});
   }
   out += table(rows);
-  auto section = [&](const char* title, const std::vector<AcrossRuns>& v, const char* first, bool kind) {
+  auto section = [&](const char* title, const std::vector<AcrossRuns>& v, const char* first, bool kind,
+                     std::string (*shown)(std::string_view) = &summary_format::name) {
     if (v.empty()) return;
     out += std::string("\n") + title + " (total time per rank; imbalance = (max - mean) / max)\n";
     std::vector<std::vector<std::string>> t;
     if (kind)
-      t.push_back({"name", "kind", "ranks", "calls", "min", "mean", "max", "imbalance", "slowest"});
+      t.push_back({first, "kind", "ranks", "calls", "min", "mean", "max", "imbalance", "slowest"});
     else
       t.push_back({first, "ranks", "calls", "min", "mean", "max", "imbalance", "slowest"});
     for (const AcrossRuns& a : v) {
       const std::string calls = a.calls_min == a.calls_max ? std::to_string(a.calls_min)
                                                            : std::to_string(a.calls_min) + "-" + std::to_string(a.calls_max);
-      std::vector<std::string> row{name(a.name)};
+      std::vector<std::string> row{shown(a.name)};
       if (kind) row.push_back(a.kind);
       for (std::string c : {std::to_string(a.runs_with), calls, time(a.min), time(static_cast<std::uint64_t>(a.mean)), time(a.max),
                             pct(a.imbalance()), std::to_string(a.max_rank)})
@@ -129,6 +136,15 @@ std::string merged_summary_text(const MergedSummary& m) {
   section("Kokkos kernels across ranks", m.kernels, "name", true);
   section("Kokkos regions across ranks", m.regions, "region", false);
   section("Blocking MPI calls across ranks, where a fast rank waits for the slow ones", m.mpi_calls, "call", false);
+  if (m.constructs.size() > kMergedConstructRows) {
+    std::vector<AcrossRuns> top(m.constructs.begin(), m.constructs.begin() + kMergedConstructRows);
+    section("OpenMP constructs outside Kokkos kernels across ranks, by source location", top, "location", true,
+            &summary_format::location);
+    out += "  ... and " + std::to_string(m.constructs.size() - kMergedConstructRows) + " more (the JSON lists them all)\n";
+  } else {
+    section("OpenMP constructs outside Kokkos kernels across ranks, by source location", m.constructs, "location", true,
+            &summary_format::location);
+  }
   return out;
 }
 
@@ -198,6 +214,7 @@ std::string merged_summary_json(const MergedSummary& m) {
   rows("kernels", m.kernels, "name", true);
   rows("regions", m.regions, "path", false);
   rows("mpi_calls", m.mpi_calls, "name", false);
+  rows("constructs", m.constructs, "name", true);
   o += "}\n";
   return o;
 }

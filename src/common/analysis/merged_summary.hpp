@@ -25,7 +25,8 @@ struct MergedRun {
   Summary summary;
 };
 
-// Per kernel (name, kind) or region (path) over the runs.
+// Per kernel (name, kind), region (path) or OpenMP construct (kind and source location; name: its
+// label "function file:line") over the runs.
 struct AcrossRuns {
   std::string name, kind;
   std::uint64_t runs_with = 0;           // runs in which it ran
@@ -43,6 +44,7 @@ struct MergedSummary {
   std::vector<AcrossRuns> kernels;     // by max total time, largest first
   std::vector<AcrossRuns> regions;     // by max inclusive time, largest first
   std::vector<AcrossRuns> mpi_calls;   // blocking MPI calls (the MPI layer's spans), by max total time
+  std::vector<AcrossRuns> constructs;  // OpenMP constructs outside Kokkos kernels, by max total time
 };
 
 MergedSummary merge_summaries(std::vector<MergedRun> runs);

@@ -7,6 +7,7 @@
 #include "common/record/intern.hpp"
 #include "common/support/json.hpp"
 #include "common/timeline/omp_names.hpp"
+#include "common/analysis/summary_constructs.hpp"
 #include "common/analysis/summary_fold.hpp"
 #include "common/support/text_safe.hpp"
 
@@ -27,8 +28,9 @@ std::string device_name(int device) { return device == kHostDevice ? "host" : st
 
 }  // namespace
 
-Summary summarize(const Timeline& t) {
+Summary summarize(const Timeline& t, SourceResolver* sources) {
   SummaryFold fold;
+  fold.set_sources(sources);
   replay_timeline(t, fold);
   return fold.result();
 }
@@ -170,6 +172,7 @@ std::string omp_text(const OmpSummary& o) {
                       fmt_ratio(100.0 * k.barrier_wait_share(), "%.1f%%")});
     out += table(rows);
   }
+  out += summary_constructs::text(o.constructs);
   return out;
 }
 
@@ -242,7 +245,9 @@ void omp_json(std::string& o, const OmpSummary& m) {
          n(k.busy_max) + ", \"busy_mean_ns\": " + n(k.busy_mean) +
          ", \"partial\": " + (k.partial ? "true" : "false") + "}";
   }
-  o += "]}";
+  o += "]";
+  summary_constructs::append_json(o, m.constructs);
+  o += "}";
 }
 
 std::string fmt_bw(const TargetOpStats& c) {
@@ -544,6 +549,10 @@ void findings_json(std::string& o, const std::vector<Finding>& v) {
     append_string(o, f.fix);
     o += ", \"threshold\": ";
     append_string(o, f.threshold);
+    if (!f.location.empty()) {  // findings about an OpenMP construct
+      o += ", \"location\": ";
+      append_string(o, f.location);
+    }
     o += "}";
   }
   o += "]";
@@ -691,6 +700,18 @@ namespace summary_format {
 std::string time(std::uint64_t ns) { return fmt_time(ns); }
 std::string bytes(std::uint64_t b) { return fmt_bytes(b); }
 std::string name(std::string_view n) { return shown(n); }
+std::string location(std::string_view label) {
+  // " file:LINE" at the end (SourceLocation::label with a line); anything else is cut as a name.
+  const std::size_t space = label.rfind(' '), colon = label.rfind(':');
+  const bool has_line = space != std::string_view::npos && colon != std::string_view::npos && colon > space + 1 &&
+                        colon + 1 < label.size() && label.find_first_not_of("0123456789", colon + 1) == std::string_view::npos &&
+                        label.find_first_of("()", space) == std::string_view::npos;
+  if (!has_line) return shown(label);
+  const std::string tail = text::escape(label.substr(space));  // " file.cpp:12"
+  constexpr std::size_t kMinFunction = 16;
+  const std::size_t room = text::kNameColumns > text::columns(tail) + kMinFunction ? text::kNameColumns - text::columns(tail) : kMinFunction;
+  return text::shorten(label.substr(0, space), room) + tail;
+}
 std::string table(const std::vector<std::vector<std::string>>& rows) { return kob::table(rows); }
 }  // namespace summary_format
 

@@ -97,8 +97,9 @@ struct Finding {
   std::string evidence;  // the figures of this run that made it fire
   std::uint64_t time_at_stake = 0;  // ns the fix may give back (an estimate)
   double share_of_run = 0;          // time_at_stake / run time, 0..1
-  std::string fix;       // what to try, in Kokkos terms
+  std::string fix;       // what to try, in Kokkos terms (OpenMP terms for an OpenMP construct)
   std::string threshold; // the rule that fired, as the README documents it
+  std::string location;  // the OpenMP construct's label ("function file:line") when it is about one; else ""
 };
 
 struct NamedStats {
@@ -132,24 +133,73 @@ struct OmpThreadStats {
   std::uint64_t wait = 0;  // all sync-region waits of the thread
 };
 
-// The OpenMP parallel regions of one Kokkos kernel (by name and kind; joined through kernel ids).
-struct OmpKernelStats {
-  std::string name, kind;
-  std::uint64_t calls = 0, parallel_regions = 0;
+// The figures of a set of OpenMP parallel regions and their implicit tasks, additive: the regions
+// of one Kokkos kernel (OmpKernelStats) or of one `omp parallel` site (OmpConstructStats).
+struct OmpTeamStats {
+  std::uint64_t parallel_regions = 0;
   std::uint64_t team_size_sum = 0;
-  std::uint64_t task_time = 0, wait_time = 0;  // its implicit tasks: total ns, sync waits inside
+  std::uint64_t task_time = 0, wait_time = 0;  // the implicit tasks: total ns, sync waits inside
   double imbalance_sum = 0;                   // over regions with implicit tasks
   // Over regions with implicit tasks: the busiest task's busy time, and the mean busy time of the
-  // region's tasks (ns). Kernel time minus busy_max is what no thread spent working (fork, join,
+  // region's tasks (ns). Region time minus busy_max is what no thread spent working (fork, join,
   // dispatch); busy_max minus busy_mean is what an even split would save.
   std::uint64_t busy_max = 0, busy_mean = 0;
-  bool partial = false;  // its kernel row is partial, or an OpenMP thread dropped events
   std::uint64_t imbalance_regions = 0;
-  double regions_per_call() const { return calls ? double(parallel_regions) / double(calls) : 0.0; }
+  void add(const OmpTeamStats& o) {
+    parallel_regions += o.parallel_regions;
+    team_size_sum += o.team_size_sum;
+    task_time += o.task_time;
+    wait_time += o.wait_time;
+    imbalance_sum += o.imbalance_sum;
+    busy_max += o.busy_max;
+    busy_mean += o.busy_mean;
+    imbalance_regions += o.imbalance_regions;
+  }
   double mean_team_size() const { return parallel_regions ? double(team_size_sum) / double(parallel_regions) : 0.0; }
   // Mean over regions of (max - mean) / max of the busy time of the region's implicit tasks.
   double load_imbalance() const { return imbalance_regions ? imbalance_sum / double(imbalance_regions) : 0.0; }
   double barrier_wait_share() const { return task_time ? double(wait_time) / double(task_time) : 0.0; }
+};
+
+// The OpenMP parallel regions of one Kokkos kernel (by name and kind; joined through kernel ids).
+struct OmpKernelStats : OmpTeamStats {
+  std::string name, kind;
+  std::uint64_t calls = 0;
+  bool partial = false;  // its kernel row is partial, or an OpenMP thread dropped events
+  double regions_per_call() const { return calls ? double(parallel_regions) / double(calls) : 0.0; }
+};
+
+// One OpenMP construct outside any Kokkos kernel, by kind and source location (the code address
+// the runtime reported, resolved; addresses of one directive, such as a loop the compiler
+// duplicated, share a row). Inside a kernel the kernel's row tells it.
+// The team figures (OmpTeamStats): a parallel row's are its regions' as a kernel's are (from their
+// implicit tasks); a work row's come from the construct's own spans, per region it ran in: each
+// thread's time in it is its busy time, the wait at the implicit barrier ending it its wait.
+struct OmpConstructStats : OmpTeamStats {
+  enum class Category { Parallel, Work, Sync, Mutex, Task, Target };
+  Category category = Category::Parallel;
+  std::string kind;  // parallel, loop_static..., barrier_explicit / taskwait / taskgroup, critical / lock..., task, target...
+  // Where (common/timeline/source_resolver.hpp): line 0 and file "" without line information;
+  // module "" when no loaded object held the address.
+  std::string function, file, caller, module, source, label;
+  std::uint32_t line = 0;
+  std::uint64_t offset = 0;
+  // parallel: regions; work, sync: executions, one per thread; mutex: acquisitions (outer holds);
+  // task: tasks created; target: regions.
+  std::uint64_t calls = 0;
+  std::uint64_t total = 0;  // ns: parallel, target: region time; work, sync: summed over threads;
+                            // mutex: wait + hold; task: the tasks' run time (their stretches)
+  std::uint64_t wait = 0;   // mutex: ns waiting to acquire; sync: ns waiting inside
+  std::uint64_t hold = 0;   // mutex: ns held
+  std::uint64_t nested_holds = 0, failed_tries = 0;  // mutex (as OmpMutexStats)
+  std::uint64_t stretches = 0;                       // task: times a task of this site ran
+  std::uint64_t regions_with_kernels = 0;  // parallel: regions during which a Kokkos kernel ran (the kernel rows tell those)
+  bool partial = false;  // an OpenMP thread dropped events: the row may miss some
+  std::uint64_t mean() const { return calls ? total / calls : 0; }
+  const char* category_name() const;
+  // What matches this construct in another run (kob diff, kob merge): kind, function, file and
+  // line; without a line, module and offset (a rebuild changes them: no match rather than a wrong one).
+  std::string place_key() const;
 };
 
 struct OmpSummary {
@@ -172,6 +222,9 @@ struct OmpSummary {
   std::uint64_t outside_regions = 0;  // parallel regions in no Kokkos kernel
   std::uint64_t outside_time = 0;     // ns of the outermost ones among them
   std::vector<OmpKernelStats> kernels;  // kernels with parallel regions, in the order of Summary::kernels
+  // Constructs outside Kokkos kernels by kind and source location, largest total first; empty when
+  // the code addresses were not resolved (SummaryFold::set_sources) or none had one.
+  std::vector<OmpConstructStats> constructs;
   bool present() const { return records != 0; }
 };
 
@@ -239,17 +292,23 @@ struct Summary {
 
 const char* kernel_kind_name(KernelKind k);
 
-Summary summarize(const Timeline& t);
+class SourceResolver;
+// sources: resolves the constructs' code addresses (nullptr: no OpenMP constructs table).
+Summary summarize(const Timeline& t, SourceResolver* sources = nullptr);
 
 // Human-readable tables.
 std::string summary_text(const Summary& s, const std::string& title);
 
 // The text summary's cells, for other summaries of the same look (kob merge): a time ("12.3 ms"),
-// a size ("8.0 MiB"), a program's name escaped and shortened, a table (first column left-aligned, the others right).
+// a size ("8.0 MiB"), a program's name escaped and shortened, a construct's location, a table
+// (first column left-aligned, the others right).
 namespace summary_format {
 std::string time(std::uint64_t ns);
 std::string bytes(std::uint64_t b);
 std::string name(std::string_view name);
+// An OpenMP construct's label ("function file.cpp:12") as name() would show it, but cut in the
+// function only, so that file and line stay whole.
+std::string location(std::string_view label);
 std::string table(const std::vector<std::vector<std::string>>& rows);
 }  // namespace summary_format
 // The same figures as a JSON document.

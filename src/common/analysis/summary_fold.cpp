@@ -15,8 +15,11 @@ using namespace summary_fold_detail;  // the state's helper types
 SummaryFold::SummaryFold() : s_(std::make_unique<State>()) {}
 SummaryFold::~SummaryFold() = default;
 
+void SummaryFold::set_sources(SourceResolver* sources) { s_->constructs.set_sources(sources); }
+
 std::size_t SummaryFold::pending() const {
-  std::size_t n = s_->joins.size() + s_->waits.size() + s_->refs.size() + s_->submits_waiting.size() + s_->copy_ops_waiting.size();
+  std::size_t n = s_->joins.size() + s_->waits.size() + s_->refs.size() + s_->submits_waiting.size() + s_->copy_ops_waiting.size() +
+                  s_->constructs.pending();
   for (const TrackRegions& t : s_->region_tracks) n += t.by_path.size();
   return n;
 }
@@ -36,6 +39,8 @@ void SummaryFold::kernel(const KernelSpan& k) {
   st.min = std::min(st.min, k.dur());
   st.max = std::max(st.max, k.dur());
 
+  s.latest_kernel_start = std::max(s.latest_kernel_start, k.start);
+  s.kernel_seen = true;
   s.expire_waits(k.track, k.start, k.id);
   s.recent_kernels.put(k.id, key);
   auto w = s.waits.find(k.id);
@@ -283,6 +288,7 @@ void SummaryFold::finish(const Timeline& t) {
   st.refs.clear();
   st.copy_ops_waiting.clear();
   st.region_tracks.clear();
+  st.constructs.clear_pending();
   summary_ = std::move(s);
 }
 

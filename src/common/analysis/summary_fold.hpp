@@ -48,6 +48,11 @@ class SummaryFold : public SpanSink {
   void omp_device_op(const OmpDeviceOp&) override;
   void finish(const Timeline& rest) override;
 
+  // Resolves the code addresses of OpenMP constructs outside Kokkos kernels for the constructs
+  // table (OmpSummary::constructs); it must outlive finish(). nullptr (the default): no table,
+  // every other figure the same.
+  void set_sources(SourceResolver* sources);
+
   // The figures; valid after finish().
   Summary result() const { return summary_; }
 

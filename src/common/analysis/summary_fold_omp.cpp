@@ -22,6 +22,7 @@ void SummaryFold::omp_parallel(const OmpParallelSpan& p) {
     if (p.kernel == 0) {
       ++s.outside_regions;
       if (p.level == 0) s.outside_time += p.dur();
+      j.construct = s.constructs.parallel(p, s.kernel_seen && s.latest_kernel_start >= p.start);
     } else {
       j.counted = true;
       ++s.refs[p.kernel].open;
@@ -56,6 +57,12 @@ void SummaryFold::omp_work(const OmpWorkSpan& w) {
   OmpCountStats& c = s_->omp_track(w.track).work[w.type];
   ++c.count;
   c.total += w.dur();
+  const std::uint32_t row = s_->constructs.work(w);
+  if (row != ConstructRows::kNoRow && w.parallel_id != 0) {
+    // Nested in its thread's implicit task, so in before the region's join completes.
+    ConstructRows::part(s_->joins[w.parallel_id].work, row, w.track).busy += w.dur();
+    s_->constructs.last_work(w.track) = {row, w.parallel_id, w.end};
+  }
 }
 
 void SummaryFold::omp_sync(const OmpSyncSpan& y) {
@@ -63,16 +70,33 @@ void SummaryFold::omp_sync(const OmpSyncSpan& y) {
   ++c.count;
   c.total += y.dur();
   c.wait += y.wait_ns;
+  s_->constructs.sync(y);
+  // The implicit barrier that ends a work construct on this thread: its wait is the construct's.
+  constexpr std::uint16_t kBarrierImplicitWorkshare = 8;
+  if (y.kind != kBarrierImplicitWorkshare) return;
+  const ConstructRows::LastWork last = s_->constructs.last_work(y.track);
+  if (last.row == ConstructRows::kNoRow || last.parallel_id != y.parallel_id || y.start < last.end) return;
+  auto j = s_->joins.find(y.parallel_id);
+  if (j == s_->joins.end()) return;
+  ConstructRows::WorkPart& part = ConstructRows::part(j->second.work, last.row, y.track);
+  part.barrier += y.dur();
+  part.wait += std::min(y.wait_ns, y.dur());
+  s_->constructs.last_work(y.track).row = ConstructRows::kNoRow;  // one barrier ends it
 }
 
-void SummaryFold::omp_task_create(const OmpTaskCreate&) { ++s_->counts.tasks_created; }
+void SummaryFold::omp_task_create(const OmpTaskCreate& c) {
+  ++s_->counts.tasks_created;
+  s_->constructs.task_create(c);
+}
 
 void SummaryFold::omp_task(const OmpTaskSpan& k) {
   // A taskwait-depend task (flag ompt_task_taskwait) never runs: its span is a wait, no stretch.
   if ((k.flags & 0x10) == 0) ++s_->counts.task_stretches;
+  s_->constructs.task(k);
 }
 
 void SummaryFold::omp_mutex(const OmpMutexSpan& m) {
+  s_->constructs.mutex(m);
   OmpMutexStats& st = s_->mutex[m.kind];
   if (!m.hold) {
     st.wait += m.dur();
@@ -165,17 +189,11 @@ void SummaryFold::finish_omp(const Timeline& t, Summary& s) {
       k.kind = ks.kind;
       auto calls = st.kernels.find(key);
       k.calls = calls == st.kernels.end() ? 0 : calls->second.calls;
-      k.parallel_regions = a.parallel_regions;
-      k.team_size_sum = a.team_size_sum;
-      k.task_time = a.task_time;
-      k.wait_time = a.wait_time;
-      k.imbalance_sum = a.imbalance_sum;
-      k.imbalance_regions = a.imbalance_regions;
-      k.busy_max = a.busy_max;
-      k.busy_mean = a.busy_mean;
+      static_cast<OmpTeamStats&>(k) = a;
       k.partial = ks.partial || lossy_team;
       o.kernels.push_back(k);
     }
+  o.constructs = st.constructs.result(lossy_team);
   for (auto& [k, x] : work) {
     o.work.push_back(x);
     o.work.back().name = omp_names::work(k);

@@ -16,6 +16,7 @@
 
 #include "common/timeline/omp_names.hpp"
 #include "common/analysis/summary_fold.hpp"
+#include "common/analysis/summary_fold_constructs.hpp"
 
 namespace kob {
 namespace summary_fold_detail {
@@ -42,31 +43,20 @@ struct RegionAcc {
   std::vector<std::uint32_t> tracks;
 };
 
-// Additive OpenMP figures of one Kokkos kernel (or of one kernel id still to come).
-struct OmpAcc {
-  std::uint64_t parallel_regions = 0, team_size_sum = 0, task_time = 0, wait_time = 0, imbalance_regions = 0;
-  std::uint64_t busy_max = 0, busy_mean = 0;
-  double imbalance_sum = 0;
-  void add(const OmpAcc& o) {
-    busy_max += o.busy_max;
-    busy_mean += o.busy_mean;
-    parallel_regions += o.parallel_regions;
-    team_size_sum += o.team_size_sum;
-    task_time += o.task_time;
-    wait_time += o.wait_time;
-    imbalance_regions += o.imbalance_regions;
-    imbalance_sum += o.imbalance_sum;
-  }
-};
+// Additive OpenMP figures of one Kokkos kernel (or of one kernel id still to come), or of one
+// parallel construct's regions.
+using OmpAcc = OmpTeamStats;
 
 // A parallel region whose implicit tasks have not all arrived (or whose tasks came first).
 struct ParallelJoin {
   bool have_parallel = false;
   bool counted = false;  // in the figures: not the hidden-helper team's, inside a kernel
   std::uint64_t kernel = 0;
+  std::uint32_t construct = ConstructRows::kNoRow;  // outside kernels: its row in the constructs table
   std::uint32_t team_size = 0, track = 0, tasks = 0;
   std::uint64_t end = 0;
   std::uint64_t max_busy = 0, sum_busy = 0, task_time = 0, wait_time = 0;
+  std::vector<ConstructRows::WorkPart> work;  // work constructs with a row run in it, per thread
 };
 
 // Figures for a kernel id not seen yet. Its parallel regions ran on `track` and the last ended at
@@ -142,6 +132,7 @@ struct SummaryFold::State {
   using KernelAcc = summary_fold_detail::KernelAcc;
   using RegionAcc = summary_fold_detail::RegionAcc;
   using OmpAcc = summary_fold_detail::OmpAcc;
+  using ConstructRows = summary_fold_detail::ConstructRows;
   using ParallelJoin = summary_fold_detail::ParallelJoin;
   using KernelWait = summary_fold_detail::KernelWait;
   using KernelRef = summary_fold_detail::KernelRef;
@@ -176,6 +167,11 @@ struct SummaryFold::State {
   std::map<std::uint16_t, OmpCountStats> dispatch;
   std::map<std::uint16_t, OmpMutexStats> mutex;
   OmpSummary counts;  // the plain counters
+  ConstructRows constructs;  // outside kernels, by source location
+  // The latest start of a Kokkos kernel given so far (any track; 0: none yet). Spans come at their
+  // end, so a parallel region given after a kernel that started inside it held that kernel.
+  std::uint64_t latest_kernel_start = 0;
+  bool kernel_seen = false;
 
   // Target.
   std::map<int, TargetDeviceStats> devs;
@@ -235,22 +231,19 @@ struct SummaryFold::State {
     }
   }
 
+  // The figures of one region from its implicit tasks (j.tasks > 0), for its kernel or construct.
+  static OmpAcc region_figures(const ParallelJoin& j) {
+    return summary_fold_detail::one_region(j.tasks, j.max_busy, j.sum_busy, j.task_time, j.wait_time);
+  }
+
   void complete(std::uint64_t parallel_id, ParallelJoin& j) {
     if (j.counted) {
-      if (j.tasks != 0) {
-        OmpAcc acc;
-        acc.task_time = j.task_time;
-        acc.wait_time = j.wait_time;
-        const double mean = double(j.sum_busy) / double(j.tasks);
-        acc.imbalance_sum = j.max_busy ? (double(j.max_busy) - mean) / double(j.max_busy) : 0.0;
-        acc.imbalance_regions = 1;
-        acc.busy_max = j.max_busy;
-        acc.busy_mean = j.sum_busy / j.tasks;
-        credit(j.kernel, acc, j.track, j.end);
-      }
+      if (j.tasks != 0) credit(j.kernel, region_figures(j), j.track, j.end);
       auto r = refs.find(j.kernel);
       if (r != refs.end() && --r->second.open == 0) refs.erase(r);
     }
+    if (j.construct != ConstructRows::kNoRow && j.tasks != 0) constructs.team(j.construct, region_figures(j));
+    if (!j.work.empty()) constructs.work_team(j.work);
     joins.erase(parallel_id);
   }
 

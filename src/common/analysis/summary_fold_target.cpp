@@ -29,6 +29,7 @@ void SummaryFold::omp_target(const OmpTargetSpan& x) {
   ++c.count;
   c.total += x.dur();
   ++(x.kernel != 0 ? s.regions_in_kernels : s.regions_outside);
+  s.constructs.target(x);
   s.recent_targets.put(x.id, x.device);
   auto w = s.submits_waiting.find(x.id);
   if (w != s.submits_waiting.end()) {

@@ -43,7 +43,7 @@ struct XRef {
 
 class Producer {
  public:
-  Producer(trace::TraceSink& sink, const TraceInfo& info) : sink_(sink), info_(info) {}
+  Producer(trace::TraceSink& sink, const TraceInfo& info) : sink_(sink), info_(info), sources_(info.sources) {}
 
   void begin(std::uint64_t t0) {
     if (begun_) return;
@@ -374,6 +374,18 @@ class Producer {
     return false;
   }
 
+  // Adds the construct's `source` arg (when its address resolves) and returns its event name:
+  // "CONSTRUCT LOCATION" outside a Kokkos kernel (kernel 0), else the construct alone.
+  std::string_view locate(Args& a, std::string_view construct, std::uint64_t codeptr, std::uint64_t kernel) {
+    if (codeptr == 0 || !sources_.enabled()) return construct;
+    const SourceLocation& l = sources_.at(codeptr);
+    if (!l.known()) return construct;
+    a.s("source", l.source);
+    if (kernel != 0) return construct;
+    s2_.assign(construct).append(" ").append(l.label);
+    return s2_;
+  }
+
   void complete_event(const XRef& x) {
     const Timeline& t = *t_;
     Args& a = args_.clear();
@@ -382,6 +394,11 @@ class Producer {
     };
     auto id_arg = [&](const char* key, std::uint64_t v) {
       if (v != 0) a.u(key, v);
+    };
+    // An OpenMP construct: its `source` arg, and outside a Kokkos kernel (which names what ran
+    // inside it) a name that says where it is.
+    auto located = [&](std::string_view construct, std::uint64_t codeptr, std::uint64_t kernel) {
+      return locate(a, construct, codeptr, kernel);
     };
     auto slice = [&](const char* cat, std::string_view name) {
       if (cut(x)) a.b("cut", true);  // left open when the run ended without a clean exit
@@ -426,7 +443,7 @@ class Producer {
         const OmpParallelSpan& p = t.omp_parallels[x.index];
         a.u("parallel_id", p.id).u("requested_team_size", p.requested_team_size).u("flags", p.flags).u("team_size", p.team_size);
         kernel_arg(p.kernel);
-        slice("omp.parallel", "parallel");
+        slice("omp.parallel", located("parallel", p.codeptr, p.kernel));
         break;
       }
       case SpanKind::OmpImplicitTask: {
@@ -440,7 +457,7 @@ class Producer {
         const OmpWorkSpan& w = t.omp_works[x.index];
         a.u("count", w.count).u("parallel_id", w.parallel_id);
         kernel_arg(w.kernel);
-        slice("omp.work", omp_names::work(w.type));
+        slice("omp.work", located(omp_names::work(w.type), w.codeptr, w.kernel));
         break;
       }
       case SpanKind::OmpSync: {
@@ -448,14 +465,15 @@ class Producer {
         a.u("wait_ns", y.wait_ns).u("parallel_id", y.parallel_id);
         id_arg("task_id", y.task_id);
         kernel_arg(y.kernel);
-        slice("omp.sync", omp_names::sync(y.kind));
+        slice("omp.sync", located(omp_names::sync(y.kind), y.codeptr, y.kernel));
         break;
       }
       case SpanKind::OmpTask: {
         const OmpTaskSpan& k = t.omp_tasks[x.index];
         a.u("task_id", k.task_id).u("flags", k.flags).s("status", k.status == 0 ? "none" : omp_names::task_status(k.status));
         kernel_arg(k.kernel);
-        slice("omp.task", "task");
+        const std::uint64_t site = k.create < t.omp_task_creates.size() ? t.omp_task_creates[k.create].codeptr : 0;
+        slice("omp.task", located("task", site, k.kernel));
         break;
       }
       case SpanKind::OmpMutex: {
@@ -464,7 +482,7 @@ class Producer {
         if (m.nested) a.b("nested", true);
         if (m.failed) a.b("acquired", false);
         kernel_arg(m.kernel);
-        slice("omp.mutex", omp_names::mutex(m.kind));
+        slice("omp.mutex", located(omp_names::mutex(m.kind), m.codeptr, m.kernel));
         break;
       }
       case SpanKind::OmpTarget: {
@@ -472,7 +490,7 @@ class Producer {
         a.u("target_id", g.id).i("device", g.device);
         kernel_arg(g.kernel);
         id_arg("kokkos_deep_copy", g.deep_copy);
-        slice("omp.target", omp_names::target_kind(g.kind));
+        slice("omp.target", located(omp_names::target_kind(g.kind), g.codeptr, g.kernel | g.deep_copy));
         break;
       }
       case SpanKind::OmpDataOp: {
@@ -563,10 +581,11 @@ class Producer {
       Args& a = args_.clear().u("task_id", c.task_id).u("flags", c.flags).b("has_dependences", c.has_dependences);
       kernel_arg(a, c.kernel);
       with_flows(SpanKind::OmpTaskCreate, n);
-      instant("omp.task_create", "task create", c.track, c.time, &a);
+      instant("omp.task_create", locate(a, "task create", c.codeptr, c.kernel), c.track, c.time, &a);
     }
     for (const OmpInstant& e : t.omp_instants) {
       Args& a = args_.clear();
+      if (e.codeptr != 0) locate(a, "", e.codeptr, 1);  // the arg only: instants keep their names
       switch (e.type) {
         case Ev::OmpDispatch:
           a.u("parallel_id", e.u0);
@@ -688,6 +707,8 @@ class Producer {
   std::span<const std::uint64_t> out_, in_;
   Args args_;
   std::string s1_;  // a composed name or value, valid during one event
+  std::string s2_;  // a construct's name with its location, valid during one event
+  SourceCache sources_;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "common/timeline/source_resolver.hpp"
 #include "common/timeline/timeline.hpp"
 #include "common/formats/trace_events.hpp"
 
@@ -14,6 +15,9 @@ struct TraceInfo {
   std::uint64_t pid = 0;
   std::string process_name;
   std::string other_data_json;  // a JSON object
+  // Resolves the OpenMP constructs' code addresses: their `source` arg and, outside Kokkos kernels,
+  // their slice names. nullptr: neither.
+  SourceResolver* sources = nullptr;
 };
 
 // Writes a run a window at a time (trace_window.hpp), or a whole Timeline in one window. Within

@@ -16,6 +16,7 @@
 #include "common/record/clock.hpp"
 #include "common/record/intern.hpp"
 #include "common/support/log.hpp"
+#include "common/record/module_map.hpp"
 #include "common/record/raw_writer.hpp"
 #include "common/record/record_codec.hpp"
 #include "common/record/recorder.hpp"
@@ -295,6 +296,8 @@ bool open(const std::string& p, std::int64_t rank) {
       return false;
     }
   }
+  // The objects loaded now are in the file from the start; the writer's passes add later ones.
+  modules::poll();
   writer::start();
   return true;
 }
@@ -470,6 +473,8 @@ bool finish() {
   }
   recorder::close();
   writer::stop();
+  // A library loaded since the writer's last pass (or in a fork child, which has no writer).
+  modules::poll();
   const std::vector<ThreadBuffer*> threads = recorder::threads();
   ensure_file();
   for (ThreadBuffer* b : threads) writer::copy_thread(*b, true);
@@ -520,6 +525,7 @@ Stats stats() {
 
 void reset_for_test() {
   writer::stop();
+  modules::reset_for_test();
   File& f = file();
   std::lock_guard<std::mutex> lock(f.mu);
   if (f.fd >= 0) ::close(f.fd);
@@ -537,8 +543,14 @@ void reset_for_test() {
   f.rank = -1;
 }
 
-void before_fork() { file().mu.lock(); }
-void after_fork_parent() { file().mu.unlock(); }
+void before_fork() {
+  modules::before_fork();
+  file().mu.lock();
+}
+void after_fork_parent() {
+  file().mu.unlock();
+  modules::after_fork_parent();
+}
 
 void after_fork_child(const std::string& child_path) {
   File& f = file();
@@ -554,6 +566,7 @@ void after_fork_child(const std::string& child_path) {
   f.lost.clear();
   f.stats = Stats{};
   f.mu.unlock();
+  modules::after_fork_child();
 }
 
 }  // namespace kob::raw

@@ -37,9 +37,10 @@ void set_max_size(std::uint64_t bytes);
 // Tests only: stops the writer, closes the file (left on disk) and forgets every state.
 void reset_for_test();
 
-// fork(): before_fork takes the file lock (after the intern table's: that order nests), the
-// parent releases it; the child releases it, closes the parent's descriptor without writing, and
-// creates its own file at `child_path` only when a slot of its first fills or at finish().
+// fork(): before_fork takes the module map's lock and the file lock (after the intern table's:
+// that order nests), the parent releases them; the child releases them, closes the parent's
+// descriptor without writing, and creates its own file at `child_path` only when a slot of its
+// first fills or at finish().
 void before_fork();
 void after_fork_parent();
 void after_fork_child(const std::string& child_path);

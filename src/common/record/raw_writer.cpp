@@ -15,6 +15,7 @@
 #include "common/record/clock.hpp"
 #include "common/support/blocked_signals.hpp"
 #include "common/support/log.hpp"
+#include "common/record/module_map.hpp"
 #include "common/record/raw_trace.hpp"
 #include "common/record/recorder.hpp"
 
@@ -56,6 +57,7 @@ void check_identity(ThreadBuffer& b) {
 }
 
 void pass() {
+  modules::poll();  // objects loaded since the last pass, if any (one dl_iterate_phdr step when none)
   for (ThreadBuffer* b : recorder::threads()) {
     copy_thread(*b, false);
     check_identity(*b);

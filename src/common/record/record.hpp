@@ -29,7 +29,9 @@ enum class Ev : std::uint16_t {
   MpiBegin,        // sub=call (kob_mpi_send, ...)
   MpiEnd,          // sub=call u0=bytes a=peer rank (int32 as u32; -1 none)
   // OpenMP (OMPT). u1 is always the Kokkos kernel id the event belongs to (0: none). Task ids
-  // are our explicit-task ids; parallel ids are ours too (see ompt_backend/omp_ids.hpp).
+  // are our explicit-task ids; parallel ids are ours too (see ompt_backend/omp_ids.hpp), both
+  // below 2^31. codeptr: the construct's code address as the runtime gave it (codeptr_ra, 0: none),
+  // resolved to a source location at conversion only (common/record/module_map.hpp).
   OmpFirst = 64,
   OmpThreadBegin = OmpFirst,  // sub=ompt_thread_t
   OmpThreadEnd,               //
@@ -37,12 +39,12 @@ enum class Ev : std::uint16_t {
   OmpParallelEnd,             // u0=parallel id u1=kernel u2=flags
   OmpImplicitTaskBegin,       // u0=parallel id u1=kernel a=thread num u2=team size sub=flags (1 initial, 2 implicit)
   OmpImplicitTaskEnd,         // u0=parallel id u1=kernel a=thread num sub=flags
-  OmpWorkBegin,               // sub=ompt_work_t u0=parallel id u1=kernel u2=count
-  OmpWorkEnd,                 // sub=ompt_work_t u0=parallel id u1=kernel u2=count
-  OmpMaskedBegin,             // u0=parallel id u1=kernel
+  OmpWorkBegin,               // sub=ompt_work_t u0=parallel id u1=kernel u2=count u3=codeptr
+  OmpWorkEnd,                 // sub=ompt_work_t u0=parallel id u1=kernel u2=count (no codeptr: the begin's)
+  OmpMaskedBegin,             // u0=parallel id u1=kernel u2=codeptr
   OmpMaskedEnd,               // u0=parallel id u1=kernel
   OmpDispatch,                // sub=ompt_dispatch_t u0=parallel id u1=kernel u2=instance value
-  OmpSyncBegin,               // sub=ompt_sync_region_t u0=parallel id u1=kernel u2=task id (0: implicit task)
+  OmpSyncBegin,               // sub=ompt_sync_region_t u0=parallel id u1=kernel a=task id (0: implicit task) u2=codeptr
                               //   folded (record_fold.hpp): the wait and end that followed it on this
                               //   thread with nothing recorded between, as tick steps plus one (0: not
                               //   folded) u3=wait begin - begin u4=wait end - wait begin u5=end - the
@@ -50,26 +52,26 @@ enum class Ev : std::uint16_t {
   OmpSyncEnd,                 // same fields (u3..u5 0)
   OmpSyncWaitBegin,           // same fields
   OmpSyncWaitEnd,             // same fields
-  OmpTaskCreate,              // u0=task id u1=kernel (of the creator) a=flags sub=has_dependences
+  OmpTaskCreate,              // u0=task id u1=kernel (of the creator) a=flags sub=has_dependences u2=codeptr
   OmpTaskSchedule,            // u0=prior task id (0: not explicit) u1=kernel of next a=prior status u2=next task id
   OmpDependences,             // u0=task id a=number of dependences
   OmpTaskDependence,          // u0=source task id u2=sink task id
-  OmpMutexAcquire,            // sub=ompt_mutex_t u0=wait id u1=kernel a=implementation u2=hint
+  OmpMutexAcquire,            // sub=ompt_mutex_t u0=wait id u1=kernel a=implementation u2=hint u3=codeptr
   OmpMutexAcquired,           // sub=ompt_mutex_t u0=wait id u1=kernel
   OmpMutexReleased,           // sub=ompt_mutex_t u0=wait id u1=kernel
   OmpNestLock,                // sub=ompt_scope_endpoint_t (1 begin, 2 end) u0=wait id u1=kernel
-  OmpLockInit,                // sub=ompt_mutex_t u0=wait id a=implementation
-  OmpLockDestroy,             // sub=ompt_mutex_t u0=wait id
-  OmpCancel,                  // a=flags u1=kernel
-  OmpFlush,                   // u1=kernel
-  OmpControlTool,             // a=command u0=modifier
+  OmpLockInit,                // sub=ompt_mutex_t u0=wait id a=implementation u2=hint u3=codeptr
+  OmpLockDestroy,             // sub=ompt_mutex_t u0=wait id u3=codeptr
+  OmpCancel,                  // a=flags u1=kernel u2=codeptr
+  OmpFlush,                   // u1=kernel u2=codeptr
+  OmpControlTool,             // a=command u0=modifier u2=codeptr
   OmpError,                   // the error directive (at execution): sub=ompt_severity_t a=message (interned)
-                              //   u1=kernel u2=message length as the runtime gave it
+                              //   u1=kernel u2=message length as the runtime gave it u3=codeptr
   // Target offload (host side: target callbacks). Device numbers are stored as int16 pairs in a
   // (src << 16 | dst, two's complement) or as the int device number in a, as the runtime reports
   // them (the timeline tells the host apart). Target ids and host op ids are ours (IdCounters)
   // with the EMI callbacks, the runtime's with the 5.0 (non-EMI) ones.
-  OmpTargetBegin,             // sub=ompt_target_t a=device num u0=target id u1=kernel u2=deep copy id
+  OmpTargetBegin,             // sub=ompt_target_t a=device num u0=target id u1=kernel u2=deep copy id u3=codeptr
   OmpTargetEnd,               // sub=ompt_target_t a=device num u0=target id u1=kernel u2=deep copy id
   OmpDataOpBegin,             // sub=ompt_target_data_op_t a=src<<16|dst u0=host op id u1=kernel u2=bytes
                               //   u3=target id (0: none) u4=deep copy id u5=destination address (for

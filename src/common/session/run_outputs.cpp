@@ -186,12 +186,16 @@ std::string other_data_json(const Facts& facts, const Summary& sum) {
   return o;
 }
 
-Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sink, const TraceInfo& info) {
+Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sink, const TraceInfo& given) {
   const Config c = config_from_facts(facts);
   const CodeRange omp_code = omp_runtime_code(facts);
+  SourceResolver sources(SourceResolver::modules_from(facts));
+  TraceInfo info = given;
+  info.sources = &sources;
   TraceProducer producer(sink, info);
   TraceWindow window(producer, TraceWindow::kDefaultSpans, true);
   SummaryFold fold;
+  fold.set_sources(&sources);
   TeeSink both(fold, window);
   FilterSink filtered(both, c.include, c.exclude);
   {
@@ -208,7 +212,9 @@ Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sin
 Summary summarize_run(const RunData& run, const Facts& facts) {
   const Config c = config_from_facts(facts);
   const CodeRange omp_code = omp_runtime_code(facts);
+  SourceResolver sources(SourceResolver::modules_from(facts));
   SummaryFold fold;
+  fold.set_sources(&sources);
   FilterSink filtered(fold, c.include, c.exclude);
   {
     TimelineBuilder builder(filtered, run.initial_device_num, omp_code);
@@ -280,15 +286,19 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
     tee.add(html_sink.get());
     ++sinks;
   }
+  // Before the producer and the fold that use it, so that it outlives both.
+  SourceResolver sources(SourceResolver::modules_from(facts));
   TraceInfo info;
   info.pid = std::stoull(number(facts, fact::kPid));
   info.process_name = process_name(facts);
+  info.sources = &sources;
   TraceProducer producer(tee, info);
   // The windows are written on a thread of their own while this one reads the records on.
   TraceWindow window(producer, req.trace_window != 0 ? req.trace_window : TraceWindow::kDefaultSpans, true);
   // One pass over the records: the summary folds them as they come (its memory follows what is
   // open, not the run length), and the trace windows are written as they fill.
   SummaryFold fold;
+  fold.set_sources(&sources);
   TeeSink both(fold, window);
   FilterSink filtered(sinks > 0 ? static_cast<SpanSink&>(both) : fold, c.include, c.exclude);
   {

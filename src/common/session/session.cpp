@@ -19,6 +19,7 @@
 #include "common/support/atomic_file.hpp"
 #include "common/record/clock.hpp"
 #include "common/record/intern.hpp"
+#include "common/record/module_map.hpp"
 #include "common/support/json.hpp"
 #include "common/support/log.hpp"
 #include "common/session/mpi_attach.hpp"
@@ -304,6 +305,8 @@ bool defer_for_mpi(State& s) {
 // The facts the outputs name, as the raw trace's KV entries hold them (the same keys: kob convert
 // makes the same files from those).
 Facts session_facts() {
+  modules::poll();
+  const std::vector<modules::Module> loaded = modules::seen();
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   Facts f;
@@ -334,6 +337,8 @@ Facts session_facts() {
   for (const auto& [k, v] : s.metadata) f.push_back({"meta", k, v});
   for (const auto& [section, kvs] : s.other)
     for (const auto& [k, v] : kvs) f.push_back({"other:" + section, k, v});
+  for (std::size_t i = 0; i < loaded.size(); ++i)
+    f.push_back({std::string(modules::kSection), std::to_string(i + 1), modules::format(loaded[i])});
   return f;
 }
 

@@ -17,6 +17,22 @@ std::uint64_t overlap(std::uint64_t ws, std::uint64_t we, std::uint64_t from, st
   return b > a ? b - a : 0;
 }
 
+// An instant's code address: the field record.hpp gives its type (0: it has none).
+std::uint64_t code_address(const Record& r) {
+  switch (r.type) {
+    case Ev::OmpLockInit:
+    case Ev::OmpLockDestroy:
+    case Ev::OmpError:
+      return r.u[3];
+    case Ev::OmpCancel:
+    case Ev::OmpFlush:
+    case Ev::OmpControlTool:
+      return r.u[2];
+    default:
+      return 0;
+  }
+}
+
 }  // namespace
 
 std::uint32_t OmpMatcher::ThreadState::open_implicit() const {
@@ -133,6 +149,7 @@ void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) 
       w.parallel_id = r.u[0];
       w.kernel = r.u[1];
       w.count = r.type == Ev::OmpMaskedBegin ? 0 : r.u[2];
+      w.codeptr = r.type == Ev::OmpMaskedBegin ? r.u[2] : r.u[3];
       s.work.push_back(w);
       break;
     }
@@ -171,6 +188,7 @@ void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) 
       e.a = r.a;
       e.u0 = r.u[0];
       e.u2 = r.u[2];
+      e.codeptr = code_address(r);
       e.kernel = r.type == Ev::OmpControlTool || r.type == Ev::OmpLockInit || r.type == Ev::OmpLockDestroy ||
                          r.type == Ev::OmpDependences || r.type == Ev::OmpTaskDependence
                      ? 0
@@ -185,7 +203,8 @@ void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) 
       y.kind = r.sub;
       y.parallel_id = r.u[0];
       y.kernel = r.u[1];
-      y.task_id = r.u[2];
+      y.task_id = r.a;
+      y.codeptr = r.u[2];
       s.sync.push_back({y, {}});
       break;
     }
@@ -216,6 +235,7 @@ void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) 
       c.kernel = r.u[1];
       c.flags = r.a;
       c.has_dependences = r.sub != 0;
+      c.codeptr = r.u[2];
       if (!created_.emplace(c.task_id, Created{creates_, c.flags, c.kernel}).second)
         c_.problems.add("OMPT task_create with a task id already used");
       ++creates_;
@@ -497,6 +517,7 @@ void OmpMatcher::mutex_record(const Record& r, std::uint64_t ns, ThreadState& s)
       a.span.kind = fam;
       a.span.wait_id = r.u[0];
       a.span.kernel = r.u[1];
+      a.span.codeptr = r.u[3];
       a.test = omp_names::is_test_mutex(r.sub);
       s.acquiring.push_back(a);
       break;
@@ -504,15 +525,18 @@ void OmpMatcher::mutex_record(const Record& r, std::uint64_t ns, ThreadState& s)
     case Ev::OmpMutexAcquired: {
       const std::uint16_t fam = omp_names::mutex_family(r.sub);
       const long i = s.find_mutex(s.acquiring, fam, r.u[0]);
+      std::uint64_t codeptr = 0;
       if (i >= 0) {
         OmpMutexSpan w = s.acquiring[std::size_t(i)].span;
         s.acquiring.erase(s.acquiring.begin() + i);
         w.end = ns;
+        codeptr = w.codeptr;
         c_.out.omp_mutex(w);
       } else {
         c_.problems.add("OMPT mutex_acquired with no mutex_acquire on that thread: hold shown without a wait");
       }
       OmpMutexSpan h;
+      h.codeptr = codeptr;
       h.start = ns;
       h.track = track;
       h.kind = fam;
@@ -543,13 +567,16 @@ void OmpMatcher::mutex_record(const Record& r, std::uint64_t ns, ThreadState& s)
       constexpr std::uint16_t kNest = 3;
       if (r.sub == 1) {  // begin: the thread sets a nest lock it already holds
         const long i = s.find_mutex(s.acquiring, kNest, r.u[0]);
+        std::uint64_t codeptr = 0;
         if (i >= 0) {
           OmpMutexSpan w = s.acquiring[std::size_t(i)].span;
           s.acquiring.erase(s.acquiring.begin() + i);
           w.end = ns;  // the wait of the nested set (nested marks holds only)
+          codeptr = w.codeptr;
           c_.out.omp_mutex(w);
         }
         OmpMutexSpan h;
+        h.codeptr = codeptr;
         h.start = ns;
         h.track = track;
         h.kind = kNest;

@@ -27,7 +27,7 @@ T get(const std::uint8_t* p) {
 }
 
 // The layout (docs/raw-format.md); private to the reader, which follows the document alone.
-constexpr std::uint32_t kFormatVersion = 2;
+constexpr std::uint32_t kFormatVersion = 3;
 constexpr std::uint32_t kHeaderSize = 4096;
 constexpr std::uint32_t kBlockMagic = 0x4B4C424B;  // "KBLK"
 constexpr std::size_t kBlockHeaderSize = 48;

@@ -118,6 +118,7 @@ void TargetMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t trac
       x.id = r.u[0];
       x.kernel = r.u[1];
       x.deep_copy = r.u[2];
+      x.codeptr = r.u[3];
       if (!open_targets_.emplace(x.id, x).second) c_.problems.add("OMPT target begin with a target id already open: ignored");
       break;
     }

@@ -111,7 +111,7 @@ struct OmpParallelSpan : Interval {  // on the encountering thread
   std::uint32_t requested_team_size = 0, flags = 0;
   std::uint32_t team_size = 0;  // implicit tasks seen for this region (initial tasks excluded)
   std::uint32_t level = 0;      // implicit tasks open on the encountering thread at its start (0: outermost)
-  std::uint64_t codeptr = 0;    // return address the runtime reported for the construct
+  std::uint64_t codeptr = 0;    // the construct's code address as the runtime reported it (codeptr_ra; 0: none)
   bool hidden_helper = false;   // the region libomp's hidden-helper team runs in (opened by the runtime itself)
 };
 
@@ -127,12 +127,14 @@ struct OmpImplicitTaskSpan : Interval {
 struct OmpWorkSpan : Interval {
   std::uint16_t type = 0;  // ompt_work_t; omp_names::kMasked (0) for a masked region
   std::uint64_t parallel_id = 0, kernel = 0, count = 0;
+  std::uint64_t codeptr = 0;  // as on OmpParallelSpan
 };
 
 struct OmpSyncSpan : Interval {
   std::uint16_t kind = 0;  // ompt_sync_region_t
   std::uint64_t parallel_id = 0, kernel = 0, task_id = 0;
   std::uint64_t wait_ns = 0;  // waits of the same kind nested in it on its thread
+  std::uint64_t codeptr = 0;  // as on OmpParallelSpan
 };
 
 struct OmpTaskCreate {
@@ -141,6 +143,7 @@ struct OmpTaskCreate {
   std::uint64_t task_id = 0, kernel = 0;
   std::uint32_t flags = 0;
   bool has_dependences = false;
+  std::uint64_t codeptr = 0;  // the creation site, as on OmpParallelSpan
 };
 
 // One stretch of an explicit task on one thread: from the schedule that names it as next to the
@@ -159,6 +162,7 @@ struct OmpMutexSpan : Interval {
   bool nested = false;     // hold only: a nested re-acquisition of a nest lock the thread holds
   bool failed = false;     // wait only: an omp_test_lock / omp_test_nest_lock that did not get it (start == end)
   std::uint64_t wait_id = 0, kernel = 0;
+  std::uint64_t codeptr = 0;  // where it was acquired (a hold: its acquire's), as on OmpParallelSpan
 };
 
 // Every other OpenMP event, shown as an instant: dispatch, dependences, task dependence, lock
@@ -172,6 +176,7 @@ struct OmpInstant {
   std::uint16_t sub = 0;
   std::uint32_t a = 0;
   std::uint64_t u0 = 0, u2 = 0, kernel = 0;
+  std::uint64_t codeptr = 0;  // as on OmpParallelSpan (lock init, cancel, flush, control tool, error)
 };
 
 // Target offload (host side). Device numbers: the host is -1 (whatever number the runtime used
@@ -182,6 +187,7 @@ struct OmpTargetSpan : Interval {  // on the thread that began it
   std::uint16_t kind = 0;          // ompt_target_t
   int device = 0;
   std::uint64_t id = 0, kernel = 0, deep_copy = 0;  // target id; Kokkos kernel / deep copy (0: none)
+  std::uint64_t codeptr = 0;                        // as on OmpParallelSpan
 };
 
 // A data operation: begin..end with the EMI callbacks, a point (start == end) with the 5.0 ones.

@@ -47,6 +47,25 @@ void add_kernel(Summary& s, const std::string& name, std::uint64_t calls, std::u
   s.openmp.kernels.push_back(o);
 }
 
+// An `omp parallel` site outside kernels (a constructs row): `regions` regions of a team of `team`.
+kob::OmpConstructStats& add_site(Summary& s, const std::string& label, std::uint64_t regions, std::uint64_t total,
+                                 std::uint64_t busy_max, std::uint64_t busy_mean, double imbalance, std::uint64_t team = 2) {
+  kob::OmpConstructStats c;
+  c.kind = "parallel";
+  c.label = label;
+  c.calls = regions;
+  c.total = total;
+  c.parallel_regions = regions;
+  c.team_size_sum = team * regions;
+  c.imbalance_regions = regions;
+  c.imbalance_sum = imbalance * double(regions);
+  c.busy_max = busy_max;
+  c.busy_mean = busy_mean;
+  c.task_time = busy_max * team;
+  s.openmp.constructs.push_back(c);
+  return s.openmp.constructs.back();
+}
+
 void omp_threads(Summary& s, std::uint64_t n) {
   s.openmp.records = 1;
   s.openmp.parallel_regions = 1;
@@ -364,4 +383,115 @@ TEST_CASE("findings: the fold gives the figures the rules read, and text and JSO
   CHECK(at < text.find("Kokkos kernels"));  // near the top
   CHECK(text.find("  1. Kernel \"k\" keeps threads idle [load_imbalance]: 1234.6 us at stake (12.5% of the run)\n"
                   "     evidence: figures\n     fix: do this\n") != std::string::npos);
+}
+
+TEST_CASE("findings: load_imbalance and fork_join_overhead fire for a plain parallel region, named by its location") {
+  // The same figures as a kernel's: the same findings, at the same stake, about the site.
+  Summary kernel = run_of(), site = run_of();
+  omp_threads(kernel, 2);
+  omp_threads(site, 2);
+  add_kernel(kernel, "skewed", 5, 60'000'000, 59'000'000, 31'000'000, 0.47);
+  add_site(site, "work imbalanced.c:31", 5, 60'000'000, 59'000'000, 31'000'000, 0.47);
+  const auto k = fd::find(kernel), v = fd::find(site);
+  REQUIRE(v.size() == 1);
+  REQUIRE(k.size() == 1);
+  const Finding& f = v[0];
+  CHECK(f.id == "load_imbalance");
+  CHECK(f.subject == "work imbalanced.c:31");
+  CHECK(f.location == "work imbalanced.c:31");
+  CHECK(k[0].location.empty());
+  CHECK(f.time_at_stake == k[0].time_at_stake);
+  CHECK(f.title == "The OpenMP parallel region at work imbalanced.c:31 keeps threads idle: its work is split unevenly");
+  CHECK(f.evidence.find("47.0%") != std::string::npos);
+  CHECK(f.evidence.find("(region time 60.0 ms)") != std::string::npos);
+  CHECK(f.fix.find("schedule(dynamic[,chunk])") != std::string::npos);
+  CHECK(f.fix.find("schedule(guided)") != std::string::npos);
+  CHECK(f.fix.find("Kokkos") == std::string::npos);
+  CHECK(f.threshold == k[0].threshold);
+
+  Summary tiny = run_of();
+  omp_threads(tiny, 2);
+  add_site(tiny, "step tiny.c:12", 5000, 40'000'000, 4'000'000, 3'000'000, 0.1);
+  const auto t = fd::find(tiny);
+  REQUIRE(t.size() == 1);
+  CHECK(t[0].id == "fork_join_overhead");
+  CHECK(t[0].location == "step tiny.c:12");
+  CHECK(t[0].time_at_stake == 36'000'000);
+  CHECK(t[0].title == "The OpenMP parallel region at step tiny.c:12 spends most of its time starting and joining its team");
+  CHECK(t[0].evidence.find("5000 regions of 8000 ns on average (40.0 ms in all)") != std::string::npos);
+  CHECK(t[0].fix.find("for nowait") != std::string::npos);
+  CHECK(t[0].fix.find("if(") != std::string::npos);
+  CHECK(t[0].threshold.find("region time") != std::string::npos);
+  const std::string js = kob::summary_json([&] {
+    Summary w = tiny;
+    w.findings = t;
+    return w;
+  }(), "{}");
+  CHECK(js.find("\"threshold\": \"" + t[0].threshold + "\", \"location\": \"step tiny.c:12\"}") != std::string::npos);
+
+  // A region that held Kokkos kernels is left to their rules; other categories, and figures under
+  // the thresholds, say nothing.
+  Summary held = run_of();
+  omp_threads(held, 2);
+  add_site(held, "outer nested.c:9", 5, 60'000'000, 59'000'000, 31'000'000, 0.47).regions_with_kernels = 1;
+  kob::OmpConstructStats& loop = add_site(held, "work imbalanced.c:32", 5, 60'000'000, 59'000'000, 31'000'000, 0.47);
+  loop.category = kob::OmpConstructStats::Category::Work;
+  loop.kind = "loop_static";
+  add_site(held, "calm even.c:5", 5, 60'000'000, 59'000'000, 45'000'000, 0.24);
+  add_site(held, "small few.c:7", 5, 1'500'000, 1'400'000, 700'000, 0.5);  // 0.7 ms at stake: under 1% of 100 ms
+  add_site(held, "once start.c:3", 1, 40'000'000, 4'000'000, 3'000'000, 0.1);  // one region: no stream of small ones
+  kob::OmpConstructStats& init = add_site(held, "Kokkos::OpenMP::impl_initialize(int)+0x121", 1, 60'000'000, 59'000'000,
+                                          31'000'000, 0.47);
+  init.function = "Kokkos::OpenMP::impl_initialize(int)";  // Kokkos' own, not the program's
+  kob::OmpConstructStats& lib = add_site(held, "libkokkoscore.so.3.4+0x1234", 2, 40'000'000, 4'000'000, 3'000'000, 0.47);
+  lib.module = "/opt/kokkos/lib/libkokkoscore.so.3.4";
+  CHECK(fd::find(held).empty());
+}
+
+TEST_CASE("findings: lock_contention per acquire site, and per mutex kind for the waits no site holds") {
+  Summary s = run_of();
+  omp_threads(s, 2);
+  kob::OmpMutexStats m;  // every critical of the run
+  m.kind = "critical";
+  m.holds = 4000;
+  m.wait = 60'000'000;
+  m.hold = 80'000'000;
+  s.openmp.mutex.push_back(m);
+  kob::OmpConstructStats site;  // the part outside kernels, at one site
+  site.category = kob::OmpConstructStats::Category::Mutex;
+  site.kind = "critical";
+  site.label = "accumulate sum.c:80";
+  site.calls = 3000;
+  site.wait = 45'000'000;
+  site.hold = 60'000'000;
+  site.total = site.wait + site.hold;
+  s.openmp.constructs.push_back(site);
+  const auto v = fd::find(s);
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].id == "lock_contention");
+  CHECK(v[0].subject == "critical");
+  CHECK(v[0].location == "accumulate sum.c:80");
+  CHECK(v[0].time_at_stake == 22'500'000);
+  CHECK(v[0].title == "Threads queue for OpenMP critical sections at accumulate sum.c:80");
+  CHECK(v[0].evidence.find("3000 holds") != std::string::npos);
+  CHECK(v[0].fix.find("reduction(+:sum)") != std::string::npos);
+  CHECK(v[0].fix.find("omp atomic") != std::string::npos);
+  CHECK(v[0].threshold.find("acquire site") != std::string::npos);
+  // The rest (inside kernels, or without an address): 1000 holds, 15 ms wait, 20 ms held.
+  CHECK(v[1].id == "lock_contention");
+  CHECK(v[1].location.empty());
+  CHECK(v[1].subject == "critical");
+  CHECK(v[1].time_at_stake == 7'500'000);
+  CHECK(v[1].title == "Threads queue for OpenMP critical sections");
+  CHECK(v[1].evidence.find("1000 holds") != std::string::npos);
+  CHECK(v[1].fix.find("Kokkos::atomic_add") != std::string::npos);
+
+  // The site holds every wait: one finding, the kind's figures.
+  s.openmp.constructs[0].calls = m.holds;
+  s.openmp.constructs[0].wait = m.wait;
+  s.openmp.constructs[0].hold = m.hold;
+  const auto all = fd::find(s);
+  REQUIRE(all.size() == 1);
+  CHECK(all[0].location == "accumulate sum.c:80");
+  CHECK(all[0].time_at_stake == 30'000'000);
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/analysis/summary.hpp"
+#include "common/support/text_safe.hpp"
 #include "helpers.hpp"
 
 using kob::KernelKind;
@@ -441,4 +442,65 @@ TEST_CASE("summary: an OpenMP thread that dropped events marks the OpenMP per-ke
 assert d["openmp"]["kernels"][0]["partial"] is True
 assert d["kernels"][0]["partial"] is False
 )PY") == 0);
+}
+
+TEST_CASE("summary: the OpenMP constructs table, text bounded and cut like the others, JSON whole") {
+  Summary s;
+  s.run_time = 1'000'000;
+  s.openmp.records = 1;
+  for (int i = 0; i < 35; ++i) {
+    kob::OmpConstructStats c;
+    c.category = i == 1 ? kob::OmpConstructStats::Category::Mutex : kob::OmpConstructStats::Category::Work;
+    c.kind = i == 1 ? "critical" : "loop_static";
+    c.function = i == 0 ? std::string(200, 'f') : "fn" + std::to_string(i);
+    c.file = "/src/app/site.cpp";
+    c.line = 10 + i;
+    c.module = "/opt/app/bin/app";
+    c.source = c.function + " (" + c.file + ":" + std::to_string(c.line) + ")";
+    c.label = c.function + " site.cpp:" + std::to_string(c.line);
+    c.calls = 4;
+    c.total = 1000 * (100 - i);
+    c.wait = i == 1 ? 30'000 : 0;
+    c.hold = i == 1 ? 69'000 : 0;
+    s.openmp.constructs.push_back(c);
+  }
+  const std::string text = kob::summary_text(s, "x");
+  const std::size_t at = text.find("\nOpenMP constructs outside Kokkos kernels, by source location");
+  REQUIRE(at != std::string::npos);
+  const std::string table = text.substr(at);
+  CHECK(table.find("fn29 site.cpp:39") != std::string::npos);  // the 30th row
+  CHECK(table.find("fn30 site.cpp:40") == std::string::npos);  // the 31st: counted, not shown
+  CHECK(table.find("  ... and 5 more (summary.json lists them all)\n") != std::string::npos);
+  CHECK(table.find(std::string(200, 'f')) == std::string::npos);  // cut in the middle, as names are
+  CHECK(table.find("fffff...fffff") != std::string::npos);
+  CHECK(table.find("  fn1 site.cpp:11") != std::string::npos);
+  for (std::size_t from = 0, to; (to = table.find('\n', from)) != std::string::npos; from = to + 1) CHECK(to - from <= 160);
+  const std::string js = kob::summary_json(s, "{}");
+  CHECK(kob_test::python_json_check(js, R"(
+c = d['openmp']['constructs']
+assert len(c) == 35, len(c)
+assert c[0]['function'] == 'f' * 200 and c[0]['file'] == '/src/app/site.cpp' and c[0]['line'] == 10, c[0]
+assert c[0]['module'] == '/opt/app/bin/app' and c[0]['source'].endswith('(/src/app/site.cpp:10)'), c[0]
+assert (c[0]['calls'], c[0]['total_ns'], c[0]['mean_ns'], c[0]['category']) == (4, 100000, 25000, 'work'), c[0]
+assert (c[1]['kind'], c[1]['wait_ns'], c[1]['hold_ns']) == ('critical', 30000, 69000), c[1]
+)") == 0);
+  s.openmp.constructs.clear();
+  CHECK(kob::summary_text(s, "x").find("OpenMP constructs") == std::string::npos);
+  CHECK(kob::summary_json(s, "{}").find("\"constructs\": []") != std::string::npos);
+}
+
+TEST_CASE("summary: a construct's location is cut in its function, its file and line kept whole") {
+  namespace sf = kob::summary_format;
+  CHECK(sf::location("main tuning_sample.cpp:45") == "main tuning_sample.cpp:45");
+  const std::string fn = "(anonymous namespace)::a_function_with_a_rather_long_name_indeed(int, double)";
+  const std::string cut = sf::location(fn + " openmp_constructs.cpp:42");
+  CHECK(cut.size() == kob::text::kNameColumns);
+  CHECK(cut.substr(cut.size() - 25) == " openmp_constructs.cpp:42");
+  CHECK(cut.substr(0, 10) == fn.substr(0, 10));
+  // Without a line (symbol+offset, module+offset, a bare address): cut as any name.
+  const std::string symbol = "Kokkos::Impl::OpenMPExec::resize_thread_data(unsigned long, unsigned long, unsigned long)+0x1b9";
+  CHECK(sf::location(symbol) == sf::name(symbol));
+  CHECK(sf::location("0x401000") == "0x401000");
+  CHECK(sf::location("libfoo.so+0x1f0") == "libfoo.so+0x1f0");
+  CHECK(sf::location("bad\nname x.c:3") == "bad\\nname x.c:3");
 }

@@ -4,8 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -18,6 +20,8 @@
 #include "common/timeline/span_sink.hpp"
 #include "common/analysis/summary.hpp"
 #include "common/analysis/summary_fold.hpp"
+#include "common/record/module_map.hpp"
+#include "common/timeline/source_resolver.hpp"
 #include "helpers.hpp"
 
 // The walk over a whole Timeline that summarize() did before the fold (verbatim but for its name).
@@ -1061,4 +1065,327 @@ TEST_CASE("replay_timeline: each span once, nested ones first, workers' implicit
     for (std::size_t i = 0; i < o.creates.size(); ++i) CHECK(o.creates[i] == &t.omp_task_creates[i]);
     CHECK(std::is_sorted(o.memory_times.begin(), o.memory_times.end()));
   }
+}
+
+// ---- OpenMP constructs outside kernels, by source location (OmpSummary::constructs) ----------------
+
+namespace {
+
+// A plain `omp parallel` region outside any kernel at code address `codeptr`, on track 0 from t to
+// t + dur, and its implicit tasks (busy, wait) on tracks 0, 1, ..., given as the builder gives them:
+// the primary thread's task, the region, then the workers' tasks.
+void plain_region(kob::SummaryFold& f, std::uint64_t id, std::uint64_t codeptr, std::uint64_t t, std::uint64_t dur,
+                  const std::vector<std::pair<std::uint64_t, std::uint64_t>>& busy_wait) {
+  kob::OmpParallelSpan p = kob_test::span<kob::OmpParallelSpan>(0, t, t + dur);
+  p.id = id;
+  p.codeptr = codeptr;
+  p.team_size = static_cast<std::uint32_t>(busy_wait.size());
+  std::vector<kob::OmpImplicitTaskSpan> tasks;
+  for (std::uint32_t i = 0; i < busy_wait.size(); ++i) {
+    const auto [busy, wait] = busy_wait[i];
+    kob::OmpImplicitTaskSpan x = kob_test::span<kob::OmpImplicitTaskSpan>(i, t + 1, t + 1 + busy + wait);
+    x.parallel_id = id;
+    x.thread_num = i;
+    x.team_size = p.team_size;
+    x.wait_ns = wait;
+    tasks.push_back(x);
+  }
+  f.omp_implicit_task(tasks[0]);
+  f.omp_parallel(p);
+  for (std::size_t i = 1; i < tasks.size(); ++i) f.omp_implicit_task(tasks[i]);
+}
+
+const kob::OmpConstructStats* construct(const kob::Summary& s, const std::string& kind, const std::string& label) {
+  for (const kob::OmpConstructStats& c : s.openmp.constructs)
+    if (c.kind == kind && c.label == label) return &c;
+  return nullptr;
+}
+
+template <class Span>
+Span at(std::uint32_t track, std::uint64_t start, std::uint64_t end, std::uint64_t codeptr) {
+  Span x = kob_test::span<Span>(track, start, end);
+  x.codeptr = codeptr;
+  return x;
+}
+
+kob::OmpWorkSpan loop_static(std::uint32_t track, std::uint64_t start, std::uint64_t end, std::uint64_t codeptr) {
+  kob::OmpWorkSpan w = at<kob::OmpWorkSpan>(track, start, end, codeptr);
+  w.type = 10;  // ompt_work_loop_static
+  return w;
+}
+
+// Where the call returns to (a codeptr_ra as OMPT gives it), inside the function that made it.
+[[gnu::noinline]] std::uint64_t return_address() {
+  asm volatile("");
+  return reinterpret_cast<std::uint64_t>(__builtin_return_address(0));
+}
+[[gnu::noinline]] std::uint64_t construct_site() {
+  const std::uint64_t ra = return_address();
+  asm volatile("" ::: "memory");  // no tail call: the address stays inside this function
+  return ra;
+}
+
+}  // namespace
+
+TEST_CASE("summary fold: OpenMP constructs outside kernels, a row per kind and location, largest total first") {
+  kob_test::RecorderReset reset;
+  kob::SourceResolver sources(std::vector<kob::modules::Module>{});  // no module: each address its own place, "0x..."
+  kob::SummaryFold f;
+  f.set_sources(&sources);
+  using kob::OmpMutexSpan;
+  using kob::OmpSyncSpan;
+  using kob::OmpWorkSpan;
+  // Task creates are numbered in the order given: 0 and 1 at one site, 2 inside a kernel.
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    kob::OmpTaskCreate c;
+    c.time = 5 + i;
+    c.task_id = 100 + i;
+    c.codeptr = 0x401060;
+    c.kernel = i == 2 ? 9 : 0;
+    f.omp_task_create(c);
+  }
+  // Site P: two regions, busy (60, 40) and (50, 50); site Q: one, busy (10, 10) with a 5 ns wait.
+  plain_region(f, 1, 0x401000, 100, 100, {{60, 0}, {40, 0}});
+  plain_region(f, 2, 0x401000, 300, 100, {{50, 0}, {50, 0}});
+  plain_region(f, 3, 0x402000, 500, 45, {{10, 0}, {10, 5}});
+  plain_region(f, 4, 0, 600, 500, {{10, 0}, {10, 0}});  // no code address: no row
+  kob::OmpParallelSpan helper = at<kob::OmpParallelSpan>(0, 700, 800, 0x405000);
+  helper.hidden_helper = true;  // the runtime's own team: no row
+  f.omp_parallel(helper);
+  // A kernel with its own region (the kernel row tells it), inside a plain region at site R.
+  kob::KernelSpan k = kob_test::span<kob::KernelSpan>(0, 1010, 1050);
+  k.id = 7;
+  k.name = nm("fc_kernel");
+  k.devid = 0x01000000;
+  kob::OmpParallelSpan in_kernel = at<kob::OmpParallelSpan>(0, 1011, 1049, 0x403000);
+  in_kernel.id = 5;
+  in_kernel.kernel = 7;
+  f.omp_parallel(in_kernel);
+  f.kernel(k);
+  plain_region(f, 6, 0x404000, 1000, 100, {{90, 0}});
+  // Work and sync: per thread; the implicit barrier and the loop inside the kernel have no row.
+  f.omp_work(loop_static(0, 110, 140, 0x401010));
+  f.omp_work(loop_static(1, 110, 130, 0x401010));
+  OmpWorkSpan kernel_loop = loop_static(0, 1012, 1040, 0x403010);
+  kernel_loop.kernel = 7;
+  f.omp_work(kernel_loop);
+  OmpSyncSpan barrier = at<OmpSyncSpan>(0, 150, 157, 0x401020);
+  barrier.kind = 3;  // barrier_explicit
+  barrier.wait_ns = 4;
+  f.omp_sync(barrier);
+  OmpSyncSpan implicit = at<OmpSyncSpan>(0, 160, 199, 0x401030);
+  implicit.kind = 9;  // barrier_implicit_parallel
+  f.omp_sync(implicit);
+  // A contended critical: wait 30 then hold 10, on both threads; a lock tried (failed) and then held.
+  for (std::uint32_t th = 0; th < 2; ++th) {
+    OmpMutexSpan w = at<OmpMutexSpan>(th, 2000, 2030, 0x401040);
+    w.kind = 5;
+    f.omp_mutex(w);
+    OmpMutexSpan h = at<OmpMutexSpan>(th, 2030, 2040, 0x401040);
+    h.kind = 5;
+    h.hold = true;
+    f.omp_mutex(h);
+  }
+  OmpMutexSpan tried = at<OmpMutexSpan>(0, 2100, 2100, 0x401050);
+  tried.kind = 2;  // test_lock: the lock family
+  tried.failed = true;
+  f.omp_mutex(tried);
+  OmpMutexSpan lw = at<OmpMutexSpan>(0, 2101, 2103, 0x401050);
+  lw.kind = 1;
+  f.omp_mutex(lw);
+  OmpMutexSpan lh = at<OmpMutexSpan>(0, 2103, 2106, 0x401050);
+  lh.kind = 1;
+  lh.hold = true;
+  f.omp_mutex(lh);
+  // Tasks of site 0x401060: task 0 runs twice (yield, then complete), task 1 once; task 2's kernel.
+  auto stretch = [&](std::size_t create, std::uint64_t start, std::uint64_t dur, std::uint32_t status) {
+    kob::OmpTaskSpan x = kob_test::span<kob::OmpTaskSpan>(1, start, start + dur);
+    x.create = create;
+    x.task_id = 100 + create;
+    x.status = status;
+    f.omp_task(x);
+  };
+  stretch(0, 3000, 5, 2);
+  CHECK(f.pending() == 2);  // tasks 0 and 1 wait for their ends
+  stretch(1, 3010, 7, 1);
+  stretch(0, 3020, 6, 1);
+  stretch(2, 3030, 9, 1);
+  CHECK(f.pending() == 0);
+  // Target regions: one of the program's; one that belongs to a deep copy has no row.
+  kob::OmpTargetSpan tg = at<kob::OmpTargetSpan>(0, 4000, 4025, 0x401070);
+  tg.kind = 1;
+  f.omp_target(tg);
+  kob::OmpTargetSpan copy = at<kob::OmpTargetSpan>(0, 4100, 4200, 0x401080);
+  copy.kind = 2;
+  copy.deep_copy = 3;
+  f.omp_target(copy);
+  f.finish(tail_of_run(2));
+  const kob::Summary s = f.result();
+
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const kob::OmpConstructStats& c : s.openmp.constructs) rows.emplace_back(c.kind, c.label);
+  const std::vector<std::pair<std::string, std::string>> want{
+      {"parallel", "0x401000"}, {"parallel", "0x404000"}, {"critical", "0x401040"}, {"loop_static", "0x401010"},
+      {"parallel", "0x402000"}, {"target", "0x401070"},  {"task", "0x401060"},     {"barrier_explicit", "0x401020"},
+      {"lock", "0x401050"}};
+  CHECK(rows == want);
+
+  const kob::OmpConstructStats* p = construct(s, "parallel", "0x401000");
+  REQUIRE(p != nullptr);
+  CHECK(p->category == kob::OmpConstructStats::Category::Parallel);
+  CHECK(p->source == "0x401000");
+  CHECK((p->function.empty() && p->file.empty() && p->line == 0 && p->module.empty()));
+  CHECK((p->calls == 2 && p->total == 200 && p->mean() == 100));
+  CHECK((p->parallel_regions == 2 && p->team_size_sum == 4 && p->imbalance_regions == 2));
+  CHECK((p->busy_max == 110 && p->busy_mean == 100 && p->task_time == 200 && p->wait_time == 0));
+  CHECK(p->load_imbalance() == doctest::Approx((10.0 / 60 + 0) / 2));  // computed as for a kernel's regions
+  CHECK(p->regions_with_kernels == 0);
+  const kob::OmpConstructStats* q = construct(s, "parallel", "0x402000");
+  REQUIRE(q != nullptr);
+  CHECK((q->task_time == 25 && q->wait_time == 5));
+  CHECK(q->barrier_wait_share() == doctest::Approx(0.2));
+  const kob::OmpConstructStats* r = construct(s, "parallel", "0x404000");
+  REQUIRE(r != nullptr);
+  CHECK(r->regions_with_kernels == 1);  // the kernel ran during it
+  const kob::OmpConstructStats* loop = construct(s, "loop_static", "0x401010");
+  REQUIRE(loop != nullptr);
+  CHECK((loop->category == kob::OmpConstructStats::Category::Work && loop->calls == 2 && loop->total == 50));
+  const kob::OmpConstructStats* crit = construct(s, "critical", "0x401040");
+  REQUIRE(crit != nullptr);
+  CHECK((crit->calls == 2 && crit->wait == 60 && crit->hold == 20 && crit->total == 80));
+  const kob::OmpConstructStats* lock = construct(s, "lock", "0x401050");
+  REQUIRE(lock != nullptr);
+  CHECK((lock->calls == 1 && lock->wait == 2 && lock->hold == 3 && lock->failed_tries == 1));
+  const kob::OmpConstructStats* task = construct(s, "task", "0x401060");
+  REQUIRE(task != nullptr);
+  CHECK((task->calls == 2 && task->stretches == 3 && task->total == 18));
+  const kob::OmpConstructStats* bar = construct(s, "barrier_explicit", "0x401020");
+  REQUIRE(bar != nullptr);
+  CHECK((bar->calls == 1 && bar->total == 7 && bar->wait == 4));
+  // The aggregate figures are those of every event, as without locations.
+  CHECK(s.openmp.parallel_regions == 6);
+  CHECK(s.openmp.tasks_created == 3);
+
+  const std::string js = json(s);
+  CHECK(kob_test::python_json_check(js, R"(
+c = d['openmp']['constructs']
+assert [x['kind'] for x in c][:3] == ['parallel', 'parallel', 'critical'], c
+p = c[0]
+for k in ('kind', 'function', 'file', 'line', 'module', 'source', 'calls', 'total_ns', 'mean_ns', 'team_size', 'load_imbalance', 'barrier_wait'):
+    assert k in p, k
+assert (p['calls'], p['total_ns'], p['mean_ns'], p['team_size'], p['line']) == (2, 200, 100, 2, 0), p
+assert abs(p['load_imbalance'] - 1 / 12) < 1e-6 and p['barrier_wait'] == 0, p
+m = c[2]
+assert (m['wait_ns'], m['hold_ns'], m['category']) == (60, 20, 'mutex') and 'team_size' not in m, m
+t = [x for x in c if x['kind'] == 'task'][0]
+assert (t['created'], t['stretches'], t['total_ns']) == (2, 3, 18), t
+)") == 0);
+  const std::string text = kob::summary_text(s, "x");
+  CHECK(text.find("\nOpenMP constructs outside Kokkos kernels, by source location") != std::string::npos);
+  const std::size_t row = text.find("\n  0x401000 ");
+  REQUIRE(row != std::string::npos);
+  std::istringstream cells(text.substr(row + 1, text.find('\n', row + 1) - row - 1));
+  std::vector<std::string> words{std::istream_iterator<std::string>(cells), std::istream_iterator<std::string>()};
+  CHECK(words == std::vector<std::string>{"0x401000", "parallel", "2", "200", "ns", "100", "ns", "2.0", "8.3%", "0.0%", "-", "-"});
+}
+
+TEST_CASE("summary fold: a loop's team figures come from its own spans and the implicit barrier that ends it") {
+  kob_test::RecorderReset reset;
+  kob::SourceResolver sources(std::vector<kob::modules::Module>{});
+  kob::SummaryFold f;
+  f.set_sources(&sources);
+  // One region of 2 at 0x406000 holding one loop at 0x406010: thread 0 works 30 ns in it and then
+  // waits 10 ns of its 12 ns barrier; thread 1 works 20 ns, 2 ns barrier. In the builder's order:
+  // the primary thread's spans, its task and the region, then the worker's spans and task.
+  kob::OmpParallelSpan p = at<kob::OmpParallelSpan>(0, 100, 200, 0x406000);
+  p.id = 20;
+  p.team_size = 2;
+  for (std::uint32_t th = 0; th < 2; ++th) {
+    kob::OmpWorkSpan w = loop_static(th, 110, 110 + (th == 0 ? 30 : 20), 0x406010);
+    w.parallel_id = 20;
+    f.omp_work(w);
+    kob::OmpSyncSpan b = at<kob::OmpSyncSpan>(th, w.end, w.end + (th == 0 ? 12 : 2), 0x406020);
+    b.kind = 8;  // barrier_implicit_workshare
+    b.parallel_id = 20;
+    b.wait_ns = th == 0 ? 10 : 0;
+    f.omp_sync(b);
+    kob::OmpImplicitTaskSpan i = kob_test::span<kob::OmpImplicitTaskSpan>(th, 101, 190);
+    i.parallel_id = 20;
+    i.thread_num = th;
+    i.team_size = 2;
+    f.omp_implicit_task(i);
+    if (th == 0) f.omp_parallel(p);
+  }
+  CHECK(f.pending() == 0);
+  f.finish(tail_of_run(2));
+  const kob::Summary s = f.result();
+  const kob::OmpConstructStats* loop = construct(s, "loop_static", "0x406010");
+  REQUIRE(loop != nullptr);
+  CHECK((loop->calls == 2 && loop->total == 50));
+  CHECK((loop->parallel_regions == 1 && loop->team_size_sum == 2 && loop->imbalance_regions == 1));
+  CHECK((loop->busy_max == 30 && loop->busy_mean == 25));
+  CHECK(loop->load_imbalance() == doctest::Approx(5.0 / 30));
+  CHECK((loop->task_time == 64 && loop->wait_time == 10));
+  CHECK(construct(s, "barrier_implicit_workshare", "0x406020") == nullptr);  // implicit: no row of its own
+  const kob::OmpConstructStats* region = construct(s, "parallel", "0x406000");
+  REQUIRE(region != nullptr);
+  CHECK((region->calls == 1 && region->team_size_sum == 2 && region->imbalance_regions == 1));
+  CHECK(kob_test::python_json_check(json(s), R"(
+c = {x['kind']: x for x in d['openmp']['constructs']}
+l = c['loop_static']
+assert (l['category'], l['team_size'], l['barrier_wait_ns'], l['busy_max_ns']) == ('work', 2, 10, 30), l
+assert abs(l['load_imbalance'] - 5 / 30) < 1e-6 and abs(l['barrier_wait'] - 10 / 64) < 1e-6, l
+)") == 0);
+}
+
+TEST_CASE("summary fold: without a resolver no constructs table, and every other figure the same") {
+  kob_test::RecorderReset reset;
+  kob::SourceResolver sources(std::vector<kob::modules::Module>{});
+  std::string plain, with_rows;
+  for (kob::SourceResolver* r : {static_cast<kob::SourceResolver*>(nullptr), &sources}) {
+    kob::SummaryFold f;
+    f.set_sources(r);
+    plain_region(f, 1, 0x401000, 100, 100, {{60, 0}, {40, 0}});
+    f.omp_work(loop_static(0, 110, 140, 0x401010));
+    f.finish(tail_of_run(2));
+    kob::Summary s = f.result();
+    CHECK(s.openmp.constructs.size() == (r ? 2u : 0u));
+    s.openmp.constructs.clear();
+    (r ? with_rows : plain) = json(s);
+  }
+  CHECK(plain == with_rows);
+  CHECK(plain.find("\"constructs\": []") != std::string::npos);
+}
+
+TEST_CASE("summary fold: the addresses of one directive share a row; without a line, each address is its own") {
+  kob_test::RawReset reset;  // poll() writes the modules as the raw trace's entries
+  kob::modules::poll();
+  kob::SourceResolver sources(kob::modules::seen());
+  const std::uint64_t site = construct_site();
+  // Two addresses in the same call instruction (codeptr - 1 is looked up), as a loop the compiler
+  // emitted twice gives two addresses of one line; and an address in another function.
+  const std::uint64_t other = reinterpret_cast<std::uint64_t>(&plain_region) + 1;
+  const kob::SourceLocation a = sources.at(site), b = sources.at(site - 1), c = sources.at(other);
+  REQUIRE(a.module.find("unit_tests") != std::string::npos);
+  kob::SummaryFold f;
+  f.set_sources(&sources);
+  f.omp_work(loop_static(0, 10, 20, site));
+  f.omp_work(loop_static(1, 10, 25, site - 1));
+  f.omp_work(loop_static(0, 30, 31, other));
+  f.finish(tail_of_run(2));
+  const kob::Summary s = f.result();
+  CAPTURE(a.source);
+  CAPTURE(b.source);
+  if (a.line != 0 && a.same_place(b)) {  // built with line information (-g): one directive, one row
+    REQUIRE(s.openmp.constructs.size() == 2);
+    CHECK(s.openmp.constructs[0].calls == 2);
+    CHECK(s.openmp.constructs[0].total == 25);
+    CHECK(s.openmp.constructs[0].label == a.label);
+    CHECK(s.openmp.constructs[0].line == a.line);
+    CHECK(s.openmp.constructs[0].file.find("test_summary_fold.cpp") != std::string::npos);
+  } else {  // no line: the offsets differ, and so do the rows
+    CHECK(a.line == 0);
+    CHECK(s.openmp.constructs.size() == 3);
+  }
+  CHECK(s.openmp.constructs.back().label == c.label);
 }

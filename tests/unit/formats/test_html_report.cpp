@@ -127,3 +127,16 @@ TEST_CASE("html report: names of spans let go are forgotten") {
   CHECK(field(j, "names") == "[\"n77\",\"n4321\"]");
   CHECK(field(j, "spans") == "[0,0,0,770,6,\n0,0,1,43210,5]");
 }
+
+TEST_CASE("html report: the OpenMP constructs table is drawn from the summary's openmp.constructs") {
+  HtmlReport r;
+  r.process(1, "prog", 0);
+  const std::string summary =
+      R"({"openmp": {"constructs": [{"kind": "parallel", "category": "parallel", "label": "work a.c:12", "calls": 3, "total_ns": 900}]}})";
+  r.set_summary(summary);
+  CHECK(field(r.data_json(), "summary") == R"({"openmp": {"constructs": [{"kind": "parallel", "category": "parallel", "label": "work a.c:12", "calls": 3, "total_ns": 900}]}})");
+  const std::string page = kob::report::html_page(r.data_json());
+  CHECK(page.find(R"(<table id="construct-table">)") != std::string::npos);
+  CHECK(page.find(R"(<a href="#constructs">)") != std::string::npos);
+  CHECK(page.find("s.openmp && s.openmp.constructs") != std::string::npos);  // the script reads them
+}

@@ -72,12 +72,12 @@ TEST_CASE("raw reader: a header that is not ours gives one line naming the file 
   std::swap(other_order[20], other_order[23]);
   std::swap(other_order[21], other_order[22]);
   CHECK(open_fails_with(other_order, "another byte order"));
-  auto v1 = good;  // before folded records and lanes
-  v1[8] = 1;
-  CHECK(open_fails_with(v1, "format version 1; this kob reads version 2"));
-  auto v3 = good;
-  v3[8] = 3;
-  CHECK(open_fails_with(v3, "format version 3; this kob reads version 2"));
+  auto v2 = good;  // before code addresses (a sync region's task id moved to `a`)
+  v2[8] = 2;
+  CHECK(open_fails_with(v2, "format version 2; this kob reads version 3"));
+  auto v4 = good;
+  v4[8] = 4;
+  CHECK(open_fails_with(v4, "format version 4; this kob reads version 3"));
   auto rec_size = good;
   rec_size[16] = 32;
   CHECK(open_fails_with(rec_size, "unexpected header or record size"));

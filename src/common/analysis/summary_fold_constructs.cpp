@@ -1,0 +1,219 @@
+// SummaryFold's OpenMP constructs table: see summary_fold_constructs.hpp.
+#include "common/analysis/summary_fold_constructs.hpp"
+
+#include <algorithm>
+
+#include "common/timeline/omp_names.hpp"
+#include "common/timeline/source_resolver.hpp"
+
+namespace kob::summary_fold_detail {
+
+namespace {
+
+// ompt_sync_region_t kinds the program wrote itself: barrier (the generic one), barrier_explicit,
+// taskwait, taskgroup. Implicit barriers belong to their loop or region, whose rows tell them.
+bool explicit_sync(std::uint16_t kind) { return kind == 1 || kind == 3 || kind == 5 || kind == 6; }
+
+// ompt_task_status_t after which a task runs no more: complete, cancel, detach (its fulfill comes
+// later, with no stretch), taskwait_complete.
+bool task_ends(std::uint32_t status) { return status == 1 || status == 3 || status == 4 || status == 8; }
+
+constexpr std::uint32_t kTaskwaitFlag = 0x10;  // ompt_task_taskwait: never runs, its span is a wait
+
+std::size_t slot_of(std::uint64_t codeptr, std::uint32_t kind, std::size_t mask) {
+  std::uint64_t h = (codeptr ^ (std::uint64_t(kind) << 48)) * 0x9e3779b97f4a7c15ull;
+  return static_cast<std::size_t>(h >> 17) & mask;
+}
+
+}  // namespace
+
+std::uint32_t* ConstructRows::find_address(std::uint64_t codeptr, std::uint32_t kind) {
+  if (by_address_.empty()) return nullptr;
+  const std::size_t mask = by_address_.size() - 1;
+  for (std::size_t i = slot_of(codeptr, kind, mask);; i = (i + 1) & mask) {
+    Slot& s = by_address_[i];
+    if (s.codeptr == 0) return nullptr;
+    if (s.codeptr == codeptr && s.kind == kind) return &s.row;
+  }
+}
+
+void ConstructRows::add_address(std::uint64_t codeptr, std::uint32_t kind, std::uint32_t row) {
+  if (2 * (addresses_ + 1) > by_address_.size()) {  // at most half full
+    std::vector<Slot> old(std::max<std::size_t>(64, 2 * by_address_.size()));
+    old.swap(by_address_);
+    addresses_ = 0;
+    for (const Slot& s : old)
+      if (s.codeptr != 0) add_address(s.codeptr, s.kind, s.row);
+  }
+  const std::size_t mask = by_address_.size() - 1;
+  std::size_t i = slot_of(codeptr, kind, mask);
+  while (by_address_[i].codeptr != 0) i = (i + 1) & mask;
+  by_address_[i] = {codeptr, kind, row};
+  ++addresses_;
+}
+
+OmpTeamStats one_region(std::uint64_t tasks, std::uint64_t max_busy, std::uint64_t sum_busy, std::uint64_t task_time,
+                        std::uint64_t wait_time) {
+  OmpTeamStats r;
+  r.task_time = task_time;
+  r.wait_time = wait_time;
+  const double mean = double(sum_busy) / double(tasks);
+  r.imbalance_sum = max_busy ? (double(max_busy) - mean) / double(max_busy) : 0.0;
+  r.imbalance_regions = 1;
+  r.busy_max = max_busy;
+  r.busy_mean = sum_busy / tasks;
+  return r;
+}
+
+std::uint32_t ConstructRows::row(Category c, std::uint16_t kind, const char* kind_name, std::uint64_t codeptr) {
+  const std::uint32_t k = (static_cast<std::uint32_t>(c) << 16) | kind;
+  if (const std::uint32_t* known = find_address(codeptr, k)) return *known;
+  const SourceLocation& loc = sources_->at(codeptr);
+  // SourceLocation::same_place, and distinct bare addresses (no module held them) kept apart.
+  const std::uint64_t apart = loc.line != 0 ? 0 : loc.module.empty() ? codeptr : loc.offset;
+  std::string place = std::to_string(k) + ' ' + std::to_string(loc.line) + ' ' + std::to_string(apart) + ' ';
+  place += loc.function;
+  place += '\0';
+  place += loc.file;
+  place += '\0';
+  place += loc.module;
+  auto [it, fresh] = by_place_.try_emplace(std::move(place), static_cast<std::uint32_t>(rows_.size()));
+  if (fresh) {
+    OmpConstructStats r;
+    r.category = c;
+    r.kind = kind_name;
+    rows_.push_back(std::move(r));
+    where_.push_back(&loc);
+  }
+  add_address(codeptr, k, it->second);
+  return it->second;
+}
+
+std::uint32_t ConstructRows::parallel(const OmpParallelSpan& p, bool kernel_inside) {
+  if (sources_ == nullptr || p.kernel != 0 || p.codeptr == 0 || p.hidden_helper) return kNoRow;
+  const std::uint32_t i = row(Category::Parallel, 0, "parallel", p.codeptr);
+  OmpConstructStats& r = rows_[i];
+  ++r.calls;
+  r.total += p.dur();
+  ++r.parallel_regions;
+  r.team_size_sum += p.team_size;
+  r.regions_with_kernels += kernel_inside ? 1 : 0;
+  return i;
+}
+
+void ConstructRows::team(std::uint32_t row, const OmpTeamStats& region) {
+  if (row < rows_.size()) rows_[row].add(region);
+}
+
+std::uint32_t ConstructRows::work(const OmpWorkSpan& w) {
+  if (sources_ == nullptr || w.kernel != 0 || w.codeptr == 0) return kNoRow;
+  const std::uint32_t i = row(Category::Work, w.type, omp_names::work(w.type), w.codeptr);
+  ++rows_[i].calls;
+  rows_[i].total += w.dur();
+  return i;
+}
+
+ConstructRows::WorkPart& ConstructRows::part(std::vector<WorkPart>& parts, std::uint32_t row, std::uint32_t track) {
+  for (WorkPart& p : parts)
+    if (p.row == row && p.track == track) return p;
+  parts.push_back({row, track});
+  return parts.back();
+}
+
+void ConstructRows::work_team(const std::vector<WorkPart>& parts) {
+  std::vector<bool> done(parts.size(), false);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (done[i]) continue;
+    std::uint64_t threads = 0, max_busy = 0, sum_busy = 0, barrier = 0, wait = 0;
+    for (std::size_t j = i; j < parts.size(); ++j) {
+      if (parts[j].row != parts[i].row) continue;
+      done[j] = true;
+      ++threads;
+      max_busy = std::max(max_busy, parts[j].busy);
+      sum_busy += parts[j].busy;
+      barrier += parts[j].barrier;
+      wait += parts[j].wait;
+    }
+    OmpTeamStats region = one_region(threads, max_busy, sum_busy, sum_busy + barrier, wait);
+    region.parallel_regions = 1;
+    region.team_size_sum = threads;
+    team(parts[i].row, region);
+  }
+}
+
+void ConstructRows::sync(const OmpSyncSpan& y) {
+  if (sources_ == nullptr || y.kernel != 0 || y.codeptr == 0 || !explicit_sync(y.kind)) return;
+  OmpConstructStats& r = rows_[row(Category::Sync, y.kind, omp_names::sync(y.kind), y.codeptr)];
+  ++r.calls;
+  r.total += y.dur();
+  r.wait += y.wait_ns;
+}
+
+void ConstructRows::mutex(const OmpMutexSpan& m) {
+  if (sources_ == nullptr || m.kernel != 0 || m.codeptr == 0) return;
+  const std::uint16_t family = omp_names::mutex_family(m.kind);
+  OmpConstructStats& r = rows_[row(Category::Mutex, family, omp_names::mutex(family), m.codeptr)];
+  if (!m.hold) {
+    r.wait += m.dur();
+    r.failed_tries += m.failed ? 1 : 0;
+  } else if (m.nested) {
+    ++r.nested_holds;
+  } else {
+    ++r.calls;
+    r.hold += m.dur();
+  }
+}
+
+void ConstructRows::task_create(const OmpTaskCreate& c) {
+  const std::size_t number = task_creates_++;
+  if (sources_ == nullptr || c.kernel != 0 || c.codeptr == 0) return;
+  const std::uint32_t i = row(Category::Task, 0, "task", c.codeptr);
+  ++rows_[i].calls;
+  task_rows_.emplace(number, i);
+}
+
+void ConstructRows::task(const OmpTaskSpan& k) {
+  if (task_rows_.empty() || k.create == OmpTaskSpan::kNoCreate) return;
+  auto it = task_rows_.find(k.create);
+  if (it == task_rows_.end()) return;
+  if ((k.flags & kTaskwaitFlag) == 0) {
+    OmpConstructStats& r = rows_[it->second];
+    ++r.stretches;
+    r.total += k.dur();
+  }
+  if (task_ends(k.status)) task_rows_.erase(it);
+}
+
+void ConstructRows::target(const OmpTargetSpan& t) {
+  if (sources_ == nullptr || t.kernel != 0 || t.deep_copy != 0 || t.codeptr == 0) return;
+  OmpConstructStats& r = rows_[row(Category::Target, t.kind, omp_names::target_kind(t.kind), t.codeptr)];
+  ++r.calls;
+  r.total += t.dur();
+}
+
+std::vector<OmpConstructStats> ConstructRows::result(bool partial) const {
+  const auto total = [&](std::uint32_t i) { return rows_[i].category == Category::Mutex ? rows_[i].wait + rows_[i].hold : rows_[i].total; };
+  std::vector<std::uint32_t> order(rows_.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return total(a) > total(b); });
+  std::vector<OmpConstructStats> out;
+  out.reserve(rows_.size());
+  for (std::uint32_t i : order) {
+    out.push_back(rows_[i]);
+    OmpConstructStats& r = out.back();
+    r.total = total(i);
+    r.partial = partial;
+    const SourceLocation& loc = *where_[i];
+    r.function = loc.function;
+    r.file = loc.file;
+    r.line = loc.line;
+    r.caller = loc.caller;
+    r.module = loc.module;
+    r.offset = loc.offset;
+    r.source = loc.source;
+    r.label = loc.label;
+  }
+  return out;
+}
+
+}  // namespace kob::summary_fold_detail

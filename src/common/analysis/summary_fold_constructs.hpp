@@ -1,0 +1,102 @@
+// SummaryFold's table of OpenMP constructs outside Kokkos kernels (OmpSummary::constructs): each
+// span that carries a code address counts into the row of its construct kind and source location.
+// Internal: SummaryFold's state (summary_fold_state.hpp) holds one.
+//
+// Rows are keyed on the resolved location, not on the address: a directive the compiler emitted
+// twice (a loop versioned or peeled) reports two addresses and is one row. Each distinct address is
+// resolved once; an event then costs one hash lookup.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/timeline/source_resolver.hpp"
+#include "common/timeline/timeline.hpp"
+#include "common/analysis/summary.hpp"
+
+namespace kob::summary_fold_detail {
+
+// The team figures of one parallel region from its tasks' busy times (tasks > 0): what a kernel's
+// row and a parallel construct's row add up for each region they held, and a work construct's row
+// for each region it ran in (its threads' time in it as their busy time). Regions and team sizes
+// are counted apart.
+OmpTeamStats one_region(std::uint64_t tasks, std::uint64_t max_busy, std::uint64_t sum_busy, std::uint64_t task_time,
+                        std::uint64_t wait_time);
+
+class ConstructRows {
+ public:
+  static constexpr std::uint32_t kNoRow = UINT32_MAX;
+
+  // nullptr (the default): no rows at all, the summary as without locations. It must outlive
+  // result() (the rows keep its locations, not copies).
+  void set_sources(SourceResolver* sources) { sources_ = sources; }
+
+  // A parallel region's row (kNoRow: none: in a kernel, the hidden-helper team's, no address);
+  // kernel_inside: a Kokkos kernel ran during it. Its team figures come later, through team().
+  std::uint32_t parallel(const OmpParallelSpan& p, bool kernel_inside);
+  void team(std::uint32_t row, const OmpTeamStats& region);
+
+  // A work construct's (loop, sections, single...) team figures come from its own spans, per
+  // parallel region: each thread's time in it (its busy time), and the wait at the implicit barrier
+  // that ends it on that thread. The region's join collects them (parts) until it completes.
+  struct WorkPart {
+    std::uint32_t row = 0, track = 0;
+    std::uint64_t busy = 0, barrier = 0, wait = 0;  // ns in the construct; in its implicit barrier, waiting there
+  };
+  std::uint32_t work(const OmpWorkSpan& w);  // its row, kNoRow when none
+  // The work construct that ended last on `track` and the region it ran in (parts: that region's).
+  struct LastWork {
+    std::uint32_t row = kNoRow;
+    std::uint64_t parallel_id = 0, end = 0;
+  };
+  LastWork& last_work(std::uint32_t track) {
+    if (track >= last_work_.size()) last_work_.resize(track + 1);
+    return last_work_[track];
+  }
+  static WorkPart& part(std::vector<WorkPart>& parts, std::uint32_t row, std::uint32_t track);
+  // A region's parts, once all its threads are in: one team figure per construct.
+  void work_team(const std::vector<WorkPart>& parts);
+
+  void sync(const OmpSyncSpan& y);
+  void mutex(const OmpMutexSpan& m);
+  void task_create(const OmpTaskCreate& c);  // every create, in the order given (they are numbered so)
+  void task(const OmpTaskSpan& k);
+  void target(const OmpTargetSpan& t);
+
+  // Tasks created at a known site that have not ended yet.
+  std::size_t pending() const { return task_rows_.size(); }
+  void clear_pending() { task_rows_.clear(); }
+
+  // The rows, largest total first (ties: first seen first); partial: mark them all.
+  std::vector<OmpConstructStats> result(bool partial) const;
+
+ private:
+  using Category = OmpConstructStats::Category;
+  std::uint32_t row(Category c, std::uint16_t kind, const char* kind_name, std::uint64_t codeptr);
+
+  SourceResolver* sources_ = nullptr;
+  // The figures; the strings of each row's location stay in the resolver until result().
+  std::vector<OmpConstructStats> rows_;
+  std::vector<const SourceLocation*> where_;  // by row
+  // (address, category and kind) -> row: open addressing in one flat array, so that a run of many
+  // distinct addresses costs one cache miss per event, not a hash node's two or three.
+  struct Slot {
+    std::uint64_t codeptr = 0;  // 0: empty (an address 0 has no row)
+    std::uint32_t kind = 0, row = 0;
+  };
+  std::vector<Slot> by_address_;
+  std::size_t addresses_ = 0;
+  std::uint32_t* find_address(std::uint64_t codeptr, std::uint32_t kind);
+  void add_address(std::uint64_t codeptr, std::uint32_t kind, std::uint32_t row);
+  // The place (category and kind, line, function, file, module, and what tells places without a
+  // line apart), packed into one string -> row: once per distinct address.
+  std::unordered_map<std::string, std::uint32_t> by_place_;
+  std::vector<LastWork> last_work_;                            // by track
+  std::size_t task_creates_ = 0;                              // creates given so far
+  std::unordered_map<std::size_t, std::uint32_t> task_rows_;  // create number -> row, until the task ends
+};
+
+}  // namespace kob::summary_fold_detail
