@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
   kob::cli::DiffRequest dreq;
   std::string fail_above;
   CLI::App* diff = app.add_subcommand(
-      "diff", "compare two runs per Kokkos kernel and region: kob diff A B [--fail-above=PCT] [--json] [-o FILE]");
+      "diff", "compare two runs per Kokkos kernel, region and OpenMP construct: kob diff A B [--fail-above=PCT] [--json] [-o FILE]");
   diff->footer(
       "Per kernel (name and kind) and region (path): calls, total and mean time in A and B, the change of the\n"
       "total (time and %) and of the mean (%), largest time at stake |total B - total A| first; kernels and\n"
