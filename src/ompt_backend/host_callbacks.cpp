@@ -210,7 +210,8 @@ inline bool fold_step(ThreadBuffer& b, ompt_sync_region_t kind, std::uint8_t fro
   return true;
 }
 
-void sync_step(Ev type, ompt_sync_region_t kind, ompt_data_t* parallel_data, ompt_data_t* task_data, const void* codeptr) {
+// The wait and end records leave the code address out: the begin's names the construct.
+void sync_step(Ev type, ompt_sync_region_t kind, ompt_data_t* parallel_data, ompt_data_t* task_data) {
   if (!recording(kGroupOmpSync)) return;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
@@ -223,7 +224,7 @@ void sync_step(Ev type, ompt_sync_region_t kind, ompt_data_t* parallel_data, omp
     folded = fold_step(b, kind, b.sync_fold.stage == SyncFold::kBegun ? SyncFold::kBegun : SyncFold::kWaited,
                        SyncFold::kNone, fold::kEnd, t);
   if (folded) return;
-  b.emit([&](Record& r) { fill_sync(r, b, t, type, kind, parallel_data, task_data, codeptr); });
+  b.emit([&](Record& r) { fill_sync(r, b, t, type, kind, parallel_data, task_data, nullptr); });
 }
 
 void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data,
@@ -231,13 +232,12 @@ void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, omp
   if (endpoint == ompt_scope_begin)
     sync_begin(kind, parallel_data, task_data, codeptr);
   else
-    sync_step(Ev::OmpSyncEnd, kind, parallel_data, task_data, codeptr);
+    sync_step(Ev::OmpSyncEnd, kind, parallel_data, task_data);
 }
 
 void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data,
-                         ompt_data_t* task_data, const void* codeptr) {
-  sync_step(endpoint == ompt_scope_begin ? Ev::OmpSyncWaitBegin : Ev::OmpSyncWaitEnd, kind, parallel_data, task_data,
-            codeptr);
+                         ompt_data_t* task_data, const void* /*codeptr*/) {
+  sync_step(endpoint == ompt_scope_begin ? Ev::OmpSyncWaitBegin : Ev::OmpSyncWaitEnd, kind, parallel_data, task_data);
 }
 
 void on_task_create(ompt_data_t* encountering_task, const ompt_frame_t* /*frame*/, ompt_data_t* new_task, int flags,

@@ -155,6 +155,8 @@ class Trace:
                         val = struct.unpack("<d", am[5][0].to_bytes(8, "little"))[0]
                     elif 6 in am:
                         val = am[6][0].decode()
+                    elif 17 in am:  # string_value_iid: InternedData.debug_annotation_string_values (29)
+                        val = interned.get((seq, 29, am[17][0]))
                     else:
                         val = None
                     args[key] = val

@@ -219,7 +219,8 @@ struct ArchiveSink::Impl {
         case trace::Arg::Type::Uint:
         case trace::Arg::Type::Bool: args.push_back({attr(x.key, 0), x.u}); break;
         case trace::Arg::Type::Int: args.push_back({attr(x.key, 1), static_cast<std::uint64_t>(x.i)}); break;
-        case trace::Arg::Type::Str: args.push_back({attr(x.key, 2), str(x.s)}); break;
+        case trace::Arg::Type::Str:
+        case trace::Arg::Type::SharedStr: args.push_back({attr(x.key, 2), str(x.s)}); break;
         case trace::Arg::Type::Null: continue;
       }
       ++n;

@@ -27,9 +27,10 @@ constexpr std::uint32_t kMonotonicRaw = 5;
 constexpr std::uint32_t kFirstSequenceClock = 64;  // 64..127: clocks of one packet sequence
 }  // namespace clock
 
-namespace interned {  // InternedData; EventCategory, EventName, DebugAnnotationName
-constexpr std::uint32_t event_categories = 1, event_names = 2, debug_annotation_names = 3;
-constexpr std::uint32_t iid = 1, name = 2;
+namespace interned {  // InternedData; EventCategory, EventName, DebugAnnotationName, InternedString
+constexpr std::uint32_t event_categories = 1, event_names = 2, debug_annotation_names = 3,
+                        debug_annotation_string_values = 29;
+constexpr std::uint32_t iid = 1, name = 2;  // InternedString: iid = 1, str = 2 (the same numbers)
 }  // namespace interned
 
 namespace track_event {  // TrackEvent
@@ -39,7 +40,8 @@ constexpr std::uint32_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3, kCounter =
 }  // namespace track_event
 
 namespace annotation {  // DebugAnnotation
-constexpr std::uint32_t name_iid = 1, bool_value = 2, uint_value = 3, int_value = 4, double_value = 5, string_value = 6;
+constexpr std::uint32_t name_iid = 1, bool_value = 2, uint_value = 3, int_value = 4, double_value = 5, string_value = 6,
+                        string_value_iid = 17;
 }
 
 namespace track {  // TrackDescriptor

@@ -47,11 +47,19 @@ class InternTable {
   // so a small cache by address answers most lookups without hashing the text; the text is
   // still compared, as some names are composed in a reused buffer.
   std::uint64_t id(std::string_view s) {
-    Slot& c = cache_[((reinterpret_cast<std::uintptr_t>(s.data()) >> 3) ^ s.size()) & (kSlots - 1)];
+    Slot& c = cache_[(((reinterpret_cast<std::uintptr_t>(s.data()) ^ s.size()) * 0x9E3779B97F4A7C15ull) >> 24) &
+                     (cache_.size() - 1)];
     if (c.data == s.data() && c.size == s.size() && c.data != nullptr && std::memcmp(c.text, s.data(), s.size()) == 0)
       return c.iid;
     auto it = ids_.find(s);
-    if (it == ids_.end()) it = ids_.emplace(std::string(s), ids_.size() + 1).first;
+    if (it == ids_.end()) {
+      it = ids_.emplace(std::string(s), ids_.size() + 1).first;
+      // Many distinct names (as many constructs' locations): the cache grows with them.
+      if (ids_.size() * 2 > cache_.size() && cache_.size() < kMaxTextSlots) {
+        cache_.assign(cache_.size() * 4, Slot{});
+        return it->second;
+      }
+    }
     c = {s.data(), s.size(), it->first.data(), it->second};
     return it->second;
   }
@@ -66,6 +74,9 @@ class InternTable {
 
  private:
   static constexpr std::size_t kSlots = 256;
+  // Names and values at many source locations each keep a slot: the cache starts at kTextSlots
+  // and grows to twice the distinct texts, up to kMaxTextSlots (32 bytes each).
+  static constexpr std::size_t kTextSlots = 4096, kMaxTextSlots = std::size_t{1} << 20;
   struct Lit {
     const char* p = nullptr;
     std::uint64_t iid = 0;
@@ -77,7 +88,7 @@ class InternTable {
     const char* text = nullptr;  // the table's copy (nodes do not move)
     std::uint64_t iid = 0;
   };
-  Slot cache_[kSlots];
+  std::vector<Slot> cache_ = std::vector<Slot>(kTextSlots);
   std::unordered_map<std::string, std::uint64_t, StringHash, std::equal_to<>> ids_;
 };
 
@@ -85,7 +96,7 @@ struct Sequence {
   std::uint32_t id = 0;
   std::uint64_t track = 0;  // the track its events are on unless they say otherwise
   std::uint64_t last = 0;   // the incremental clock: time of its last packet that used it
-  std::vector<bool> sent[3];  // per interning table (categories, names, argument names): ids it was sent
+  std::vector<bool> sent[4];  // per interning table (categories, names, argument names, string values): ids it was sent
   // Categories and argument names it was sent, by the literal's address (a few per event).
   struct Literal {
     const char* text = nullptr;
@@ -218,7 +229,7 @@ class PerfettoSink : public trace::TraceSink {
   static constexpr std::uint32_t kDescriptorSequence = 1;
   std::uint64_t process_uuid() const { return uuid_base_ + 1; }
   static constexpr std::uint32_t kClock = pf::clock::kFirstSequenceClock;  // each sequence's incremental clock
-  enum Table { kCategories, kNames, kArgNames };
+  enum Table { kCategories, kNames, kArgNames, kStringValues };
 
   std::uint64_t track_uuid(std::uint32_t index) const { return uuid_base_ + 2 + index; }
 
@@ -340,7 +351,10 @@ class PerfettoSink : public trace::TraceSink {
     const std::uint64_t name_iid = intern(seq, kNames, e.name);
     std::size_t n = 0;
     if (e.args) {
-      for (const Arg& a : *e.args) key_iids_[n++] = intern_literal(seq, kArgNames, a.key);
+      for (const Arg& a : *e.args) {
+        if (a.type == Arg::Type::SharedStr) value_iids_[n] = intern(seq, kStringValues, a.s);
+        key_iids_[n++] = intern_literal(seq, kArgNames, a.key);
+      }
     }
     // Most packets: nothing newly interned and no long string, encoded whole on the stack.
     if (fresh_.empty()) {
@@ -360,7 +374,8 @@ class PerfettoSink : public trace::TraceSink {
     header(seq, e.ts);
     if (!fresh_.empty()) {
       static constexpr std::uint32_t kField[] = {pf::interned::event_categories, pf::interned::event_names,
-                                                 pf::interned::debug_annotation_names};
+                                                 pf::interned::debug_annotation_names,
+                                                 pf::interned::debug_annotation_string_values};
       proto::Nested in(w_, pf::packet::interned_data);
       for (const Fresh& f : fresh_) {
         proto::Nested entry(w_, kField[f.table]);
@@ -382,7 +397,10 @@ class PerfettoSink : public trace::TraceSink {
     w.add_varint(pf::track_event::name_iid, name_iid);
     if (e.args) {
       std::size_t n = 0;
-      for (const Arg& a : *e.args) annotation(w, key_iids_[n++], a);
+      for (const Arg& a : *e.args) {
+        annotation(w, key_iids_[n], value_iids_[n], a);
+        ++n;
+      }
     }
     for (std::uint64_t id : e.flows_out) w.add_fixed64(pf::track_event::flow_ids, id);
     for (std::uint64_t id : e.flows_in) w.add_fixed64(pf::track_event::terminating_flow_ids, id);
@@ -390,7 +408,7 @@ class PerfettoSink : public trace::TraceSink {
 
   // A DebugAnnotation; w as for event_fields.
   template <class W>
-  void annotation(W& w, std::uint64_t key_iid, const Arg& a) {
+  void annotation(W& w, std::uint64_t key_iid, std::uint64_t value_iid, const Arg& a) {
     namespace an = pf::annotation;
     if (a.type == Arg::Type::Str) {
       if constexpr (std::is_same_v<W, proto::Writer>) {  // any length: a nested message
@@ -408,6 +426,7 @@ class PerfettoSink : public trace::TraceSink {
       case Arg::Type::Uint: field = an::uint_value, value = a.u; break;
       case Arg::Type::Int: field = an::int_value, value = static_cast<std::uint64_t>(a.i); break;  // int64: two's complement
       case Arg::Type::Bool: field = an::bool_value, value = a.u != 0 ? 1 : 0; break;
+      case Arg::Type::SharedStr: field = an::string_value_iid, value = value_iid; break;
       case Arg::Type::Str:
       case Arg::Type::Null: break;
     }
@@ -466,9 +485,10 @@ class PerfettoSink : public trace::TraceSink {
   std::unordered_map<std::pair<std::uint64_t, const char*>, Sequence*, PtrKeyHash> sequence_by_ptr_;
   std::pair<std::uint64_t, const char*> last_key_{0, nullptr};
   Sequence* last_seq_ = nullptr;
-  InternTable tables_[3];
+  InternTable tables_[4];
   std::vector<Fresh> fresh_;
   std::uint64_t key_iids_[trace::Args::kMax] = {};
+  std::uint64_t value_iids_[trace::Args::kMax] = {};  // SharedStr args: their interned value
 };
 
 }  // namespace

@@ -13,12 +13,14 @@
 namespace kob::trace {
 
 struct Arg {
-  enum class Type : std::uint8_t { Uint, Int, Bool, Str, Null };
+  // SharedStr: a string that many events repeat (a source location): formats that can intern
+  // values send it once; for the others it is a Str.
+  enum class Type : std::uint8_t { Uint, Int, Bool, Str, SharedStr, Null };
   const char* key = "";  // a string literal (sinks know a key by its address)
   Type type = Type::Null;
   std::uint64_t u = 0;  // Uint; Bool as 0/1
   std::int64_t i = 0;   // Int
-  std::string_view s;   // Str: valid until the sink call returns
+  std::string_view s;   // Str, SharedStr: valid until the sink call returns
 };
 
 // An event's arguments in the order they are written. No allocation: the producer refills one.
@@ -43,6 +45,10 @@ class Args {
   }
   Args& s(const char* key, std::string_view v) {
     next(key, Arg::Type::Str).s = v;
+    return *this;
+  }
+  Args& shared(const char* key, std::string_view v) {
+    next(key, Arg::Type::SharedStr).s = v;
     return *this;
   }
   Args& null(const char* key) {

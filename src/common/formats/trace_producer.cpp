@@ -1,6 +1,7 @@
 #include "common/formats/trace_producer.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
@@ -376,14 +377,24 @@ class Producer {
 
   // Adds the construct's `source` arg (when its address resolves) and returns its event name:
   // "CONSTRUCT LOCATION" outside a Kokkos kernel (kernel 0), else the construct alone.
+  // The names are kept, one per construct and location, so that a format sees the same text at
+  // the same address each time (the Perfetto writer then knows it without hashing it).
   std::string_view locate(Args& a, std::string_view construct, std::uint64_t codeptr, std::uint64_t kernel) {
     if (codeptr == 0 || !sources_.enabled()) return construct;
-    const SourceLocation& l = sources_.at(codeptr);
+    SourceCache::Slot& at = sources_.slot(codeptr);
+    const SourceLocation& l = *at.loc;
     if (!l.known()) return construct;
-    a.s("source", l.source);
+    a.shared("source", l.source);
     if (kernel != 0) return construct;
-    s2_.assign(construct).append(" ").append(l.label);
-    return s2_;
+    if (at.mine == 0) {
+      located_.emplace_back();
+      at.mine = static_cast<std::uint32_t>(located_.size());
+    }
+    auto& names = located_[at.mine - 1];  // (construct, name), a few per location
+    for (const auto& [c, name] : names)
+      if (c.data() == construct.data() || c == construct) return name;
+    names.emplace_back(construct, std::string(construct) + " " + l.label);
+    return names.back().second;
   }
 
   void complete_event(const XRef& x) {
@@ -707,8 +718,10 @@ class Producer {
   std::span<const std::uint64_t> out_, in_;
   Args args_;
   std::string s1_;  // a composed name or value, valid during one event
-  std::string s2_;  // a construct's name with its location, valid during one event
   SourceCache sources_;
+  // The names of constructs at their locations (SourceCache::Slot::mine - 1 indexes it); deque:
+  // the texts never move. The construct names are literals (omp_names.hpp).
+  std::deque<std::vector<std::pair<std::string_view, std::string>>> located_;
 };
 
 }  // namespace

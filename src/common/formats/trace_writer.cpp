@@ -210,7 +210,8 @@ class ChromeSink : public trace::TraceSink {
         case Arg::Type::Uint: o_.uint(x.u); break;
         case Arg::Type::Int: o_.sint(x.i); break;
         case Arg::Type::Bool: o_.lit(x.u ? "true" : "false"); break;
-        case Arg::Type::Str: o_.str(x.s); break;
+        case Arg::Type::Str:
+        case Arg::Type::SharedStr: o_.str(x.s); break;
         case Arg::Type::Null: o_.lit("null"); break;
       }
     }

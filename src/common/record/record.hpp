@@ -49,9 +49,9 @@ enum class Ev : std::uint16_t {
                               //   thread with nothing recorded between, as tick steps plus one (0: not
                               //   folded) u3=wait begin - begin u4=wait end - wait begin u5=end - the
                               //   step before (wait end, else begin)
-  OmpSyncEnd,                 // same fields (u3..u5 0)
-  OmpSyncWaitBegin,           // same fields
-  OmpSyncWaitEnd,             // same fields
+  OmpSyncEnd,                 // same fields (u2 0: the begin's codeptr names it; u3..u5 0)
+  OmpSyncWaitBegin,           // same fields (u2 0)
+  OmpSyncWaitEnd,             // same fields (u2 0)
   OmpTaskCreate,              // u0=task id u1=kernel (of the creator) a=flags sub=has_dependences u2=codeptr
   OmpTaskSchedule,            // u0=prior task id (0: not explicit) u1=kernel of next a=prior status u2=next task id
   OmpDependences,             // u0=task id a=number of dependences

@@ -2,6 +2,7 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -142,6 +143,27 @@ SourceLocation SourceResolver::resolve(std::uint64_t codeptr) {
   }
   loc.source = loc.label = module + "+" + hex(loc.offset);
   return loc;
+}
+
+SourceCache::Slot& SourceCache::add(std::uint64_t codeptr) {
+  const SourceLocation& loc = resolver_->at(codeptr);
+  if (2 * (used_ + 1) > slots_.size()) {
+    std::vector<Slot> old(std::max<std::size_t>(256, 2 * slots_.size()));
+    old.swap(slots_);
+    const std::size_t mask = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.codeptr == 0) continue;
+      std::size_t i = slot_of(s.codeptr) & mask;
+      while (slots_[i].codeptr != 0) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+  }
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = slot_of(codeptr) & mask;
+  while (slots_[i].codeptr != 0) i = (i + 1) & mask;
+  slots_[i] = {codeptr, &loc, 0};
+  ++used_;
+  return slots_[i];
 }
 
 }  // namespace kob

@@ -70,30 +70,44 @@ class SourceResolver {
   std::set<std::string> warned_;  // modules already reported as rebuilt or unreadable
 };
 
-// One consumer's view of a resolver. Most events repeat the address of one of a few constructs:
-// a small direct-mapped cache in front of the resolver keeps the price per event to a compare.
+// One consumer's view of a resolver: its own table of the addresses it has met (open addressing
+// in one flat array, no lock), so an event costs one probe, mostly one cache line, whatever the
+// number of distinct addresses; the resolver (a lock, its map, libdw) only sees each address once.
 class SourceCache {
  public:
   explicit SourceCache(SourceResolver* resolver = nullptr) : resolver_(resolver) {}
   bool enabled() const { return resolver_ != nullptr; }
+  // An address's location, and a number the consumer may keep with it (0 until it sets one).
+  struct Slot {
+    std::uint64_t codeptr = 0;  // 0: empty
+    const SourceLocation* loc = nullptr;
+    std::uint32_t mine = 0;
+  };
+  // codeptr != 0 and a resolver (enabled()). The reference is valid until the next call.
+  Slot& slot(std::uint64_t codeptr) {
+    if (!slots_.empty()) {
+      const std::size_t mask = slots_.size() - 1;
+      for (std::size_t i = slot_of(codeptr) & mask;; i = (i + 1) & mask) {
+        Slot& s = slots_[i];
+        if (s.codeptr == codeptr) return s;
+        if (s.codeptr == 0) break;
+      }
+    }
+    return add(codeptr);
+  }
   // As SourceResolver::at; an empty location when there is no resolver.
   const SourceLocation& at(std::uint64_t codeptr) {
-    if (resolver_ == nullptr) return none_;
-    Front& f = front_[(codeptr >> 2) & (kFront - 1)];
-    if (f.codeptr == codeptr && f.loc) return *f.loc;
-    const SourceLocation& l = resolver_->at(codeptr);
-    f = {codeptr, &l};
-    return l;
+    if (resolver_ == nullptr || codeptr == 0) return none_;
+    return *slot(codeptr).loc;
   }
 
  private:
-  static constexpr std::size_t kFront = 256;
-  struct Front {
-    std::uint64_t codeptr = 0;
-    const SourceLocation* loc = nullptr;
-  };
+  static std::size_t slot_of(std::uint64_t codeptr) { return static_cast<std::size_t>((codeptr * 0x9E3779B97F4A7C15ull) >> 32); }
+  Slot& add(std::uint64_t codeptr);
+
   SourceResolver* resolver_;
-  Front front_[kFront];
+  std::vector<Slot> slots_;  // a power of two, at most half full
+  std::size_t used_ = 0;
   SourceLocation none_;
 };
 

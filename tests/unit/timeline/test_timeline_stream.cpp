@@ -129,7 +129,8 @@ struct DigestSink : kob::trace::TraceSink {
           case kob::trace::Arg::Type::Uint:
           case kob::trace::Arg::Type::Bool: s += std::to_string(a.u); break;
           case kob::trace::Arg::Type::Int: s += std::to_string(a.i); break;
-          case kob::trace::Arg::Type::Str: s += std::string(a.s); break;
+          case kob::trace::Arg::Type::Str:
+          case kob::trace::Arg::Type::SharedStr: s += std::string(a.s); break;
           case kob::trace::Arg::Type::Null: s += "null"; break;
         }
         s += ";";
