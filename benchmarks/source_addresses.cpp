@@ -15,26 +15,17 @@
 #include <string>
 #include <vector>
 
+#include "helpers.hpp"
 #include "raw_test_writer.hpp"
 #include "common/record/module_map.hpp"
 
 using kob::Ev;
 using kob::Record;
+using kob_test::rec;
 
 namespace {
 
 constexpr std::uint64_t kBias = 0x7f1200000000;
-
-Record rec(std::uint64_t tick, Ev type, std::uint32_t a, std::initializer_list<std::uint64_t> u, std::uint16_t sub = 0) {
-  Record r{};
-  r.tick = tick;
-  r.type = type;
-  r.a = a;
-  r.sub = sub;
-  std::size_t i = 0;
-  for (std::uint64_t v : u) r.u[i++] = v;
-  return r;
-}
 
 // The file's first executable PT_LOAD as [vaddr, vaddr + filesz).
 bool code_range(const std::string& path, std::uint64_t& start, std::uint64_t& end) {
