@@ -253,6 +253,17 @@ def validate_trace(doc):
     check(starts == ends, f"flow starts and ends pair up ({sum(starts.values())} vs {sum(ends.values())})")
 
 
+def check_pftrace_rules(path):
+    """Decodes a .pftrace with the tests' own decoder and records every rule of Perfetto's docs it
+    breaks (pftrace_decode.rule_problems: interned ids, incremental-state flags, tracks described,
+    slices nested). Returns the decoded trace, for the test's own comparisons."""
+    import pftrace_decode  # beside this file; only the trace tests need it
+    trace = pftrace_decode.Trace(path)
+    problems = pftrace_decode.rule_problems(trace)
+    check(not problems, f"{path}: {len(problems)} broken rules of the Perfetto format, the first: {problems[:5]}")
+    return trace
+
+
 def events(doc, cat, ph=None):
     return [e for e in doc["traceEvents"] if e.get("cat") == cat and (ph is None or e.get("ph") == ph)]
 

@@ -49,6 +49,7 @@ with open(prefix + ".summary.txt") as f1, open(conv + ".summary.txt") as f2:
     kc.expect_eq(f2.read(), f1.read(), "summary.txt")
 with open(prefix + ".pftrace", "rb") as f1, open(conv + ".pftrace", "rb") as f2:
     kc.check(f1.read() == f2.read(), ".pftrace from kob convert equals the library's, byte for byte")
+kc.check_pftrace_rules(conv + ".pftrace")
 with open(prefix + ".html", "rb") as f1, open(conv + ".html", "rb") as f2:
     kc.check(f1.read() == f2.read(), "the HTML report from kob convert equals the library's, byte for byte")
 kc.finish()

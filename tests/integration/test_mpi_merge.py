@@ -129,13 +129,13 @@ def check_merge(label, wd, expect_alignment):
     kc.check("Kokkos kernels across ranks" in text and "imbalance" in text, f"{label}: the merged text summary")
 
     # Perfetto: a process per rank with exactly its own slices, moved by its offset.
-    merged = pd.Trace(out + ".pftrace")
+    merged = kc.check_pftrace_rules(out + ".pftrace")
     procs = {t["process"]["pid"]: t["process"]["name"] for t in merged.tracks.values() if t["process"]}
     kc.expect_eq(sorted(procs.values()), sorted(f"mpi_kokkos rank {r} on {host}" for r in range(NP)),
                  f"{label}: a process per rank, named by rank and host")
     merged_slices = by_rank_slices(merged)
     for r in range(NP):
-        own = pd.Trace(prefixes[r] + ".pftrace")
+        own = kc.check_pftrace_rules(prefixes[r] + ".pftrace")
         own_slices = by_rank_slices(own)
         kc.expect_eq(len(own_slices), 1, f"{label}: rank {r}'s own trace is one process")
         own_list = next(iter(own_slices.values()), [])

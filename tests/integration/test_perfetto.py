@@ -1,7 +1,8 @@
 """Runs a sample with --format=perfetto,chrome and checks that the .pftrace, read by an independent
 decoder, holds the same events as the Chrome trace: slices (with durations and args), instants,
 counters, sections, flows, tracks with the process and thread names; that slices nest on every
-track; that every track an event uses is described; that interning starts with a cleared state."""
+track; that every track an event uses is described; that interning starts with a cleared state;
+that the file keeps the rules of Perfetto's docs (pftrace_decode.rule_problems)."""
 import argparse
 import json
 import os
@@ -37,7 +38,7 @@ with open(prefix + ".trace.json") as f:
     doc = json.load(f)
 kc.validate_trace(doc)
 ch = doc["traceEvents"]
-pf = pd.Trace(prefix + ".pftrace")
+pf = kc.check_pftrace_rules(prefix + ".pftrace")
 
 # Interning: the first packet clears the sequence's state; every event packet after needs it.
 kc.expect_eq(pf.first_flags, 1, "first packet: SEQ_INCREMENTAL_STATE_CLEARED")

@@ -53,7 +53,7 @@ def chrome_content(prefix):
 
 
 def pftrace_content(prefix):
-    pf = pd.Trace(prefix + ".pftrace")
+    pf = kc.check_pftrace_rules(prefix + ".pftrace")
     name = {u: t["name"] for u, t in pf.tracks.items()}
     kc.expect_eq(len(name), len(set(name.values())), f"{prefix}.pftrace: track names are unique (the comparison keys on them)")
     decoded, problems = pd.slices(pf)

@@ -278,8 +278,11 @@ class PerfettoSink : public trace::TraceSink {
       proto::Nested te(w_, pf::defaults::track_event_defaults);
       w_.add_varint(pf::defaults::track_uuid, track);
     }
+    // The snapshot declares a clock of this sequence (its incremental state): a reader must drop
+    // it with the rest of the state, so it needs the state the clear above began.
     proto::Nested pk(w_, pf::trace::packet);
     w_.add_varint(pf::packet::trusted_packet_sequence_id, seq.id);
+    w_.add_varint(pf::packet::sequence_flags, pf::packet::kNeedsIncrementalState);
     proto::Nested snap(w_, pf::packet::clock_snapshot);
     {
       proto::Nested c(w_, pf::clock::clocks);

@@ -52,6 +52,10 @@ struct Decoded {
   int interned_entries = 0;
   bool duplicate_interning = false;  // an id sent twice on one sequence
   bool duplicate_track = false;
+  // Packets that follow their sequence's defaults without SEQ_NEEDS_INCREMENTAL_STATE: a reader
+  // that lost the state would read them with none (the clock snapshot after the defaults too).
+  int unflagged_after_defaults = 0;
+  std::vector<std::uint32_t> clock_snapshot_flags;
 
   // Per packet sequence: its default track and clock, and its incremental clocks' values.
   struct SeqState {
@@ -59,6 +63,7 @@ struct Decoded {
     std::uint32_t default_clock = 0;
     std::map<std::uint32_t, std::uint64_t> clocks;  // incremental clock id -> its value
     std::map<std::uint32_t, bool> incremental;
+    bool has_defaults = false;
   };
   std::map<std::uint32_t, SeqState> seqs;
   int absolute_packets = 0;     // packets with a time of their own on a builtin clock
@@ -93,7 +98,10 @@ struct Decoded {
         for (auto it = interned.begin(); it != interned.end();) it = std::get<0>(it->first) == seq_id ? interned.erase(it) : std::next(it);
       }
       SeqState& st = seqs[seq_id];
+      if (st.has_defaults && !(flags & 2)) ++unflagged_after_defaults;
+      if (!snapshot_blob.empty()) clock_snapshot_flags.push_back(flags);
       if (!defaults_blob.empty()) {
+        st.has_defaults = true;
         protozero::pbf_reader dr(defaults_blob);
         while (dr.next()) {
           if (dr.tag() == 58) {
@@ -311,6 +319,9 @@ TEST_CASE("perfetto writer: tracks, nested slices, interning, args, counters, se
   CHECK(clipped == 1);  // the kernel cut at its region's end, counted as the Chrome writer counts it
   REQUIRE(!d.packet_flags.empty());
   CHECK(d.packet_flags[0] == 1);  // SEQ_INCREMENTAL_STATE_CLEARED
+  CHECK(d.unflagged_after_defaults == 0);
+  REQUIRE(!d.clock_snapshot_flags.empty());
+  for (std::uint32_t flags : d.clock_snapshot_flags) CHECK(flags == 2);  // SEQ_NEEDS_INCREMENTAL_STATE
   CHECK_FALSE(d.duplicate_track);
 
   // Process and thread tracks.
