@@ -33,8 +33,12 @@ bool convert_one(const std::string& run, const ConvertRequest& o, std::string* s
     if (!o.quiet) say(path + " is a --kokkos-tools-help run: nothing to convert");
     return true;
   }
+  // Damage is named by the byte where it starts, so that what lies before it can be trusted.
+  if (reader.damage().offset != raw::Reader::kNoDamage)
+    say(path + ": damaged at byte " + std::to_string(reader.damage().offset) + ": " + reader.damage().what);
   if (reader.cut_tail_bytes() != 0)
-    say(path + ": the last " + std::to_string(reader.cut_tail_bytes()) + " bytes are a write cut short; ignored");
+    say(path + ": damaged at byte " + std::to_string(reader.cut_tail_offset()) + ": the last " +
+        std::to_string(reader.cut_tail_bytes()) + " bytes are a write cut short; ignored");
   RunData data = prepare_run(reader, facts, o.quiet);
   OutputRequest req;
   req.prefix = prefix;
@@ -56,7 +60,8 @@ bool convert_one(const std::string& run, const ConvertRequest& o, std::string* s
   bool ok = true;
   write_run_outputs(data, facts, req, &ok);
   if (reader.damaged_records() != 0)
-    say(path + ": " + std::to_string(reader.damaged_records()) + " records in damaged blocks could not be decoded");
+    say(path + ": damaged at byte " + std::to_string(reader.damaged_block_offset()) + ": " +
+        std::to_string(reader.damaged_records()) + " records in damaged blocks could not be decoded");
   return ok;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 #include <map>
 
 #include "common/record/clock.hpp"
@@ -32,6 +33,15 @@ constexpr std::uint32_t kHeaderSize = 4096;
 constexpr std::uint32_t kBlockMagic = 0x4B4C424B;  // "KBLK"
 constexpr std::size_t kBlockHeaderSize = 48;
 constexpr std::size_t kRingRecordsOffset = 64;  // within a slot: block header, state, committed
+// The ring slot sizes writers use (32 KiB; 128 KiB before issue 18): a slot cut short by the end
+// of the file is read up to there only when its header gives one of them.
+constexpr std::uint32_t kRingPayloads[] = {32768 - kBlockHeaderSize, 131072 - kBlockHeaderSize};
+// The fewest bytes a COMPACT record takes (type, a one-byte tick delta, the field mask): a block
+// cannot hold more records than its payload has room for at this size.
+constexpr std::uint32_t kMinCompactRecordBytes = 3;
+// NAME ids are handed out one after the other, so a file with N NAME entries names ids up to about
+// N; an id far beyond is damage, and taking it would make the name table allocate up to it.
+constexpr std::uint64_t kNameIdSlack = 65536;
 enum class BlockKind : std::uint16_t { Compact = 1, Ring = 2, Meta = 3, Pad = 4 };
 enum class MetaTag : std::uint16_t { Name = 1, Thread = 2, Kv = 3, Calib = 4, Lost = 5, End = 6 };
 constexpr char kMagic[8] = {'K', 'O', 'B', 'R', 'A', 'W', 0, 0};
@@ -145,21 +155,34 @@ bool Reader::open(const std::string& path, std::string& error) {
     const std::uint32_t payload = get<std::uint32_t>(b + 12);
     const std::uint64_t seq = get<std::uint64_t>(b + 16);
     const std::uint64_t next = off + round8(kBlockHeaderSize + std::uint64_t(payload));
-    if (off + kBlockHeaderSize + payload > size_) break;  // cut short
+    // A block past the end ends the walk (a write cut short). A ring slot is the exception: its
+    // records are written in place, so those before the cut are whole (a copy of the file cut short).
+    const bool cut = off + kBlockHeaderSize + payload > size_;
+    if (cut && (kind != BlockKind::Ring || std::find(std::begin(kRingPayloads), std::end(kRingPayloads), payload) ==
+                                                std::end(kRingPayloads)))
+      break;
+    const std::uint64_t present = cut ? size_ - off - kBlockHeaderSize : payload;
     FileThread::Chunk c;
     c.seq = seq;
+    c.block = off;
     switch (kind) {
       case BlockKind::Compact:
         c.offset = off + kBlockHeaderSize;
         c.bytes = payload;
         c.records = get<std::uint32_t>(b + 24);
         c.base_tick = get<std::uint64_t>(b + 32);
+        if (c.records > payload / kMinCompactRecordBytes) {
+          note_damage(off + 24, "a COMPACT block of thread " + std::to_string(thread) + " claims " +
+                                    std::to_string(c.records) + " records in " + std::to_string(payload) +
+                                    " bytes; only what the bytes hold is read");
+          c.records = payload / kMinCompactRecordBytes;
+        }
         break;
       case BlockKind::Ring: {
         std::uint8_t w[8];
-        if (payload < kRingRecordsOffset - kBlockHeaderSize || !read_at(off + kBlockHeaderSize, w, sizeof w)) break;
+        if (present < kRingRecordsOffset - kBlockHeaderSize || !read_at(off + kBlockHeaderSize, w, sizeof w)) break;
         const std::uint32_t state = get<std::uint32_t>(w), committed = get<std::uint32_t>(w + 4);
-        const std::uint64_t room = (payload - (kRingRecordsOffset - kBlockHeaderSize)) / sizeof(Record);
+        const std::uint64_t room = (present - (kRingRecordsOffset - kBlockHeaderSize)) / sizeof(Record);
         if (seq == 0 || (state != 1 && state != 2) || (committed == 0 && state != 1)) break;
         c.ring = true;
         c.offset = off + kRingRecordsOffset;
@@ -172,7 +195,8 @@ bool Reader::open(const std::string& path, std::string& error) {
       }
       case BlockKind::Meta:
         meta.resize(payload);
-        if (read_at(off + kBlockHeaderSize, meta.data(), payload)) parse_meta(meta.data(), payload);
+        if (read_at(off + kBlockHeaderSize, meta.data(), payload))
+          parse_meta(meta.data(), payload, off + kBlockHeaderSize);
         break;
       default:  // PAD, or a kind this reader does not know: skipped whole
         break;
@@ -182,9 +206,19 @@ bool Reader::open(const std::string& path, std::string& error) {
       FileThread::Chunk& best = c.ring ? ring : compact;
       if (c.records > best.records) best = c;
     }
+    if (cut) break;
     off = next;
   }
   cut_tail_ = off < size_ ? size_ - off : 0;
+
+  // NAME ids far beyond the entries' count cannot be the file's (see kNameIdSlack).
+  const std::uint64_t max_name_id = kNameIdSlack + 16 * std::uint64_t(names_.size());
+  for (std::size_t i = 0; i < names_.size(); ++i)
+    if (names_[i].first > max_name_id)
+      note_damage(name_offsets_[i], "a NAME entry gives id " + std::to_string(names_[i].first) + " to " +
+                                        std::to_string(names_.size()) + " names; ignored");
+  std::erase_if(names_, [&](const auto& n) { return n.first > max_name_id; });
+  name_offsets_.clear();
 
   // META was parsed into kv_, names_, calibs_; the THREAD and LOST entries were kept aside.
   for (const auto& [index, id] : thread_entries_) identity[index] = id;
@@ -224,18 +258,33 @@ bool Reader::open(const std::string& path, std::string& error) {
   return true;
 }
 
-void Reader::parse_meta(const std::uint8_t* p, std::size_t n) {
+void Reader::note_damage(std::uint64_t offset, std::string what) {
+  if (offset >= damage_.offset) return;
+  damage_.offset = offset;
+  damage_.what = std::move(what);
+}
+
+void Reader::parse_meta(const std::uint8_t* p, std::size_t n, std::uint64_t at) {
+  const std::uint8_t* begin = p;
   const std::uint8_t* end = p + n;
   while (end - p >= 8) {
+    const std::uint64_t entry_at = at + std::uint64_t(p - begin);
     const auto tag = static_cast<MetaTag>(get<std::uint16_t>(p));
     const std::uint32_t len = get<std::uint32_t>(p + 4);
     p += 8;
-    if (std::uint64_t(end - p) < len) break;
+    if (std::uint64_t(end - p) < len) {
+      note_damage(entry_at, "a META entry of " + std::to_string(len) + " bytes runs past its block (" +
+                                std::to_string(end - p) + " bytes left); the rest of the block is ignored");
+      break;
+    }
     const std::uint8_t* e = p;
     const std::uint8_t* e_end = p + len;
     switch (tag) {
       case MetaTag::Name:
-        if (len >= 4) names_.emplace_back(get<std::uint32_t>(e), std::string(reinterpret_cast<const char*>(e + 4), len - 4));
+        if (len >= 4) {
+          names_.emplace_back(get<std::uint32_t>(e), std::string(reinterpret_cast<const char*>(e + 4), len - 4));
+          name_offsets_.push_back(entry_at);
+        }
         break;
       case MetaTag::Thread:
         if (len >= 32) {
@@ -251,6 +300,8 @@ void Reader::parse_meta(const std::uint8_t* p, std::size_t n) {
         Kv kv;
         if (get_string(e, e_end, kv.section) && get_string(e, e_end, kv.key) && get_string(e, e_end, kv.value))
           kv_.push_back(std::move(kv));
+        else
+          note_damage(entry_at, "a KV entry's strings run past its " + std::to_string(len) + " bytes; ignored");
         break;
       }
       case MetaTag::Calib:
@@ -383,7 +434,10 @@ void FileThread::read_chunk(std::size_t i, std::vector<Record>& recs) const {
       out_n = static_cast<std::size_t>(out - recs.data());
     }
   }
-  if (n < c.records) file_->damaged_ += c.records - n;
+  if (n < c.records) {
+    file_->damaged_ += c.records - n;
+    file_->damaged_block_ = std::min(file_->damaged_block_, c.block);
+  }
   recs.resize(out_n);
   file_->note_progress(c.records);
 }

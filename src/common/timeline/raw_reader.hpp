@@ -48,6 +48,7 @@ class FileThread : public ThreadSource {
   friend class Reader;
   struct Chunk {
     std::uint64_t seq = 0;
+    std::uint64_t block = 0;   // where its block starts
     std::uint64_t offset = 0;  // of the payload (COMPACT) or of the first record (RING)
     std::uint32_t bytes = 0;   // payload bytes (COMPACT)
     std::uint32_t records = 0;
@@ -75,6 +76,18 @@ class Reader {
   std::uint64_t end_tick() const { return end_tick_; }
   // Bytes after the last whole block (a write cut short); 0 for an intact file.
   std::uint64_t cut_tail_bytes() const { return cut_tail_; }
+  // Where those bytes start (the file's size when there are none).
+  std::uint64_t cut_tail_offset() const { return size_ - cut_tail_; }
+
+  // The first place (lowest byte offset) where opening found the file damaged inside its blocks,
+  // and what was wrong there: a count the file cannot back (refused before anything is allocated
+  // for it), a META entry running past its block. offset is kNoDamage when none was found.
+  static constexpr std::uint64_t kNoDamage = ~std::uint64_t{0};
+  struct Damage {
+    std::uint64_t offset = kNoDamage;
+    std::string what;
+  };
+  const Damage& damage() const { return damage_; }
 
   const std::vector<Kv>& kv() const { return kv_; }
   // The last value given to section/key, or fallback.
@@ -85,8 +98,10 @@ class Reader {
   // The threads, by index.
   std::vector<const ThreadSource*> threads() const;
   std::uint64_t total_records() const;
-  // Records dropped while decoding damaged COMPACT blocks (so far).
+  // Records dropped while decoding damaged COMPACT blocks (so far), and where the first such
+  // block starts (kNoDamage while none).
   std::uint64_t damaged_records() const { return damaged_; }
+  std::uint64_t damaged_block_offset() const { return damaged_block_; }
 
   // The straight line tick -> ns: the header's start point and the last CALIB (docs/raw-format.md).
   // false when the file has no CALIB: then, if this machine's clock continues the file's (same
@@ -106,7 +121,9 @@ class Reader {
   // Of a slot being filled whose records start at offset: the records from `from` on that are
   // complete (a known type and a tick), up to room; returns the new count.
   std::uint32_t complete_ring_records(std::uint64_t offset, std::uint32_t from, std::uint64_t room) const;
-  void parse_meta(const std::uint8_t* p, std::size_t n);
+  // A META block's payload, which starts at byte `at` of the file.
+  void parse_meta(const std::uint8_t* p, std::size_t n, std::uint64_t at);
+  void note_damage(std::uint64_t offset, std::string what);
   void note_progress(std::uint64_t n) const;
 
   std::string path_;
@@ -118,6 +135,7 @@ class Reader {
   std::uint64_t cut_tail_ = 0;
   std::vector<Kv> kv_;
   std::vector<std::pair<std::uint32_t, std::string>> names_;
+  std::vector<std::uint64_t> name_offsets_;  // of each NAME entry, while opening
   std::vector<Calib> calibs_;
   struct Identity {  // a THREAD entry
     std::uint64_t os_tid = 0;
@@ -129,6 +147,8 @@ class Reader {
   mutable std::uint64_t decoded_ = 0;
   mutable std::uint64_t total_ = 0;  // total_records(), once known
   mutable std::uint64_t damaged_ = 0;
+  mutable std::uint64_t damaged_block_ = kNoDamage;
+  Damage damage_;
 };
 
 }  // namespace kob::raw

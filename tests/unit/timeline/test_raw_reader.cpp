@@ -3,6 +3,7 @@
 // what build_timeline and the summary make of a run cut short or with lost stretches.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -366,4 +367,60 @@ assert c["lost"] == [{"track": 0, "os_tid": 700, "from_ns": 2000, "to_ns": 4000,
                       "reason": "ring full (the writer thread fell behind)"}], c
 assert c["complete"] is False and c["dropped_events"] == 4094
 )PY") == 0);
+}
+
+TEST_CASE("raw reader: counts the file cannot back are refused and named by their byte") {
+  RawTraceWriter w;
+  const std::size_t compact_at = w.bytes().size();
+  w.compact(0, 1, numbered(0, 0, 20));
+  w.name(0xfffffff0u, "far");  // an id no file of one name gives
+  const std::size_t kv_at = w.bytes().size();
+  w.kv("kob", "exe", "prog");
+  w.name(7, "kept");
+  std::vector<std::uint8_t>& b = w.bytes();
+  const std::uint32_t records = 0xffffffffu, string_length = 0x7fffffffu;
+  std::memcpy(b.data() + compact_at + 24, &records, 4);            // the block's records
+  std::memcpy(b.data() + kv_at + 48 + 8, &string_length, 4);       // the KV's section length
+  TempFile f;
+  REQUIRE(w.write(f.path));
+  kob::raw::Reader r;
+  std::string error;
+  REQUIRE(r.open(f.path, error));
+  CHECK(r.damage().offset == compact_at + 24);  // the first of the three
+  CHECK(r.damage().what.find("claims 4294967295 records") != std::string::npos);
+  REQUIRE(r.threads().size() == 1);
+  CHECK(all_records(*r.threads()[0]).size() == 20);  // what the bytes hold, nothing allocated for the claim
+  CHECK(r.damaged_block_offset() == compact_at);
+  CHECK(r.kv().empty());
+  REQUIRE(r.names().size() == 1);
+  CHECK(r.names()[0].first == 7);
+
+  RawTraceWriter m;  // a META entry longer than its block
+  m.name(3, "x");
+  const std::size_t meta_at = m.bytes().size();
+  m.kv("kob", "exe", "prog");
+  const std::uint32_t long_entry = 0xffffffffu;
+  std::memcpy(m.bytes().data() + meta_at + 48 + 4, &long_entry, 4);
+  TempFile f2;
+  REQUIRE(m.write(f2.path));
+  kob::raw::Reader r2;
+  REQUIRE(r2.open(f2.path, error));
+  CHECK(r2.damage().offset == meta_at + 48);
+  CHECK(r2.kv().empty());
+  CHECK(r2.names().size() == 1);
+}
+
+TEST_CASE("raw reader: a ring slot cut by the end of the file gives the records before the cut") {
+  RawTraceWriter w;
+  w.ring(2, 1, 1, 0, numbered(2, 0, 100));
+  const std::size_t slot_at = w.bytes().size() - 128 * 1024;
+  w.bytes().resize(slot_at + 64 + 40 * sizeof(Record) + 10);  // 40 whole records, a piece of the 41st
+  TempFile f;
+  REQUIRE(w.write(f.path));
+  kob::raw::Reader r;
+  std::string error;
+  REQUIRE(r.open(f.path, error));
+  CHECK(r.cut_tail_offset() == slot_at);
+  REQUIRE(r.threads().size() == 1);
+  CHECK(all_records(*r.threads()[0]).size() == 40);
 }
