@@ -68,9 +68,10 @@ struct HtmlReport::Run {
     return static_cast<std::uint32_t>(names.size() - 1);
   }
 
-  // Doubles the bin width until [0, t) fits.
+  // Doubles the bin width until [0, t) fits. Compared as width <= (t - 1) / kBins, not
+  // t > width * kBins: near 2^64 (a damaged file's times) the product wraps and the loop never ends.
   void fit(std::uint64_t t) {
-    while (t > width * kBins) {
+    while (t > 0 && width <= (t - 1) / kBins) {
       width *= 2;
       for (auto& [key, v] : bins) {
         for (std::size_t i = 0; i < kBins / 2; ++i) v[i] = v[2 * i] + v[2 * i + 1];

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "common/support/text_safe.hpp"
+
 namespace kob::output_name {
 
 namespace {
@@ -40,7 +42,7 @@ bool walk(std::string_view p, OnText on_text, OnField on_field, std::string* err
       on_field('q', p.substr(pct + 3, close - pct - 3));
       i = close + 1;
     } else {
-      if (error) *error = "unknown placeholder '%" + std::string(1, c) + "' (" + std::string(kAccepted) + ")";
+      if (error) *error = "unknown placeholder '%" + text::escape(std::string_view(&c, 1)) + "' (" + std::string(kAccepted) + ")";
       return false;
     }
   }
@@ -131,8 +133,10 @@ Resolved resolve(std::string_view pattern, const Context& ctx) {
     std::string who;
     if (ctx.rank >= 0 && added[1] == 'r') who = "MPI rank " + std::to_string(ctx.rank);
     if (ctx.forked_child) who += (who.empty() ? "" : ", ") + std::string("forked child pid ") + std::to_string(ctx.pid);
-    r.note = "--output=" + std::string(pattern) + " has no placeholder that tells this process (" + who +
-             ") from the others: writing " + p + added + ".* instead, so that no process overwrites another's files";
+    // The pattern and what it expanded to are the user's bytes (and the environment's): escaped, so
+    // that the note stays one line that cannot drive the terminal.
+    r.note = "--output=" + text::escape(pattern) + " has no placeholder that tells this process (" + who +
+             ") from the others: writing " + text::escape(p + added) + ".* instead, so that no process overwrites another's files";
   }
   r.prefix = p + added;
   return r;

@@ -1,6 +1,7 @@
 #include "common/session/run_outputs.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -50,6 +51,15 @@ std::string number(const Facts& facts, std::string_view key, const char* fallbac
   return ok ? v : fallback;
 }
 
+// A number fact as a T; fallback when it is none or does not fit (a damaged or foreign file's
+// rank or pid must not throw out of the conversion).
+template <class T>
+T number_as(const Facts& facts, std::string_view key, T fallback) {
+  const std::string v = number(facts, key, "");
+  T out{};
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  return !v.empty() && ec == std::errc() && end == v.data() + v.size() ? out : fallback;
+}
 
 // The PMPI layer's facts: ,"mpi":{"rank","size","clock_start":{...},"clock_end":{...}}, or nothing.
 std::string mpi_json(const Facts& facts) {
@@ -97,9 +107,15 @@ Config config_from_facts(const Facts& facts) {
     if (nl > at) args.push_back(given.substr(at, nl - at));
     at = nl + 1;
   }
+  // The last value of a `kob` fact, or none: any string may be a value (no sentinel).
+  auto last = [&](std::string_view key) -> const std::string* {
+    for (auto it = facts.rbegin(); it != facts.rend(); ++it)
+      if (it->section == fact::kSection && it->key == key) return &it->value;
+    return nullptr;
+  };
   auto arg = [&](const char* option, std::string_view key) {
-    const std::string v = fact_value(facts, fact::kSection, key, "\x01");
-    if (v != "\x01" && !v.empty()) args.push_back(std::string("--") + option + "=" + v);
+    const std::string* v = last(key);
+    if (v != nullptr && !v->empty()) args.push_back(std::string("--") + option + "=" + *v);
   };
   arg("format", fact::kFormats);
   arg("include", fact::kInclude);
@@ -107,10 +123,9 @@ Config config_from_facts(const Facts& facts) {
   arg("memory-limit", fact::kMemoryLimit);
   std::vector<std::string> errors;  // a value this version does not know keeps its default
   c.apply(args, errors);
-  const std::string events = fact_value(facts, fact::kSection, fact::kEvents, "\x01");
-  if (events != "\x01") {
+  if (const std::string* events = last(fact::kEvents)) {
     c.events = 0;
-    if (!events.empty()) c.apply({"--events=" + events}, errors);
+    if (!events->empty()) c.apply({"--events=" + *events}, errors);
   }
   return c;
 }
@@ -271,8 +286,7 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   std::unique_ptr<otf2::ArchiveSink> otf2_sink;
   if (can_write && (req.formats & kFormatOtf2)) {
     otf2_sink = std::make_unique<otf2::ArchiveSink>();
-    const std::string rank = number(facts, fact::kRank, "-1");
-    otf2_sink->next_process(fact_value(facts, fact::kSection, fact::kHost), std::stoi(rank));
+    otf2_sink->next_process(fact_value(facts, fact::kSection, fact::kHost), number_as<int>(facts, fact::kRank, -1));
     unsigned long long raw_ns = 0, real_ns = 0;
     if (std::sscanf(fact_value(facts, fact::kSection, fact::kWallReference).c_str(), "%llu %llu", &raw_ns, &real_ns) == 2)
       otf2_sink->set_realtime_reference(raw_ns, real_ns);
@@ -289,7 +303,7 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   // Before the producer and the fold that use it, so that it outlives both.
   SourceResolver sources(SourceResolver::modules_from(facts));
   TraceInfo info;
-  info.pid = std::stoull(number(facts, fact::kPid));
+  info.pid = number_as<std::uint64_t>(facts, fact::kPid, 0);
   info.process_name = process_name(facts);
   info.sources = &sources;
   TraceProducer producer(tee, info);

@@ -45,7 +45,11 @@ bool NameFilter::keep_text(std::string_view text) const {
 
 bool NameFilter::keep(std::uint32_t name) {
   if (!active()) return true;
-  if (name >= cache_.size()) cache_.resize(std::max<std::size_t>(name + 1, names().size()), -1);
+  if (name >= cache_.size()) {
+    // An id no name was given (a damaged trace) must not size the cache: answered uncached.
+    if (name >= names().size()) return keep_text(names().str(name));
+    cache_.resize(names().size(), -1);
+  }
   std::int8_t& c = cache_[name];
   if (c < 0) c = keep_text(names().str(name)) ? 1 : 0;
   return c == 1;
