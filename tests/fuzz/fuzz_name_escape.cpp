@@ -13,15 +13,11 @@
 #include "common/analysis/summary.hpp"
 #include "common/support/json.hpp"
 #include "common/support/text_safe.hpp"
+#include "fuzz_checks.hpp"
 
 namespace {
 
-// A property that failed: its line on stderr, then abort (libFuzzer keeps the input).
-void require(bool ok, std::source_location where = std::source_location::current()) {
-  if (ok) return;
-  std::fprintf(stderr, "%s:%u: property failed\n", where.file_name(), static_cast<unsigned>(where.line()));
-  std::abort();
-}
+using kob_fuzz::require;
 
 bool valid_utf8(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
