@@ -240,14 +240,32 @@ try:
 finally:
     s.close()
 png = os.path.join(wd, "shot.png")
-cp.screenshot(url, png)
-kc.check(os.path.exists(png), "the screenshot is written")
-if os.path.exists(png):
-    w, h, px = cp.png_pixels(png)
+TIMELINE_COLOURS = (("kernel blue", (0x00, 0x72, 0xB2)), ("wait orange", (0xE6, 0x9F, 0x00)),
+                    ("parallel sky blue", (0x56, 0xB4, 0xE9)))
+
+
+def shot():
+    """Screenshot pixels, or None. A renderer starved on a loaded machine (the fuzz and damaged-trace
+    tests beside it) may shoot before the timeline's canvas is drawn: up to 3 tries."""
+    cp.screenshot(url, png)
+    return cp.png_pixels(png) if os.path.exists(png) else None
+
+
+def undrawn(got):
+    if got is None:
+        return "no screenshot"
+    missing = [name for name, rgb in TIMELINE_COLOURS if sum(row.count(rgb) for row in got[2]) <= 300]
+    return f"the timeline's {', '.join(missing)} not on screen" if missing else ""
+
+
+got = kc.until_settled(shot, undrawn)
+kc.check(got is not None, "the screenshot is written")
+if got is not None:
+    w, h, px = got
     kc.expect_eq((w, h), (1400, 1000), "screenshot size")
     colours = {p for row in px for p in row}
     kc.check(len(colours) > 16, f"the screenshot is not blank ({len(colours)} colours)")
-    for name, rgb in (("kernel blue", (0x00, 0x72, 0xB2)), ("wait orange", (0xE6, 0x9F, 0x00)), ("parallel sky blue", (0x56, 0xB4, 0xE9))):
+    for name, rgb in TIMELINE_COLOURS:
         kc.check(sum(row.count(rgb) for row in px) > 300, f"the timeline's {name} is on screen")
 
 # ---- the same page from kob report and kob convert --to=html ------------------------------------
