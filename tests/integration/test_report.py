@@ -245,9 +245,10 @@ TIMELINE_COLOURS = (("kernel blue", (0x00, 0x72, 0xB2)), ("wait orange", (0xE6, 
 
 
 def shot():
-    """Screenshot pixels, or None. A renderer starved on a loaded machine (the fuzz and damaged-trace
-    tests beside it) may shoot before the timeline's canvas is drawn: up to 3 tries."""
-    cp.screenshot(url, png)
+    """Screenshot pixels, or None, of the page's first 4000 pixels: on a loaded machine the run has
+    more findings (its kernels slower), which pushed the timeline below the first 1000. A renderer
+    starved by the tests beside it may shoot before the canvas is drawn: up to 3 tries."""
+    cp.screenshot(url, png, size="1400,4000")
     return cp.png_pixels(png) if os.path.exists(png) else None
 
 
@@ -262,7 +263,7 @@ got = kc.until_settled(shot, undrawn)
 kc.check(got is not None, "the screenshot is written")
 if got is not None:
     w, h, px = got
-    kc.expect_eq((w, h), (1400, 1000), "screenshot size")
+    kc.expect_eq((w, h), (1400, 4000), "screenshot size")
     colours = {p for row in px for p in row}
     kc.check(len(colours) > 16, f"the screenshot is not blank ({len(colours)} colours)")
     for name, rgb in TIMELINE_COLOURS:
