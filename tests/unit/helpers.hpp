@@ -2,6 +2,7 @@
 // python3 JSON check.
 #pragma once
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +62,19 @@ Span span(std::uint32_t track, std::uint64_t start, std::uint64_t end) {
 }
 
 inline std::uint32_t nm(const char* s) { return kob::names().intern(s); }
+
+// A forked child's wait status; a child still running after 60 s is killed (-1): a hang fails
+// the test instead of stalling it.
+inline int wait_child(pid_t pid) {
+  int status = 0;
+  for (int i = 0; i < 600; ++i) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return status;
+    usleep(100'000);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return -1;
+}
 
 // One record with the given fields (u[0], u[1], ... in order).
 inline kob::Record rec(std::uint64_t tick, kob::Ev type, std::uint32_t a = 0, std::initializer_list<std::uint64_t> u = {},

@@ -153,15 +153,7 @@ void ConstructRows::mutex(const OmpMutexSpan& m) {
   if (sources_ == nullptr || m.kernel != 0 || m.codeptr == 0) return;
   const std::uint16_t family = omp_names::mutex_family(m.kind);
   OmpConstructStats& r = rows_[row(Category::Mutex, family, omp_names::mutex(family), m.codeptr)];
-  if (!m.hold) {
-    r.wait += m.dur();
-    r.failed_tries += m.failed ? 1 : 0;
-  } else if (m.nested) {
-    ++r.nested_holds;
-  } else {
-    ++r.calls;
-    r.hold += m.dur();
-  }
+  count_mutex(r, r.calls, m);
 }
 
 void ConstructRows::task_create(const OmpTaskCreate& c) {

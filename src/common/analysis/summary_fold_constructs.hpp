@@ -26,6 +26,21 @@ namespace kob::summary_fold_detail {
 OmpTeamStats one_region(std::uint64_t tasks, std::uint64_t max_busy, std::uint64_t sum_busy, std::uint64_t task_time,
                         std::uint64_t wait_time);
 
+// A mutex span into figures with OmpMutexStats' fields (the kind's row and a site's row):
+// waits and failed tries, nested holds, outer holds (counted in `holds`) and their time.
+template <class Stats>
+void count_mutex(Stats& s, std::uint64_t& holds, const OmpMutexSpan& m) {
+  if (!m.hold) {
+    s.wait += m.dur();
+    s.failed_tries += m.failed ? 1 : 0;
+  } else if (m.nested) {
+    ++s.nested_holds;
+  } else {
+    ++holds;
+    s.hold += m.dur();
+  }
+}
+
 class ConstructRows {
  public:
   static constexpr std::uint32_t kNoRow = UINT32_MAX;

@@ -98,15 +98,7 @@ void SummaryFold::omp_task(const OmpTaskSpan& k) {
 void SummaryFold::omp_mutex(const OmpMutexSpan& m) {
   s_->constructs.mutex(m);
   OmpMutexStats& st = s_->mutex[m.kind];
-  if (!m.hold) {
-    st.wait += m.dur();
-    st.failed_tries += m.failed ? 1 : 0;
-  } else if (m.nested) {
-    ++st.nested_holds;
-  } else {
-    ++st.holds;
-    st.hold += m.dur();
-  }
+  count_mutex(st, st.holds, m);
 }
 
 void SummaryFold::omp_instant(const OmpInstant& e) {

@@ -25,6 +25,7 @@
 namespace fs = std::filesystem;
 namespace modules = kob::modules;
 using modules::Module;
+using kob_test::wait_child;
 
 namespace {
 
@@ -103,17 +104,6 @@ std::vector<Module> modules_in_file(const std::string& path) {
     out.push_back(*m);
   }
   return out;
-}
-
-int wait_child(pid_t pid) {
-  int status = 0;
-  for (int i = 0; i < 600; ++i) {  // at most 60 s, then the child is killed: a hang fails the test
-    if (waitpid(pid, &status, WNOHANG) == pid) return status;
-    usleep(100'000);
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  return -1;
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ namespace {
 using kob_test::emit_seq;
 
 using kob_test::RawReset;
+using kob_test::wait_child;
 
 // This process's directory of test files, removed when the process ends (not by its fork children).
 struct TestDir {
@@ -148,17 +149,6 @@ long vm_rss_kib() {
   std::string line;
   while (std::getline(in, line))
     if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  return -1;
-}
-
-int wait_child(pid_t pid) {
-  int status = 0;
-  for (int i = 0; i < 600; ++i) {  // at most 60 s, then the child is killed: a hang fails the test
-    if (waitpid(pid, &status, WNOHANG) == pid) return status;
-    usleep(100'000);
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
   return -1;
 }
 
