@@ -168,8 +168,11 @@ std::string wall_reference() {
 const char* name() { return g_use_tsc ? "tsc" : "CLOCK_MONOTONIC_RAW"; }
 
 void set_calibration(bool tsc, std::uint64_t tick0, std::uint64_t ns0, double rate) {
-  g_initialised = true;
-  g_use_tsc = tsc;
+  // In the library this runs in the writer (at exit or on a signal) while the program's threads
+  // still record, reading g_use_tsc in now(): the file's clock is ours there, so nothing that
+  // now() reads is written (ThreadSanitizer saw the unconditional store race with them).
+  if (!g_initialised) g_initialised = true;
+  if (g_use_tsc != tsc) g_use_tsc = tsc;
   g_tick0 = tick0;
   g_ns0 = ns0;
   set_rate(rate > 0 ? rate : 1.0);

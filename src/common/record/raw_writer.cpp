@@ -11,6 +11,7 @@
 #include <ctime>
 #include <mutex>
 #include <new>
+#include <vector>
 
 #include "common/record/clock.hpp"
 #include "common/support/blocked_signals.hpp"
@@ -126,6 +127,21 @@ void wake() {
   if (s.wake_word.exchange(1, std::memory_order_acq_rel) == 0) futex(&s.wake_word, FUTEX_WAKE_PRIVATE, 1, nullptr);
 }
 
+namespace {
+// Published records as they are now. Their producer may still fold a later step into the u words
+// of its last one (host_callbacks.cpp, fold_step: a relaxed atomic store), so those are read
+// atomically; the rest is never written after publication.
+void snapshot(Record* src, std::uint32_t n, Record* dst) {
+  for (std::uint32_t i = 0; i < n; ++i) {
+    dst[i].tick = src[i].tick;
+    dst[i].type = src[i].type;
+    dst[i].sub = src[i].sub;
+    dst[i].a = src[i].a;
+    for (int j = 0; j < 6; ++j) dst[i].u[j] = std::atomic_ref<std::uint64_t>(src[i].u[j]).load(std::memory_order_relaxed);
+  }
+}
+}  // namespace
+
 void copy_thread(ThreadBuffer& b, bool final) {
   std::lock_guard<std::mutex> lock(g_state->copy_mu);
   const std::uint32_t k = b.ring_size();
@@ -162,8 +178,13 @@ void copy_thread(ThreadBuffer& b, bool final) {
     const std::uint32_t n = state == kSlotFilling ? b.filled(*next, next->recs, kSlotRecords)
                                                   : next->committed.load(std::memory_order_acquire);
     if (state == kSlotFilling) {
-      // The slot being filled (finish): its records so far, the slot left to its thread.
-      if (final && n > 0 && !write_chunk(b.index, next->block.seq, next->recs, n)) b.add_dropped(n);
+      // The slot being filled (finish): its records so far, the slot left to its thread, which
+      // may still be recording (a signal's write) and folding a step into its last record.
+      if (final && n > 0) {
+        std::vector<Record> now(n);
+        snapshot(next->recs, n, now.data());
+        if (!write_chunk(b.index, next->block.seq, now.data(), n)) b.add_dropped(n);
+      }
       return;
     }
     if (!write_chunk(b.index, next->block.seq, next->recs, n)) b.add_dropped(n);
