@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test (unit and integration) twice: in build/ and in build-asan/,
+# Sets up, builds and runs every test (unit and integration) twice, in build/ and in build-asan/
 # where the library, the unit tests and our test programs are built with
 # -fsanitize=address,undefined (host programs run with the sanitizer runtime preloaded; any
-# finding fails its test). The last line counts the tests of both runs.
+# finding fails its test), and then the tests of suite tsan in build-tsan/ (-fsanitize=thread:
+# the unit tests and the std::thread programs that drive recorder, writer, signals and fork;
+# libomp and Kokkos are not instrumented, so no OpenMP program runs there). The last line counts
+# the tests of all three runs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build
@@ -14,11 +17,15 @@ echo "== the same tests under AddressSanitizer and UndefinedBehaviorSanitizer (b
 scripts/build.sh --sanitize -Dtests=true || exit 1
 meson test -C build-asan --print-errorlogs --num-processes 2
 rc_san=$?
+echo "== the tests of our own threads under ThreadSanitizer (build-tsan, suite tsan) =="
+scripts/build.sh --tsan -Dtests=true || exit 1
+meson test -C build-tsan --suite tsan --print-errorlogs --num-processes 2
+rc_tsan=$?
 python3 - <<'PY'
 import json
 passed = failed = skipped = 0
 failures = []
-for log in ("build/meson-logs/testlog.json", "build-asan/meson-logs/testlog.json"):
+for log in ("build/meson-logs/testlog.json", "build-asan/meson-logs/testlog.json", "build-tsan/meson-logs/testlog.json"):
     with open(log) as f:
         for line in f:
             t = json.loads(line)
@@ -37,4 +44,4 @@ for where, t in failures:
     print("\n".join(l[:300] for l in out[-40:]))
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 PY
-[ $rc -eq 0 ] && [ $rc_san -eq 0 ]
+[ $rc -eq 0 ] && [ $rc_san -eq 0 ] && [ $rc_tsan -eq 0 ]

@@ -1,9 +1,10 @@
 // Sanitizer build only: a program with the bugs the sanitizer run must catch, one per argument
-// ("heap-overflow", "signed-overflow", "leak"), so that test_sanitizer_canary.py can check that a
+// ("heap-overflow", "signed-overflow", "leak"; in the ThreadSanitizer build "data-race"), so that test_sanitizer_canary.py can check that a
 // finding stops the program with the sanitizer's exit code and that the harness flags it.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 int main(int argc, char** argv) {
   const char* what = argc > 1 ? argv[1] : "";
@@ -24,6 +25,14 @@ int main(int argc, char** argv) {
     p = nullptr;
     (void)p;
     return 0;
+  }
+  if (std::strcmp(what, "data-race") == 0) {
+    static int shared = 0;  // two threads, no synchronisation between their writes
+    std::thread a([] { for (int i = 0; i < 1000; ++i) shared = shared + 1; });
+    std::thread b([] { for (int i = 0; i < 1000; ++i) shared = shared + 1; });
+    a.join();
+    b.join();
+    return shared < 0 ? 3 : 0;
   }
   std::puts("clean");
   return 0;

@@ -1,6 +1,6 @@
 """Sanitizer build only: a finding must stop the program with the sanitizer's exit code and be
-flagged by the harness (kob_check.run), for an address error, undefined behaviour and a leak; a
-clean run must pass untouched. Guards the options meson sets and the harness's report check."""
+flagged by the harness (kob_check.run), for an address error, undefined behaviour and a leak (build-asan)
+or a data race (build-tsan: the race is between two std::threads of our own code); a clean run must pass untouched. Guards the options meson sets and the harness's report check."""
 import argparse
 import os
 
@@ -8,6 +8,7 @@ import kob_check as kc
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--program", required=True)
+ap.add_argument("--sanitize", required=True, choices=["address,undefined", "thread"])
 a = ap.parse_args()
 prog = os.path.abspath(a.program)
 
@@ -22,9 +23,11 @@ kc.expect_eq(env["LD_PRELOAD"], kc.SANITIZER_PRELOAD, "dropping LD_PRELOAD keeps
 
 rc, out, err = kc.run([prog, "clean"])
 kc.expect_eq((rc, out), (0, "clean\n"), "a clean run")
-for bug, marker in (("heap-overflow", "ERROR: AddressSanitizer: heap-buffer-overflow"),
-                    ("signed-overflow", "runtime error: signed integer overflow"),
-                    ("leak", "ERROR: LeakSanitizer: detected memory leaks")):
+bugs = {"address,undefined": (("heap-overflow", "ERROR: AddressSanitizer: heap-buffer-overflow"),
+                               ("signed-overflow", "runtime error: signed integer overflow"),
+                               ("leak", "ERROR: LeakSanitizer: detected memory leaks")),
+        "thread": (("data-race", "WARNING: ThreadSanitizer: data race"),)}
+for bug, marker in bugs[a.sanitize]:
     before = len(kc.failures)
     rc, out, err = kc.run([prog, bug])
     flagged = len(kc.failures) > before

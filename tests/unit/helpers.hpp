@@ -27,6 +27,18 @@
 
 namespace kob_test {
 
+// Built with -fsanitize=thread (build-tsan). Its runtime emulates signal delivery, and in a
+// fork() child of a multi-threaded process a raised signal does not reach the default action.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+inline constexpr bool kThreadSanitizer = true;
+#else
+inline constexpr bool kThreadSanitizer = false;
+#endif
+#else
+inline constexpr bool kThreadSanitizer = false;
+#endif
+
 // Forgets all registered threads and counters on entry and exit, restores the default memory cap,
 // and makes ticks read as nanoseconds (ns = tick).
 struct RecorderReset {

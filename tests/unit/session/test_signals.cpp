@@ -198,7 +198,11 @@ TEST_CASE("a signal on the thread that is writing ends the process without waiti
   CHECK(e.notes == "");
 }
 
-TEST_CASE("in a fork() child there is no watcher: the default action, at once") {
+// Under ThreadSanitizer the grandchild's raise(SIGTERM) after our handler restored SIG_DFL ends
+// in exit status 0 (its runtime's signal emulation after a multi-threaded fork), so the case is
+// left to the other builds.
+TEST_CASE("in a fork() child there is no watcher: the default action, at once" *
+          doctest::skip(kob_test::kThreadSanitizer)) {
   const Ended e = in_child([] {
     sg::install(options(write_forever, 60000));
     const pid_t child = fork();
