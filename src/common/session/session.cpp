@@ -559,6 +559,7 @@ struct WriteDone {
     }
     s.done_cv.notify_all();
     s.writer_tid.store(0);
+    signals::end_if_deferred();
   }
 };
 

@@ -43,6 +43,11 @@ sem_t g_request;
 // 0: no write asked for; 1: asked, under way; 2: finished (or given up by the watcher).
 std::atomic<int> g_write_state{0};
 std::atomic<bool> g_crash_reported{false};
+// A termination signal that arrived on the thread writing the outputs (a write at Kokkos finalize
+// or exit): the write goes on, and the signal ends the process once it is done (end_if_deferred).
+// 0: none; else the signal number, its siginfo in g_deferred_info.
+std::atomic<int> g_deferred{0};
+siginfo_t g_deferred_info;
 
 // The crash lines, one per crash signal, replaced whole when the prefix changes: the handler
 // reads one consistent set through the pointer. Old sets are kept (a handler may be reading one).
@@ -117,9 +122,19 @@ void on_termination(int sig, siginfo_t* info, void* context) {
   if (slot == nullptr) return;
   // Only the first signal of a process with a watcher waits for the write; a repeated one (Ctrl-C
   // twice), one in a fork() child, or one that interrupted the write itself ends the process now.
+  const bool mine = static_cast<long>(getpid()) == g_watcher_pid.load();
+  if (mine && g_options.writing_here && g_options.writing_here()) {
+    // This thread is writing the files: waiting would wait for itself, ending now would lose
+    // them. The first such signal is kept for end_if_deferred; a second ends the process now.
+    int none = 0;
+    if (g_deferred.compare_exchange_strong(none, sig)) {
+      if (info != nullptr) g_deferred_info = *info;
+      errno = saved_errno;
+      return;
+    }
+  }
   int idle = 0;
-  if (static_cast<long>(getpid()) == g_watcher_pid.load() && !(g_options.writing_here && g_options.writing_here()) &&
-      g_write_state.compare_exchange_strong(idle, 1)) {
+  if (mine && !(g_options.writing_here && g_options.writing_here()) && g_write_state.compare_exchange_strong(idle, 1)) {
     sem_post(&g_request);
     wait_for_write(g_options.write_timeout_ms);
   }
@@ -144,6 +159,19 @@ void on_crash(int sig, siginfo_t* info, void*) {
   if (info == nullptr || info->si_code <= 0) raise(sig);
   errno = saved_errno;
 }
+
+}  // namespace
+
+void end_if_deferred() {
+  const int sig = g_deferred.load();
+  if (sig == 0) return;
+  if (const Slot* slot = find(g_term, 3, sig)) {
+    g_write_state.store(2);  // the files are written: nothing partial to remove
+    end_as_without_tool(sig, &g_deferred_info, nullptr, slot->old);
+  }
+}
+
+namespace {
 
 void* watcher(void*) {
   for (;;) {
@@ -274,6 +302,7 @@ void reset_for_test() {
     }
   }
   g_write_state.store(0);
+  g_deferred.store(0);
   g_crash_reported.store(false);
   g_crash_installed.store(false);
 }

@@ -15,8 +15,9 @@ namespace kob::signals {
 struct Options {
   // Writes the outputs; runs on the watcher thread, never inside a handler.
   void (*write)() = nullptr;
-  // Async-signal-safe: true when the calling thread is the one writing the outputs now (a signal
-  // that interrupts that write ends the process at once: waiting would wait for itself).
+  // Async-signal-safe: true when the calling thread is the one writing the outputs now. A signal
+  // that interrupts that write is kept until the write ends (end_if_deferred); a second one
+  // ends the process at once.
   bool (*writing_here)() = nullptr;
   // How long a handler waits for the write before ending the process without it.
   int write_timeout_ms = 10000;
@@ -27,6 +28,10 @@ struct Options {
 // (stack overflows). False after one warning when the watcher cannot start: the termination
 // handlers are then not installed, the crash handlers are.
 bool install(const Options& options);
+
+// Called by the thread that wrote the outputs when it has finished: a termination signal that
+// arrived on it meanwhile now ends the process as it would have without the tool.
+void end_if_deferred();
 
 // Gives the calling thread an alternate signal stack of its own when the crash handlers are
 // installed and it has none, so that a stack overflow on any thread still prints the crash line;

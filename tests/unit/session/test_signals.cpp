@@ -188,14 +188,42 @@ TEST_CASE("a second signal while the first waits ends the process at once") {
   CHECK(e.notes == "W");
 }
 
-TEST_CASE("a signal on the thread that is writing ends the process without waiting for itself") {
+TEST_CASE("a signal on the thread that is writing waits for the write's end, then ends the process") {
+  // The write (here: the code after raise) goes on; its end (end_if_deferred) ends the process.
   const Ended e = in_child([] {
     sg::install(options(write_forever, 60000, always_here));
     raise(SIGTERM);
+    note('R');
+    sg::end_if_deferred();
+    note('X');
     return 0;
   });
   CHECK(killed_by(e, SIGTERM));
-  CHECK(e.notes == "");
+  CHECK(e.notes == "R");
+}
+
+TEST_CASE("a second signal on the thread that is writing ends the process at once") {
+  const Ended e = in_child([] {
+    sg::install(options(write_forever, 60000, always_here));
+    raise(SIGINT);
+    note('R');
+    raise(SIGTERM);
+    note('X');
+    return 0;
+  });
+  CHECK(killed_by(e, SIGTERM));
+  CHECK(e.notes == "R");
+}
+
+TEST_CASE("without a signal, the end of a write ends nothing") {
+  const Ended e = in_child([] {
+    sg::install(options(write_forever, 60000, always_here));
+    sg::end_if_deferred();
+    note('R');
+    return 0;
+  });
+  CHECK(exited(e, 0));
+  CHECK(e.notes == "R");
 }
 
 // Under ThreadSanitizer the grandchild's raise(SIGTERM) after our handler restored SIG_DFL ends
