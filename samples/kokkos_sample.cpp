@@ -16,6 +16,10 @@
 //                   Kokkos::finalize() (every View is already destroyed at that point, so
 //                   allocations/deallocations are the same as in a normal run; only the
 //                   kokkosp_finalize_library hook is missing).
+//   --repeat=N      the whole work N times (default 1; benchmarks/soak.py varies the run's length).
+//   --crash-after=N end by SIGSEGV (a store to address 8) right after the Nth "iter" line: the
+//                   crash of benchmarks/soak.py. Each "iter" line is flushed as it is printed,
+//                   after its iteration's kernels and fence have ended.
 //
 // Everything below is deterministic (fixed sizes and loop counts, integer-valued data, so the
 // reductions are exact whatever the thread count). Exact stdout (6 lines):
@@ -124,6 +128,14 @@ constexpr int N_SMALL = 1000;   // doubles: 8000 bytes
 constexpr int N_SCAN = 4096;    // ints: 16384 bytes
 constexpr int N_DUAL = 512;     // doubles: 4096 bytes
 constexpr int ITERS = 3;
+int g_crash_after = 0;  // --crash-after=N; 0: never
+int g_iter_lines = 0;
+
+// A real fault, not raise(): the crash handler must see what a crashing program gives it.
+void crash() {
+  volatile int* p = reinterpret_cast<volatile int*>(std::strtoul("8", nullptr, 10));
+  *p = 1;
+}
 
 }  // namespace
 
@@ -193,6 +205,8 @@ void run() {
     named_fence("sample::solve_fence");
     Kokkos::Profiling::popRegion();  // solve
     std::printf("iter %d dot = %.0f\n", it, dot);
+    std::fflush(stdout);
+    if (++g_iter_lines == g_crash_after) crash();
 
     if (it == 0) sec_b.start();  // A and B now both open
     if (it == 1) sec_a.stop();   // A closes while B is still open
@@ -261,11 +275,15 @@ void run() {
 
 int main(int argc, char* argv[]) {
   bool no_finalize = false;
-  for (int i = 1; i < argc; ++i)
+  int repeat = 1;
+  for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--no-finalize") == 0) no_finalize = true;
+    if (std::strncmp(argv[i], "--repeat=", 9) == 0) repeat = std::atoi(argv[i] + 9);
+    if (std::strncmp(argv[i], "--crash-after=", 14) == 0) g_crash_after = std::atoi(argv[i] + 14);
+  }
 
   Kokkos::initialize(argc, argv);
-  run();  // every View and section is destroyed when run() returns
+  for (int r = 0; r < repeat; ++r) run();  // every View and section is destroyed when run() returns
   std::fflush(stdout);
   if (no_finalize) std::exit(0);
   Kokkos::finalize();
