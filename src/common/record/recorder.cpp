@@ -398,10 +398,14 @@ void after_fork_child() {
   Registry& r = registry();
   ThreadBuffer* old = t_buffer;
   // The parent's slots: unmapped, never written here (they are the parent's file or memory). The
-  // buffers themselves are forgotten, not freed (their memory may be in an odd state).
+  // buffers themselves are not freed (their memory may be in an odd state) but kept where a leak
+  // checker finds them: a program built with LeakSanitizer that forks must not see our buffers
+  // reported at its child's exit.
+  static auto* parents = new std::vector<ThreadBuffer*>();
   for (ThreadBuffer* b : r.threads) {
     unmap_ring(b->ring_, b->ring_size_.load(std::memory_order_relaxed));
     b->ring_size_.store(0, std::memory_order_relaxed);
+    parents->push_back(b);
   }
   r.threads.clear();
   for (const PooledRing& p : r.pool) unmap_ring(&p.base, p.slots);
