@@ -27,6 +27,7 @@ PACKAGES=(
     libdw-dev                   # OpenMP constructs' source locations: DWARF lookups (elfutils libdw/libdwfl)
     libclang-rt-22-dev          # the ASan+UBSan build of the test suite
     openmpi-bin libopenmpi-dev  # several ranks with one --output (mpirun on loopback)
+    mpich libmpich-dev          # the MPICH-family PMPI layer (libkob_mpi_mpich.so) and its tests (mpirun.mpich)
     libcli11-dev                # the kob command line (header-only)
     libprotozero-dev            # the .pftrace writer (header-only protobuf encoder) and the unit tests reading it back
     libopen-trace-format2-dev otf2-tools  # --format=otf2, and otf2-print for the tests reading the archives back

@@ -16,8 +16,10 @@
 #include <vector>
 
 #include "common/session/config.hpp"
+#include "common/session/output_name.hpp"
 #include "common/session/run_report.hpp"
 #include "common/support/install_layout.hpp"
+#include "kob/mpi_family.hpp"
 
 namespace kob::cli {
 
@@ -50,6 +52,32 @@ std::string project_library(const char* name) {
 std::string where_libraries_go() {
   const std::string here = directory_of_this_program();
   return here + " or " + here + "/" + KOB_LIBDIR_FROM_BINDIR;
+}
+
+// Every rank runs kob run: rank 0 (or a run without a launcher) says what --mpi chose, once.
+bool first_rank() {
+  return output_name::rank_from_environment([](const char* v) -> const char* { return std::getenv(v); }) <= 0;
+}
+
+// The PMPI layer of the program's MPI ABI, or "" (the run goes on without it: clocks aligned by
+// wall clock); one line says which.
+std::string choose_mpi_layer(const std::string& program) {
+  const MpiFamily f = program_mpi_family(program);
+  const bool say_it = first_rank();
+  if (f.layer.empty()) {
+    if (say_it) say("run: --mpi: cannot tell the program's MPI (" + f.library + "); running without the PMPI layer, clocks aligned by wall clock");
+    return "";
+  }
+  const std::string name = "libkob_mpi_" + f.layer + ".so";
+  const std::string layer = project_library(name.c_str());
+  if (layer.empty()) {
+    if (say_it)
+      say("run: --mpi: the program uses " + f.library + " but " + name + " is in neither " + where_libraries_go() +
+          " (built when that MPI is found; -Dmpi_layers for another); running without the PMPI layer, clocks aligned by wall clock");
+    return "";
+  }
+  if (say_it) say("run: --mpi: the program uses " + f.library + ": preloading " + name);
+  return layer;
 }
 
 std::string library_path(std::string& error) {
@@ -108,8 +136,9 @@ std::string run_help() {
          "process, the files each process of the run wrote (forked children included). Under mpirun:\n"
          "`mpirun -np 4 kob run [--mpi] -- PROGRAM`.\n"
          "\n"
-         "  --mpi        also preload libkob_mpi.so (the PMPI layer: clock offsets to rank 0, MPI calls),\n"
-         "               built and installed beside the library when the project was built with MPI\n"
+         "  --mpi        also preload the PMPI layer of the program's MPI (libkob_mpi_openmpi.so or\n"
+         "               libkob_mpi_mpich.so, by its DT_NEEDED; clock offsets to rank 0, MPI calls);\n"
+         "               without a match, one line, and the program runs without it\n"
          "  --help       this text\n"
          "\n"
          "TOOL OPTIONS are the library's options, as --key=value or --flag (values without blanks):\n" +
@@ -173,14 +202,7 @@ int run_main(int argc, char** argv) {
     return 2;
   }
   std::string mpi_layer;
-  if (mpi) {
-    mpi_layer = project_library("libkob_mpi.so");
-    if (mpi_layer.empty()) {
-      say("run: --mpi: libkob_mpi.so is in neither " + where_libraries_go() +
-          " (it is built when the project is configured with MPI found)");
-      return 2;
-    }
-  }
+  if (mpi) mpi_layer = choose_mpi_layer(argv[at]);
 
   setenv("KOKKOS_TOOLS_LIBS", lib.c_str(), 1);
   setenv("KOKKOS_PROFILE_LIBRARY", lib.c_str(), 1);

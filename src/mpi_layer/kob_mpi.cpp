@@ -1,4 +1,5 @@
-// libkob_mpi.so: the optional PMPI layer (`kob run --mpi` preloads it). It measures each rank's
+// libkob_mpi_<family>.so: the optional PMPI layer, one per MPI ABI (`kob run --mpi` preloads the
+// one that matches the program's MPI). It measures each rank's
 // clock offset to rank 0 right after MPI_Init and right before MPI_Finalize, and hands the results
 // to the tool library when that attaches (common/session/mpi_bridge.hpp). It depends on MPI and the C++
 // runtime only: no spdlog, no part of the tool; problems are one `kob: ` line on stderr, and the
@@ -8,6 +9,8 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include "mpi_layer/weak_mpi.hpp"
+
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +19,7 @@
 #include <mutex>
 
 #include "common/session/mpi_bridge.hpp"
+#include "mpi_layer/handles.hpp"
 #include "mpi_layer/layer.hpp"
 
 #define KOB_EXPORT extern "C" __attribute__((visibility("default")))
@@ -175,6 +179,7 @@ void read_environment() {
 }
 
 void after_init() {
+  if (!family_matches()) return;
   read_environment();
   if (measure(kob_mpi_clock_start)) {
     State& s = state();
@@ -188,6 +193,7 @@ void after_init() {
 }
 
 void before_finalize() {
+  if (!family_matches()) return;
   measure(kob_mpi_clock_end);
   State& s = state();
   Due d;
@@ -205,6 +211,9 @@ void before_finalize() {
 KOB_EXPORT int kob_mpi_layer_attach(const kob_mpi_tool* tool) {
   using namespace kob_mpi;
   if (tool == nullptr || tool->version < 1 || tool->size < offsetof(kob_mpi_tool, mpi_begin)) return 0;
+  // In a process whose MPI is of the other family the tool gets nothing from us: it goes on as
+  // without the layer (clocks by wall time). An MPI not started yet is told by the same symbols.
+  if (!family_matches()) return 0;
   State& s = state();
   Due d;
   {

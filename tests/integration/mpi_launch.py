@@ -1,4 +1,4 @@
-"""mpirun for the MPI tests: OpenMPI on loopback and shared memory only, as root when needed,
+"""mpirun for the MPI tests: OpenMPI on loopback and shared memory only (or MPICH's Hydra, local), as root when needed,
 oversubscribed, OpenMP threads that sleep when idle; in the sanitizer build every app context's
 ranks get the sanitizer runtime first in LD_PRELOAD (mpirun itself does not), with leak checking
 off in them (OpenMPI leaks by design: components dlclosed with their allocations, which LSan
@@ -26,15 +26,25 @@ def exports(env_extra, sanitize=True):
     return out
 
 
+def is_hydra(mpirun):
+    """MPICH's mpirun (Hydra: mpirun.mpich, mpiexec.hydra) takes -env NAME VALUE per context and
+    none of Open MPI's options."""
+    return "mpich" in os.path.basename(mpirun) or "hydra" in os.path.basename(mpirun)
+
+
 def run(mpirun, contexts, cwd, timeout):
     """contexts: [(ranks, env_extra, command)], one app context each (MPMD when several). Returns
     (exit status or None after a hang, stdout, stderr)."""
     env = dict(os.environ)
     env.update(BASE_ENV)
-    cmd = [mpirun] + OPTIONS
+    hydra = is_hydra(mpirun)
+    cmd = [mpirun] + ([] if hydra else OPTIONS)
     for i, (n, env_extra, command) in enumerate(contexts):
         # A program without the tool runs as it is, sanitizer runtime or not.
-        cmd += ([":"] if i else []) + ["-np", str(n)] + exports(env_extra, sanitize=bool(env_extra)) + list(command)
+        exported = exports(env_extra, sanitize=bool(env_extra))
+        if hydra:
+            exported = [x for pair in zip(exported[::2], exported[1::2]) for x in ["-env"] + pair[1].split("=", 1)]
+        cmd += ([":"] if i else []) + ["-np", str(n)] + exported + list(command)
     p = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
     try:

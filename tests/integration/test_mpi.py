@@ -19,12 +19,14 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--program")
 ap.add_argument("--lib", required=True)
 ap.add_argument("--kob", help="kob: also `mpirun -np 4 kob run -- PROGRAM`")
+ap.add_argument("--family", choices=["openmpi", "mpich"], default="openmpi",
+                help="the program's MPI: its launcher (mpirun.openmpi / mpirun.mpich) and its PMPI layer (libkob_mpi_FAMILY.so)")
 a = ap.parse_args()
 lib = os.path.abspath(a.lib)
 NP = 4
 TIMEOUT = 180
 
-mpirun = shutil.which("mpirun")
+mpirun = shutil.which("mpirun." + a.family) or (shutil.which("mpirun") if a.family == "openmpi" else None)
 if mpirun is None:
     print("SKIP: mpirun is not installed (scripts/setup.sh installs OpenMPI)")
     sys.exit(77)
@@ -125,7 +127,7 @@ def layer_run(shift_rank, shift_ns, wd):
 # The PMPI layer (`kob run --mpi`): each rank's clock offset to rank 0, measured after MPI_Init and
 # before MPI_Finalize, in the raw trace and otherData; one rank's time line shifted by 5 ms
 # (KOB_TEST_CLOCK_SHIFT_NS) shows as that rank's offset, the others' stay near 0 (one host).
-layer = os.path.join(os.path.dirname(os.path.abspath(a.kob or ".")), "libkob_mpi.so")
+layer = os.path.join(os.path.dirname(os.path.abspath(a.kob or ".")), f"libkob_mpi_{a.family}.so")
 if a.kob and kc.check(os.path.isfile(layer), f"the PMPI layer is built beside kob ({layer})"):
     SHIFT_RANK, SHIFT = 2, 5_000_000
     TOLERANCE = 5_000  # ns: same host, shared memory

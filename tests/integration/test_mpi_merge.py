@@ -3,7 +3,7 @@ whole time line is moved by a known offset (KOB_TEST_CLOCK_SHIFT_NS, a test-only
 merge must take it out again.
 
 Checked, for the ranks run with the library alone (aligned by each run's wall-clock reference)
-and, when the MPI layer libkob_mpi.so is beside kob, for `kob run --mpi` (ping-pong offsets):
+and, when the MPI layer libkob_mpi_openmpi.so is beside kob, for `kob run --mpi` (ping-pong offsets):
 - the program's exit status and output are the same as without the tool;
 - OUT.pftrace (decoded independently) has a process per rank, named by rank and host, holding
   exactly the slices of that rank's own .pftrace, each moved by the offset the merge reports
@@ -32,6 +32,8 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--program", required=True)
 ap.add_argument("--lib", required=True)
 ap.add_argument("--kob", required=True)
+ap.add_argument("--family", choices=["openmpi", "mpich"], default="openmpi",
+                help="the program's MPI: its launcher (mpirun.openmpi / mpirun.mpich) and its PMPI layer (libkob_mpi_FAMILY.so)")
 a = ap.parse_args()
 lib, kob, prog = os.path.abspath(a.lib), os.path.abspath(a.kob), os.path.abspath(a.program)
 NP, SHIFTED, SHIFT_NS, TOLERANCE_NS = 4, 2, 5_000_000, 5_000
@@ -39,11 +41,11 @@ TIMEOUT = 240
 STEPS = 3
 host = socket.gethostname()
 
-mpirun = shutil.which("mpirun")
+mpirun = shutil.which("mpirun." + a.family) or (shutil.which("mpirun") if a.family == "openmpi" else None)
 if mpirun is None:
     kc.check(False, "mpirun is installed (openmpi-bin; scripts/setup.sh installs it)")
     kc.finish()
-layer = os.path.join(os.path.dirname(kob), "libkob_mpi.so")
+layer = os.path.join(os.path.dirname(kob), f"libkob_mpi_{a.family}.so")
 
 
 def mpirun_run(env_extra, cwd, wrapper=()):

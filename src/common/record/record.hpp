@@ -25,7 +25,7 @@ enum class Ev : std::uint16_t {
   DeepCopyEnd,     // u0=id
   ProfileEvent,    // a=name
   DualView,        // sub=1 modify / 0 sync, a=name u0=ptr u1=on_device
-  // MPI (the PMPI layer libkob_mpi.so, common/session/mpi_bridge.hpp; the calls: mpi_calls.hpp): a blocking call on this thread.
+  // MPI (the PMPI layer libkob_mpi_<family>.so, common/session/mpi_bridge.hpp; the calls: mpi_calls.hpp): a blocking call on this thread.
   MpiBegin,        // sub=call (kob_mpi_send, ...)
   MpiEnd,          // sub=call u0=bytes a=peer rank (int32 as u32; -1 none)
   // OpenMP (OMPT). u1 is always the Kokkos kernel id the event belongs to (0: none). Task ids

@@ -51,7 +51,7 @@ bool attach() {
   auto fn = reinterpret_cast<kob_mpi_layer_attach_fn>(dlsym(RTLD_DEFAULT, "kob_mpi_layer_attach"));
   if (fn == nullptr) return false;
   const bool ok = fn(&g_table) == 1;
-  log::debug(ok ? "attached to the PMPI layer (libkob_mpi.so)" : "the PMPI layer refused the tool's table");
+  log::debug(ok ? "attached to the PMPI layer (libkob_mpi_<family>.so)" : "the PMPI layer refused the tool's table");
   return ok;
 }
 

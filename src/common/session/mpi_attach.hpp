@@ -1,5 +1,5 @@
 // The tool's side of the hand-over with the PMPI layer (mpi_bridge.hpp): found at tool start when
-// libkob_mpi.so is preloaded; nothing happens when it is not.
+// libkob_mpi_<family>.so is preloaded; nothing happens when it is not.
 #pragma once
 
 namespace kob::mpi_attach {

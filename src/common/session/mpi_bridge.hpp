@@ -1,4 +1,4 @@
-// The hand-over between the PMPI layer (libkob_mpi.so, LD_PRELOADed: in the global scope) and the
+// The hand-over between the PMPI layer (libkob_mpi_<family>.so, LD_PRELOADed: in the global scope) and the
 // tool library (dlopen'ed by Kokkos or libomp, maybe RTLD_LOCAL, maybe after MPI_Init, maybe
 // never). Only the tool knows when it starts, so it looks the layer up (dlsym(RTLD_DEFAULT,
 // "kob_mpi_layer_attach")) and hands it a table of its own functions; the layer never links to
@@ -32,7 +32,7 @@ struct kob_mpi_tool {
   void (*mpi_end)(std::uint32_t call, std::uint64_t bytes, std::int32_t peer);
 };
 
-// Exported by libkob_mpi.so. Returns 1 when attached. Hands over at once what was measured
+// Exported by libkob_mpi_<family>.so. Returns 1 when attached. Hands over at once what was measured
 // already; the table must stay valid until the process ends.
 typedef int (*kob_mpi_layer_attach_fn)(const kob_mpi_tool* tool);
 

@@ -31,7 +31,7 @@ constexpr std::string_view kToolVersion = "tool_version", kPid = "pid", kRank = 
                            kKokkosDevices = "kokkos_devices", kOmpRuntime = "openmp_runtime",
                            kOmpInitialDevice = "omp_initial_device", kHelpRun = "help_run", kArgs = "args",
                            kOmpRuntimeCode = "omp_runtime_code", kWallReference = "wall_reference";
-// From the PMPI layer (libkob_mpi.so): MPI_COMM_WORLD rank and size, and this rank's clock against
+// From the PMPI layer (libkob_mpi_<family>.so): MPI_COMM_WORLD rank and size, and this rank's clock against
 // rank 0's after MPI_Init and before MPI_Finalize, each "LOCAL_NS OFFSET_NS RTT_NS".
 constexpr std::string_view kMpiRank = "mpi_rank", kMpiSize = "mpi_size", kMpiClockStart = "mpi_clock_start",
                            kMpiClockEnd = "mpi_clock_end";

@@ -72,7 +72,7 @@ void set_omp_runtime_code(const std::string& range);
 void set_omp_initial_device(int device_num);
 int omp_initial_device();
 
-// The PMPI layer (libkob_mpi.so, mpi_attach.hpp), when preloaded: this rank's clock against rank
+// The PMPI layer (libkob_mpi_<family>.so, mpi_attach.hpp), when preloaded: this rank's clock against rank
 // 0's measured after MPI_Init (end false) or before MPI_Finalize (end true); then MPI_Finalize is
 // under way. While the layer is attached and MPI is not finalising yet, the files are written at
 // mpi_finalizing (or at exit) instead of at Kokkos or OMPT finalize, so that they hold the end
