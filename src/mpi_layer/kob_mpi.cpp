@@ -37,7 +37,7 @@ namespace {
 constexpr int kMinTrips = 50, kMaxTrips = 2000;
 constexpr long long kGoodRttNs = 4000;
 // On our own duplicate of MPI_COMM_WORLD, so no message of the program can ever match ours.
-constexpr int kTag = 0x4b6f;
+constexpr int kTag = 0x4b6f, kTagTurn = 0x4b70;
 
 struct Sync {
   bool have = false;
@@ -115,6 +115,21 @@ bool ok(int rc, const char* what) {
   return false;
 }
 
+// A rank's turn (and, after it, the end of everyone's) comes when rank 0 says so. Until then it
+// sleeps between probes instead of waiting in MPI_Recv: an MPI that busy-polls (MPICH's default)
+// would otherwise have every waiting rank spin on the cores that rank 0 and the measured rank
+// need, and on an oversubscribed node no round trip would come near kGoodRttNs.
+bool wait_for_turn(MPI_Comm comm) {
+  const timespec nap{0, 50000};
+  for (int flag = 0;;) {
+    if (!ok(PMPI_Iprobe(0, kTagTurn, comm, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe")) return false;
+    if (flag) break;
+    nanosleep(&nap, nullptr);
+  }
+  long long go = 0;
+  return ok(PMPI_Recv(&go, 1, MPI_LONG_LONG, 0, kTagTurn, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+}
+
 // The ping-pong with rank 0: each other rank in turn sends its time t1, rank 0 answers with its
 // time t0 on receipt, the rank reads t2; offset (t1 + t2) / 2 - t0 from the shortest round trip.
 bool measure(int phase) {
@@ -134,6 +149,8 @@ bool measure(int phase) {
   if (good && rank == 0) {
     best = {true, now_ns(), 0, 0};
     for (int peer = 1; peer < size && good; ++peer) {
+      const long long go = 0;
+      good = ok(PMPI_Send(&go, 1, MPI_LONG_LONG, peer, kTagTurn, comm), "MPI_Send");
       for (int i = 0; i < kMaxTrips + 1 && good; ++i) {
         long long t1 = 0;
         good = ok(PMPI_Recv(&t1, 1, MPI_LONG_LONG, peer, kTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
@@ -142,7 +159,13 @@ bool measure(int phase) {
         good = ok(PMPI_Send(&t0, 1, MPI_LONG_LONG, peer, kTag, comm), "MPI_Send");
       }
     }
+    // Everyone measured: the ranks sleeping in wait_for_turn go back to the program together.
+    for (int peer = 1; peer < size && good; ++peer) {
+      const long long all_done = 1;
+      good = ok(PMPI_Send(&all_done, 1, MPI_LONG_LONG, peer, kTagTurn, comm), "MPI_Send");
+    }
   } else if (good) {
+    good = wait_for_turn(comm);
     for (int i = 0; i < kMaxTrips && good; ++i) {
       if (i >= kMinTrips && best.rtt_ns <= kGoodRttNs) break;
       const long long t1 = static_cast<long long>(now_ns());
@@ -154,6 +177,9 @@ bool measure(int phase) {
     }
     const long long done = -1;
     good = good && ok(PMPI_Send(&done, 1, MPI_LONG_LONG, 0, kTag, comm), "MPI_Send");
+    // Not back to the program yet: its next MPI call would busy-poll beside the ranks still
+    // measuring. Asleep until rank 0 has measured them all.
+    good = good && wait_for_turn(comm);
   }
   PMPI_Comm_free(&comm);
   if (!good) return false;

@@ -17,6 +17,7 @@
 #pragma weak PMPI_Error_string
 #pragma weak PMPI_Send
 #pragma weak PMPI_Recv
+#pragma weak PMPI_Iprobe
 #pragma weak PMPI_Get_count
 #pragma weak PMPI_Type_size
 

@@ -25,6 +25,8 @@ a = ap.parse_args()
 lib = os.path.abspath(a.lib)
 NP = 4
 TIMEOUT = 180
+EXE = os.path.basename(a.program or "mpi_omp")
+RANK_VAR = "OMPI_COMM_WORLD_RANK" if a.family == "openmpi" else "PMI_RANK"  # what each launcher sets
 
 mpirun = shutil.which("mpirun." + a.family) or (shutil.which("mpirun") if a.family == "openmpi" else None)
 if mpirun is None:
@@ -51,9 +53,9 @@ CASES = [
     ("run", lambda r, pid: f"run-r{r}", True),
     ("run-%r", lambda r, pid: f"run-{r}", False),
     ("run-%h-%p", lambda r, pid: f"run-{host}-{pid}", False),
-    ("run-%q{OMPI_COMM_WORLD_RANK}", lambda r, pid: f"run-{r}", False),
-    ("sub/", lambda r, pid: f"sub/kob-mpi_omp-{pid}-r{r}", False),
-    (None, lambda r, pid: f"kob-mpi_omp-{pid}-r{r}", False),
+    (f"run-%q{{{RANK_VAR}}}", lambda r, pid: f"run-{r}", False),
+    ("sub/", lambda r, pid: f"sub/kob-{EXE}-{pid}-r{r}", False),
+    (None, lambda r, pid: f"kob-{EXE}-{pid}-r{r}", False),
 ]
 for output, name, note in CASES:
     what = f"--output={output}"

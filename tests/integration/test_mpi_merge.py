@@ -38,6 +38,8 @@ a = ap.parse_args()
 lib, kob, prog = os.path.abspath(a.lib), os.path.abspath(a.kob), os.path.abspath(a.program)
 NP, SHIFTED, SHIFT_NS, TOLERANCE_NS = 4, 2, 5_000_000, 5_000
 TIMEOUT = 240
+EXE = os.path.basename(a.program)
+RANK_VAR = "OMPI_COMM_WORLD_RANK" if a.family == "openmpi" else "PMI_RANK"  # what each launcher sets
 STEPS = 3
 host = socket.gethostname()
 
@@ -56,7 +58,7 @@ def shift_wrapper(wd):
     """A script that moves rank SHIFTED's clock and runs the rest of its command line."""
     path = os.path.join(wd, "shift_rank.sh")
     with open(path, "w") as f:
-        f.write(f'#!/bin/sh\nif [ "$OMPI_COMM_WORLD_RANK" = "{SHIFTED}" ]; then export KOB_TEST_CLOCK_SHIFT_NS={SHIFT_NS}; fi\n'
+        f.write(f'#!/bin/sh\nif [ "${RANK_VAR}" = "{SHIFTED}" ]; then export KOB_TEST_CLOCK_SHIFT_NS={SHIFT_NS}; fi\n'
                 'exec "$@"\n')
     os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
     return path
@@ -133,7 +135,7 @@ def check_merge(label, wd, expect_alignment):
     # Perfetto: a process per rank with exactly its own slices, moved by its offset.
     merged = kc.check_pftrace_rules(out + ".pftrace")
     procs = {t["process"]["pid"]: t["process"]["name"] for t in merged.tracks.values() if t["process"]}
-    kc.expect_eq(sorted(procs.values()), sorted(f"mpi_kokkos rank {r} on {host}" for r in range(NP)),
+    kc.expect_eq(sorted(procs.values()), sorted(f"{EXE} rank {r} on {host}" for r in range(NP)),
                  f"{label}: a process per rank, named by rank and host")
     merged_slices = by_rank_slices(merged)
     for r in range(NP):
@@ -141,7 +143,7 @@ def check_merge(label, wd, expect_alignment):
         own_slices = by_rank_slices(own)
         kc.expect_eq(len(own_slices), 1, f"{label}: rank {r}'s own trace is one process")
         own_list = next(iter(own_slices.values()), [])
-        pid = next((p for p, n in procs.items() if n.startswith(f"mpi_kokkos rank {r} ")), None)
+        pid = next((p for p, n in procs.items() if n.startswith(f"{EXE} rank {r} ")), None)
         got = merged_slices.get(pid, [])
         kc.expect_eq(Counter((c, n) for c, n, _, _ in got), Counter((c, n) for c, n, _, _ in own_list),
                      f"{label}: rank {r}'s slices in the merged trace")
@@ -171,7 +173,7 @@ def check_merge(label, wd, expect_alignment):
         with open(prefixes[r] + ".trace.json") as f:
             doc = json.load(f)
         want = sum(1 for e in doc["traceEvents"] if e.get("ph") in ("X", "i", "b"))
-        kc.expect_eq(enters.get(f"mpi_kokkos rank {r}", 0), want, f"{label}: rank {r}'s ENTER events = its Chrome events")
+        kc.expect_eq(enters.get(f"{EXE} rank {r}", 0), want, f"{label}: rank {r}'s ENTER events = its Chrome events")
 
 
 # The library alone: aligned by the wall-clock references (the shifted rank's moves with its clock).
