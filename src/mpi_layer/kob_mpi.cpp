@@ -1,9 +1,9 @@
 // libkob_mpi_<family>.so: the optional PMPI layer, one per MPI ABI (`kob run --mpi` preloads the
-// one that matches the program's MPI). It measures each rank's
-// clock offset to rank 0 right after MPI_Init and right before MPI_Finalize, and hands the results
-// to the tool library when that attaches (common/session/mpi_bridge.hpp). It depends on MPI and the C++
-// runtime only: no spdlog, no part of the tool; problems are one `kob: ` line on stderr, and the
-// program always runs on as without the layer.
+// one that matches the program's MPI). It measures each rank's clock offset to rank 0 right after
+// MPI_Init and right before MPI_Finalize, and hands the results to the tool library when that
+// attaches (common/session/mpi_bridge.hpp). It uses its MPI's header and binds to the program's
+// MPI at run time (weak_mpi.hpp), and depends on the C++ runtime only: no spdlog, no part of the
+// tool; problems are one `kob: ` line on stderr, and the program always runs on as without the layer.
 // The C API only (OpenMPI and MPICH would pull in their C++ bindings otherwise).
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
@@ -148,9 +148,12 @@ bool measure(int phase) {
   Sync best;
   if (good && rank == 0) {
     best = {true, now_ns(), 0, 0};
+    auto call = [&](int peer) {
+      const long long turn = 0;
+      return ok(PMPI_Send(&turn, 1, MPI_LONG_LONG, peer, kTagTurn, comm), "MPI_Send");
+    };
     for (int peer = 1; peer < size && good; ++peer) {
-      const long long go = 0;
-      good = ok(PMPI_Send(&go, 1, MPI_LONG_LONG, peer, kTagTurn, comm), "MPI_Send");
+      good = call(peer);
       for (int i = 0; i < kMaxTrips + 1 && good; ++i) {
         long long t1 = 0;
         good = ok(PMPI_Recv(&t1, 1, MPI_LONG_LONG, peer, kTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
@@ -160,10 +163,7 @@ bool measure(int phase) {
       }
     }
     // Everyone measured: the ranks sleeping in wait_for_turn go back to the program together.
-    for (int peer = 1; peer < size && good; ++peer) {
-      const long long all_done = 1;
-      good = ok(PMPI_Send(&all_done, 1, MPI_LONG_LONG, peer, kTagTurn, comm), "MPI_Send");
-    }
+    for (int peer = 1; peer < size && good; ++peer) good = call(peer);
   } else if (good) {
     good = wait_for_turn(comm);
     for (int i = 0; i < kMaxTrips && good; ++i) {

@@ -4,6 +4,7 @@ ranks get the sanitizer runtime first in LD_PRELOAD (mpirun itself does not), wi
 off in them (OpenMPI leaks by design: components dlclosed with their allocations, which LSan
 cannot even name; the other tests check the library's leaks)."""
 import os
+import shutil
 import signal
 import subprocess
 
@@ -24,6 +25,20 @@ def exports(env_extra, sanitize=True):
     for k, v in env_extra.items():
         out += ["-x", f"{k}={v}"]
     return out
+
+
+# The variable each family's launcher gives a rank its number in.
+RANK_VARIABLE = {"openmpi": "OMPI_COMM_WORLD_RANK", "mpich": "PMI_RANK"}
+
+
+def add_family_argument(ap):
+    ap.add_argument("--family", choices=sorted(RANK_VARIABLE), default="openmpi",
+                    help="the program's MPI: its launcher (mpirun.openmpi / mpirun.mpich) and its PMPI layer (libkob_mpi_FAMILY.so)")
+
+
+def mpirun_for(family):
+    """The family's mpirun (Debian: mpirun.openmpi, mpirun.mpich; plain mpirun is Open MPI's), or None."""
+    return shutil.which("mpirun." + family) or (shutil.which("mpirun") if family == "openmpi" else None)
 
 
 def is_hydra(mpirun):

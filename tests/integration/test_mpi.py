@@ -8,7 +8,6 @@ import argparse
 import glob
 import json
 import os
-import shutil
 import socket
 import sys
 
@@ -19,16 +18,15 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--program")
 ap.add_argument("--lib", required=True)
 ap.add_argument("--kob", help="kob: also `mpirun -np 4 kob run -- PROGRAM`")
-ap.add_argument("--family", choices=["openmpi", "mpich"], default="openmpi",
-                help="the program's MPI: its launcher (mpirun.openmpi / mpirun.mpich) and its PMPI layer (libkob_mpi_FAMILY.so)")
+mpi_launch.add_family_argument(ap)
 a = ap.parse_args()
 lib = os.path.abspath(a.lib)
 NP = 4
 TIMEOUT = 180
 EXE = os.path.basename(a.program or "mpi_omp")
-RANK_VAR = "OMPI_COMM_WORLD_RANK" if a.family == "openmpi" else "PMI_RANK"  # what each launcher sets
+RANK_VAR = mpi_launch.RANK_VARIABLE[a.family]
 
-mpirun = shutil.which("mpirun." + a.family) or (shutil.which("mpirun") if a.family == "openmpi" else None)
+mpirun = mpi_launch.mpirun_for(a.family)
 if mpirun is None:
     print("SKIP: mpirun is not installed (scripts/setup.sh installs OpenMPI)")
     sys.exit(77)

@@ -11,7 +11,6 @@
 import argparse
 import json
 import os
-import shutil
 import subprocess
 
 import kob_check as kc
@@ -26,7 +25,7 @@ ap.add_argument("--plain-program", required=True)
 a = ap.parse_args()
 lib, kob = os.path.abspath(a.lib), os.path.abspath(a.kob)
 layers = {f: os.path.join(os.path.dirname(kob), f"libkob_mpi_{f}.so") for f in ("openmpi", "mpich")}
-mpirun = {"mpich": shutil.which("mpirun.mpich"), "openmpi": shutil.which("mpirun.openmpi") or shutil.which("mpirun")}
+mpirun = {f: mpi_launch.mpirun_for(f) for f in ("mpich", "openmpi")}
 programs = {"mpich": os.path.abspath(a.mpich_program), "openmpi": os.path.abspath(a.openmpi_program)}
 NP, TIMEOUT = 4, 180
 FORWARDS = "it only forwards the MPI calls"

@@ -16,7 +16,6 @@ and, when the MPI layer libkob_mpi_openmpi.so is beside kob, for `kob run --mpi`
 import argparse
 import json
 import os
-import shutil
 import socket
 import stat
 import sys
@@ -32,18 +31,17 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--program", required=True)
 ap.add_argument("--lib", required=True)
 ap.add_argument("--kob", required=True)
-ap.add_argument("--family", choices=["openmpi", "mpich"], default="openmpi",
-                help="the program's MPI: its launcher (mpirun.openmpi / mpirun.mpich) and its PMPI layer (libkob_mpi_FAMILY.so)")
+mpi_launch.add_family_argument(ap)
 a = ap.parse_args()
 lib, kob, prog = os.path.abspath(a.lib), os.path.abspath(a.kob), os.path.abspath(a.program)
 NP, SHIFTED, SHIFT_NS, TOLERANCE_NS = 4, 2, 5_000_000, 5_000
 TIMEOUT = 240
 EXE = os.path.basename(a.program)
-RANK_VAR = "OMPI_COMM_WORLD_RANK" if a.family == "openmpi" else "PMI_RANK"  # what each launcher sets
+RANK_VAR = mpi_launch.RANK_VARIABLE[a.family]
 STEPS = 3
 host = socket.gethostname()
 
-mpirun = shutil.which("mpirun." + a.family) or (shutil.which("mpirun") if a.family == "openmpi" else None)
+mpirun = mpi_launch.mpirun_for(a.family)
 if mpirun is None:
     kc.check(False, "mpirun is installed (openmpi-bin; scripts/setup.sh installs it)")
     kc.finish()

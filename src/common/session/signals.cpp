@@ -123,7 +123,8 @@ void on_termination(int sig, siginfo_t* info, void* context) {
   // Only the first signal of a process with a watcher waits for the write; a repeated one (Ctrl-C
   // twice), one in a fork() child, or one that interrupted the write itself ends the process now.
   const bool mine = static_cast<long>(getpid()) == g_watcher_pid.load();
-  if (mine && g_options.writing_here && g_options.writing_here()) {
+  const bool writing = mine && g_options.writing_here && g_options.writing_here();
+  if (writing) {
     // This thread is writing the files: waiting would wait for itself, ending now would lose
     // them. The first such signal is kept for end_if_deferred; a second ends the process now.
     int none = 0;
@@ -134,7 +135,7 @@ void on_termination(int sig, siginfo_t* info, void* context) {
     }
   }
   int idle = 0;
-  if (mine && !(g_options.writing_here && g_options.writing_here()) && g_write_state.compare_exchange_strong(idle, 1)) {
+  if (mine && !writing && g_write_state.compare_exchange_strong(idle, 1)) {
     sem_post(&g_request);
     wait_for_write(g_options.write_timeout_ms);
   }
@@ -159,19 +160,6 @@ void on_crash(int sig, siginfo_t* info, void*) {
   if (info == nullptr || info->si_code <= 0) raise(sig);
   errno = saved_errno;
 }
-
-}  // namespace
-
-void end_if_deferred() {
-  const int sig = g_deferred.load();
-  if (sig == 0) return;
-  if (const Slot* slot = find(g_term, 3, sig)) {
-    g_write_state.store(2);  // the files are written: nothing partial to remove
-    end_as_without_tool(sig, &g_deferred_info, nullptr, slot->old);
-  }
-}
-
-namespace {
 
 void* watcher(void*) {
   for (;;) {
@@ -291,6 +279,15 @@ std::string crash_line(const char* signal_name) {
   for (int i = 0; i < kCrashCount; ++i)
     if (std::string(g_crash[i].name) == signal_name) return lines->line[i];
   return "";
+}
+
+void end_if_deferred() {
+  const int sig = g_deferred.load();
+  if (sig == 0) return;
+  if (const Slot* slot = find(g_term, 3, sig)) {
+    g_write_state.store(2);  // the files are written: nothing partial to remove
+    end_as_without_tool(sig, &g_deferred_info, nullptr, slot->old);
+  }
 }
 
 void reset_for_test() {
