@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""An event's whole price, hook to file (issue 26): instructions per kernel of the whole process.
+
+  pipeline_cost.py --builddir DIR [--kernels N] [--convert-kernels N] [--only run,convert,writer,pftrace]
+                   [--pftrace-kernels N] [--out DIR]
+
+  run      callgrind on the whole process (all threads, start to exit) of tiny_kernels_openmp N
+           (Kokkos 3.4.1, OpenMP backend, OMP_NUM_THREADS=2 KMP_BLOCKTIME=0): the empty Kokkos
+           tool + the empty OMPT tool, then this library with --format=none, summary,json and the
+           default formats. Ir per kernel and over the empty tools.
+  convert  callgrind on `kob convert` of a --convert-kernels raw trace of the same program, one
+           row per --to (perfetto, summary, json, chrome, otf2, all): Ir per kernel.
+  writer   the writer thread alone (callgrind --separate-threads=yes, the `kob-writer` thread's
+           profile) of a --format=none run: Ir per record and per kernel.
+  pftrace  .pftrace bytes per trace event (TrackEvents, shared/tools/pftrace_count.py's count, or
+           tests/integration/pftrace_decode.py's) of a --pftrace-kernels run's kob convert.
+
+DIR needs -Dbenchmarks=true (tiny_kernels_openmp, the empty tools). Instruction counts are exact
+and repeatable here (no timing); the goals in the table are issue 26's. Prints markdown tables.
+"""
+import argparse
+import glob
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def base_env():
+    env = dict(os.environ)
+    for k in ("KOKKOS_PROFILE_LIBRARY", "KOKKOS_TOOLS_LIBS", "OMP_TOOL_LIBRARIES", "KOB_ARGS", "LD_PRELOAD"):
+        env.pop(k, None)
+    env.update(OMP_NUM_THREADS="2", KMP_BLOCKTIME="0", OMP_PROC_BIND="false")
+    return env
+
+
+def tool_env(lib, args):
+    return {**base_env(), "KOKKOS_PROFILE_LIBRARY": str(lib), "KOKKOS_TOOLS_LIBS": str(lib),
+            "OMP_TOOL_LIBRARIES": str(lib), "KOB_ARGS": args}
+
+
+def callgrind(cmd, env, out_prefix, separate_threads=False):
+    """Runs cmd under callgrind; returns {thread file: total Ir}."""
+    for f in glob.glob(out_prefix + "*"):
+        os.unlink(f)
+    vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_prefix}.%p",
+          f"--separate-threads={'yes' if separate_threads else 'no'}"]
+    p = subprocess.run(vg + cmd, env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"pipeline_cost: {' '.join(cmd)} exited {p.returncode}: {p.stderr[-3000:]}")
+    totals = {}
+    for f in glob.glob(out_prefix + "*"):
+        with open(f, errors="replace") as fh:
+            for line in fh:
+                if line.startswith("summary:") or line.startswith("totals:"):
+                    totals[f] = int(line.split()[1])
+                    break
+    if not totals:
+        sys.exit(f"pipeline_cost: no callgrind totals for {cmd}")
+    return totals
+
+
+def run_rows(a, out):
+    prog = str(a.builddir / "benchmarks" / "tiny_kernels_openmp")
+    empty_k = a.builddir / "benchmarks" / "libkob_empty_tool.so"
+    empty_o = a.builddir / "benchmarks" / "libkob_empty_ompt_tool.so"
+    n = a.kernels
+    configs = [
+        ("empty Kokkos tool + empty OMPT tool", {**base_env(), "KOKKOS_PROFILE_LIBRARY": str(empty_k),
+                                                  "KOKKOS_TOOLS_LIBS": str(empty_k), "OMP_TOOL_LIBRARIES": str(empty_o)}, None),
+        ("`--format=none` (hot path + writer thread)", tool_env(a.lib, f"--quiet --output={out}/run-none --format=none"), 1200),
+        ("`--format=summary,json`", tool_env(a.lib, f"--quiet --output={out}/run-sum --format=summary,json"), 2500),
+        ("default (`perfetto,summary,json`)", tool_env(a.lib, f"--quiet --output={out}/run-default"), 4500),
+    ]
+    print(f"\n### Whole process, `tiny_kernels_openmp {n}` (2 threads, KMP_BLOCKTIME=0), callgrind Ir per kernel, all threads\n")
+    print("| configuration | Ir per kernel | over the empty tools | goal |")
+    print("|---|---:|---:|---:|")
+    base = None
+    for label, env, goal in configs:
+        total = sum(callgrind([prog, str(n)], env, f"{out}/cg-run").values())
+        per = total / n
+        if base is None:
+            base = per
+            print(f"| {label} | {per:,.0f} | – | |")
+        else:
+            d = per - base
+            print(f"| {label} | {per:,.0f} | {d:+,.0f} | ≤ +{goal:,} {'met' if d <= goal else 'not met'} |")
+        sys.stdout.flush()
+
+
+def record_raw(a, out, n, name):
+    prog = str(a.builddir / "benchmarks" / "tiny_kernels_openmp")
+    prefix = f"{out}/{name}"
+    p = subprocess.run([prog, str(n)], env=tool_env(a.lib, f"--quiet --output={prefix} --format=none"),
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"pipeline_cost: recording failed: {p.stderr[-2000:]}")
+    return prefix + ".kob"
+
+
+CONVERT_GOALS = {"chrome": 5000, "otf2": 5000, "all": 9000}
+
+
+def convert_rows(a, out):
+    n = a.convert_kernels
+    raw = record_raw(a, out, n, "conv")
+    print(f"\n### `kob convert` of a `tiny_kernels_openmp {n}` raw trace (2 threads), callgrind Ir per kernel, whole process\n")
+    print("| `--to` | Ir per kernel | goal |")
+    print("|---|---:|---:|")
+    for to in ("perfetto", "summary", "json", "chrome", "otf2", "all"):
+        total = sum(callgrind([str(a.kob), "convert", raw, f"--to={to}", f"--output={out}/conv-{to}", "--quiet"],
+                              base_env(), f"{out}/cg-conv").values())
+        goal = CONVERT_GOALS.get(to)
+        g = f"≤ {goal:,} {'met' if total / n <= goal else 'not met'}" if goal else ""
+        print(f"| {to} | {total / n:,.0f} | {g} |")
+        sys.stdout.flush()
+
+
+def raw_records(raw):
+    """Records in a raw trace, as written (convert_stages' count)."""
+    stages = a_builddir / "benchmarks" / "convert_stages"
+    p = subprocess.run([str(stages), raw, raw + ".stages", "decode"], capture_output=True, text=True)
+    m = re.search(r"^records (\d+)", p.stdout, re.M)
+    if not m:
+        sys.exit(f"pipeline_cost: convert_stages printed no record count: {p.stderr[-500:]}")
+    return int(m.group(1))
+
+
+def track_events(path):
+    """TrackEvents in a .pftrace: the packets (Trace field 1) holding field 11."""
+    sys.path.insert(0, str(ROOT / "tests" / "integration"))
+    from pftrace_decode import fields
+    data = open(path, "rb").read()
+    n = 0
+    for f, w, pkt in fields(data):
+        if f == 1 and w == 2:
+            for g, _, _ in fields(pkt):
+                if g == 11:
+                    n += 1
+                    break
+    return n
+
+
+def writer_rows(a, out):
+    n = a.kernels
+    prog = str(a.builddir / "benchmarks" / "tiny_kernels_openmp")
+    prefix = f"{out}/writer"
+    totals = callgrind([prog, str(n)], tool_env(a.lib, f"--quiet --output={prefix} --format=none"),
+                       f"{out}/cg-writer", separate_threads=True)
+    writer = None
+    for f, ir in totals.items():
+        with open(f, errors="replace") as fh:
+            text = fh.read()
+        if re.search(r"^fn=\(\d+\) kob::raw::writer::\(anonymous namespace\)::loop\(void\*\)", text, re.M):
+            if writer is None or ir > writer:
+                writer = ir
+    if writer is None:
+        sys.exit("pipeline_cost: no writer thread profile found")
+    records = raw_records(prefix + ".kob")
+    print(f"\n### The writer thread, `tiny_kernels_openmp {n}` `--format=none` (callgrind --separate-threads=yes)\n")
+    print("| | Ir | per record | per kernel | goal |")
+    print("|---|---:|---:|---:|---:|")
+    per = writer / max(records, 1)
+    print(f"| writer thread ({records:,} records) | {writer:,} | {per:.1f} | {writer / n:,.0f} | ≤ 60 per record "
+          f"{'met' if per <= 60 else 'not met'} |")
+
+
+def pftrace_rows(a, out):
+    n = a.pftrace_kernels
+    raw = record_raw(a, out, n, "pf")
+    subprocess.run([str(a.kob), "convert", raw, "--to=perfetto", f"--output={out}/pf", "--quiet"], check=True)
+    path = f"{out}/pf.pftrace"
+    size = os.path.getsize(path)
+    events = track_events(path)
+    print(f"\n### `.pftrace` of a `tiny_kernels_openmp {n}` run (kob convert --to=perfetto)\n")
+    print("| bytes | trace events | bytes per event | goal |")
+    print("|---:|---:|---:|---:|")
+    per = size / events
+    print(f"| {size:,} | {events:,} | {per:.1f} | ≤ 24 {'met' if per <= 24 else 'not met'} |")
+
+
+a_builddir = None
+
+
+def main():
+    global a_builddir
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--builddir", type=pathlib.Path, default=ROOT / "build-bench")
+    ap.add_argument("--kernels", type=int, default=20000)
+    ap.add_argument("--convert-kernels", type=int, default=10000)
+    ap.add_argument("--pftrace-kernels", type=int, default=1000000)
+    ap.add_argument("--only", default="run,convert,writer,pftrace")
+    ap.add_argument("--out", type=pathlib.Path)
+    a = ap.parse_args()
+    a.builddir = a.builddir.resolve()
+    a_builddir = a.builddir
+    a.lib = a.builddir / "src" / "libkokkos_ompt_bridge.so"
+    a.kob = a.builddir / "src" / "kob"
+    for need in (a.lib, a.kob, a.builddir / "benchmarks" / "tiny_kernels_openmp"):
+        if not need.exists():
+            sys.exit(f"pipeline_cost: {need} is missing (configure {a.builddir} with -Dbenchmarks=true and build it)")
+    out = a.out or pathlib.Path(tempfile.mkdtemp(prefix="kob-pipeline-"))
+    out.mkdir(parents=True, exist_ok=True)
+    only = set(a.only.split(","))
+    if "run" in only:
+        run_rows(a, out)
+    if "convert" in only:
+        convert_rows(a, out)
+    if "writer" in only:
+        writer_rows(a, out)
+    if "pftrace" in only:
+        pftrace_rows(a, out)
+
+
+if __name__ == "__main__":
+    main()
