@@ -48,7 +48,7 @@ def callgrind(cmd, env, out_prefix, separate_threads=False):
     for f in glob.glob(out_prefix + "*"):
         os.unlink(f)
     vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_prefix}.%p",
-          f"--separate-threads={'yes' if separate_threads else 'no'}"]
+          f"--separate-threads={'yes' if separate_threads else 'no'}", "--compress-strings=no"]
     p = subprocess.run(vg + cmd, env=env, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"pipeline_cost: {' '.join(cmd)} exited {p.returncode}: {p.stderr[-3000:]}")
@@ -155,7 +155,7 @@ def writer_rows(a, out):
     for f, ir in totals.items():
         with open(f, errors="replace") as fh:
             text = fh.read()
-        if re.search(r"^fn=\(\d+\) kob::raw::writer::\(anonymous namespace\)::loop\(void\*\)", text, re.M):
+        if re.search(r"^fn=(\(\d+\) )?kob::raw::writer::\(anonymous namespace\)::loop\(void\*\)", text, re.M):
             if writer is None or ir > writer:
                 writer = ir
     if writer is None:

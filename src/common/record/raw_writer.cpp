@@ -16,6 +16,7 @@
 #include "common/record/clock.hpp"
 #include "common/support/blocked_signals.hpp"
 #include "common/support/log.hpp"
+#include "common/support/wide_zero.hpp"
 #include "common/record/module_map.hpp"
 #include "common/record/raw_trace.hpp"
 #include "common/record/recorder.hpp"
@@ -191,7 +192,9 @@ void copy_thread(ThreadBuffer& b, bool final) {
     // Zeroed so that the file never shows records of an older chunk in a slot, and so that a
     // reader can tell the complete records past a stale `committed` (nonzero type and tick).
     // `committed` stays; the producer sets it to 0 itself when it takes the slot again.
-    std::memset(static_cast<void*>(next->recs), 0, std::size_t{n} * sizeof(Record));
+    // Wide stores, not memset (see wide_zero.hpp); every field, so the coder may skip the fields
+    // a type does not carry (codec::kFieldsOf).
+    wide_zero(next->recs, std::size_t{n} * sizeof(Record));
     next->state.store(kSlotFree, std::memory_order_release);
     futex(&next->state, FUTEX_WAKE_PRIVATE, 1, nullptr);
     ++b.next_write_seq;
