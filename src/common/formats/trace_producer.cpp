@@ -419,19 +419,19 @@ class Producer {
     switch (x.kind) {
       case SpanKind::Kernel: {
         const KernelSpan& k = t.kernels[x.index];
-        a.u("id", k.id).s("kind", kernel_kind_name(k.kind)).u("devid", k.devid).s("device", label(k.devid)).s("region", k.region);
+        a.u("id", k.id).shared("kind", kernel_kind_name(k.kind)).u("devid", k.devid).shared("device", label(k.devid)).shared("region", k.region);
         slice("kokkos.kernel", names_.str(k.name));
         break;
       }
       case SpanKind::Fence: {
         const FenceSpan& fe = t.fences[x.index];
-        a.u("id", fe.id).u("devid", fe.devid).s("device", label(fe.devid));
+        a.u("id", fe.id).u("devid", fe.devid).shared("device", label(fe.devid));
         slice("kokkos.fence", names_.str(fe.name));
         break;
       }
       case SpanKind::Region: {
         const RegionSpan& r = t.regions[x.index];
-        a.s("path", r.path);
+        a.shared("path", r.path);
         slice("kokkos.region", names_.str(r.name));
         break;
       }
@@ -439,8 +439,8 @@ class Producer {
         const DeepCopySpan& d = t.deep_copies[x.index];
         const std::string_view dst = names_.str(d.dst_name), src = names_.str(d.src_name);
         s1_.assign(dst).append(" <- ").append(src);
-        a.u("id", d.id).s("dst_space", names_.str(d.dst_space)).s("dst_name", dst).s("src_space", names_.str(d.src_space));
-        a.s("src_name", src).u("bytes", d.bytes);
+        a.u("id", d.id).shared("dst_space", names_.str(d.dst_space)).shared("dst_name", dst).shared("src_space", names_.str(d.src_space));
+        a.shared("src_name", src).u("bytes", d.bytes);
         slice("kokkos.deep_copy", s1_);
         break;
       }
@@ -481,7 +481,7 @@ class Producer {
       }
       case SpanKind::OmpTask: {
         const OmpTaskSpan& k = t.omp_tasks[x.index];
-        a.u("task_id", k.task_id).u("flags", k.flags).s("status", k.status == 0 ? "none" : omp_names::task_status(k.status));
+        a.u("task_id", k.task_id).u("flags", k.flags).shared("status", k.status == 0 ? "none" : omp_names::task_status(k.status));
         kernel_arg(k.kernel);
         const std::uint64_t site = k.create < t.omp_task_creates.size() ? t.omp_task_creates[k.create].codeptr : 0;
         slice("omp.task", located("task", site, k.kernel));
@@ -489,7 +489,7 @@ class Producer {
       }
       case SpanKind::OmpMutex: {
         const OmpMutexSpan& m = t.omp_mutexes[x.index];
-        a.u("wait_id", m.wait_id).s("phase", m.hold ? "hold" : "wait");
+        a.u("wait_id", m.wait_id).shared("phase", m.hold ? "hold" : "wait");
         if (m.nested) a.b("nested", true);
         if (m.failed) a.b("acquired", false);
         kernel_arg(m.kernel);
@@ -536,10 +536,10 @@ class Producer {
         if (is_data) a.u("bytes", d.value);
         if (is_submit) a.u("requested_teams", d.value).u("granted_teams", d.op_kind);
         if (is_target) {
-          a.s("kind", omp_names::target_kind(static_cast<std::uint16_t>(d.op_kind)));
-          a.s("endpoint", d.value == ompt_scope_begin_value ? "begin" : "end");
+          a.shared("kind", omp_names::target_kind(static_cast<std::uint16_t>(d.op_kind)));
+          a.shared("endpoint", d.value == ompt_scope_begin_value ? "begin" : "end");
         }
-        a.s("record_type", omp_names::callback(rt));
+        a.shared("record_type", omp_names::callback(rt));
         if (d.point) a.b("point", true);
         slice("omp.device", name);
         break;
@@ -563,7 +563,7 @@ class Producer {
     for (const MemoryEvent& m : t_->memory) {
       std::snprintf(ptr, sizeof ptr, "0x%" PRIx64, m.ptr);
       const std::string_view space = names_.str(m.space);
-      Args& a = args_.clear().s("space", space).s("ptr", ptr).u("bytes", m.bytes);
+      Args& a = args_.clear().shared("space", space).s("ptr", ptr).u("bytes", m.bytes);
       if (m.alloc && m.id != 0) a.u("id", m.id);  // 0: not numbered (a hand-made timeline)
       instant(m.alloc ? "kokkos.alloc" : "kokkos.dealloc", names_.str(m.name), m.track, m.time, &a);
       s1_.assign("memory ").append(space);
@@ -576,7 +576,7 @@ class Producer {
     char ptr[24];
     for (const DualViewEvent& d : t_->dual_views) {
       std::snprintf(ptr, sizeof ptr, "0x%" PRIx64, d.ptr);
-      Args& a = args_.clear().s("op", d.modify ? "modify" : "sync").b("on_device", d.on_device).s("ptr", ptr);
+      Args& a = args_.clear().shared("op", d.modify ? "modify" : "sync").b("on_device", d.on_device).s("ptr", ptr);
       instant("kokkos.dual_view", names_.str(d.name), d.track, d.time, &a);
     }
   }
@@ -614,7 +614,7 @@ class Producer {
           break;
         case Ev::OmpLockInit:
         case Ev::OmpLockDestroy:
-          a.u("wait_id", e.u0).s("kind", omp_names::mutex(e.sub));
+          a.u("wait_id", e.u0).shared("kind", omp_names::mutex(e.sub));
           if (e.type == Ev::OmpLockInit) a.u("implementation", e.a);
           instant("omp.lock", e.type == Ev::OmpLockInit ? "lock_init" : "lock_destroy", e.track, e.time, &a);
           break;
@@ -632,7 +632,7 @@ class Producer {
           instant("omp.control_tool", "control_tool", e.track, e.time, &a);
           break;
         case Ev::OmpError:
-          a.s("severity", omp_names::severity(e.sub));
+          a.shared("severity", omp_names::severity(e.sub));
           if (e.a == InternTable::kNullName) {
             a.null("message");
           } else {
