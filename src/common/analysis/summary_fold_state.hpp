@@ -17,6 +17,7 @@
 #include "common/timeline/omp_names.hpp"
 #include "common/analysis/summary_fold.hpp"
 #include "common/analysis/summary_fold_constructs.hpp"
+#include "common/support/pooled_map.hpp"
 
 namespace kob {
 namespace summary_fold_detail {
@@ -159,9 +160,9 @@ struct SummaryFold::State {
   // OpenMP.
   std::vector<OmpTrackAcc> omp_tracks;
   std::uint64_t parallel_regions = 0, outside_regions = 0, outside_time = 0;
-  std::unordered_map<std::uint64_t, ParallelJoin> joins;
-  std::unordered_map<std::uint64_t, KernelWait> waits;
-  std::unordered_map<std::uint64_t, KernelRef> refs;
+  PooledMap<std::uint64_t, ParallelJoin> joins;
+  PooledMap<std::uint64_t, KernelWait> waits;
+  PooledMap<std::uint64_t, KernelRef> refs;
   Recent<KernelKey> recent_kernels;
   std::map<KernelKey, OmpAcc> omp_kernels;
   std::map<std::uint16_t, OmpCountStats> dispatch;

@@ -12,6 +12,7 @@
 
 #include "common/timeline/builder_parts.hpp"
 #include "common/record/record.hpp"
+#include "common/support/pooled_map.hpp"
 
 namespace kob::builder {
 
@@ -59,7 +60,7 @@ class OmpMatcher {
     std::vector<OmpWorkSpan> work;
     std::vector<SyncRec> sync;
     std::vector<Wait> waits;
-    std::unordered_map<std::uint64_t, OmpTaskSpan> running;
+    PooledMap<std::uint64_t, OmpTaskSpan> running;
     std::vector<Acquire> acquiring;
     std::vector<OmpMutexSpan> holds;  // outer holds and nested nest-lock holds
     std::unordered_map<std::uint64_t, std::uint64_t> taskwait_creates;  // taskwait-depend task id -> creation
@@ -106,10 +107,10 @@ class OmpMatcher {
   const OpenEnd* end_ = nullptr;  // set by finish
   std::deque<ThreadState> threads_;  // by track
   std::size_t thread_count_ = 0;     // threads_.size()
-  std::unordered_map<std::uint64_t, OmpParallelSpan> open_parallels_;
-  std::unordered_map<std::uint64_t, Team> teams_;
+  PooledMap<std::uint64_t, OmpParallelSpan> open_parallels_;
+  PooledMap<std::uint64_t, Team> teams_;
   std::unordered_set<std::uint64_t> hidden_regions_;  // libomp's hidden-helper team regions
-  std::unordered_map<std::uint64_t, Created> created_;
+  PooledMap<std::uint64_t, Created> created_;
   std::size_t creates_ = 0;
   bool ran_uncreated_ = false;
   std::unordered_set<std::uint64_t> started_;         // running or suspended tasks (named as next)

@@ -11,6 +11,7 @@
 
 #include "common/timeline/builder_parts.hpp"
 #include "common/record/record.hpp"
+#include "common/support/pooled_map.hpp"
 
 namespace kob::builder {
 
@@ -78,9 +79,9 @@ class TargetMatcher {
   Context& c_;
   int initial_device_num_;
   AllocLinker linker_;
-  std::unordered_map<std::uint64_t, OmpTargetSpan> open_targets_;
-  std::unordered_map<std::uint64_t, OmpDataOpSpan> open_ops_;
-  std::unordered_map<std::uint64_t, OmpSubmitSpan> open_submits_;
+  PooledMap<std::uint64_t, OmpTargetSpan> open_targets_;
+  PooledMap<std::uint64_t, OmpDataOpSpan> open_ops_;
+  PooledMap<std::uint64_t, OmpSubmitSpan> open_submits_;
   std::map<int, OmpDevice> devices_;
   std::vector<int> initialised_;
 };

@@ -229,6 +229,7 @@ struct Decoded {
                 else if (f == 3) an.kind = 3, an.u = a.get_uint64();
                 else if (f == 4) an.kind = 4, an.u = static_cast<std::uint64_t>(a.get_int64());
                 else if (f == 6) an.kind = 6, an.s = a.get_string();
+                else if (f == 17) an.kind = 6, an.s = interned[{seq_id, 29, a.get_uint64()}];  // string_value_iid
                 else a.skip();
               }
               ev.args.push_back(an);
