@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "common/record/record_fields.hpp"
 #include "common/record/recorder.hpp"
 #include "common/session/session.hpp"
 
@@ -29,10 +30,10 @@ KOB_HOT_INLINE void begin_kernel(KernelKind kind, const char* name, std::uint32_
   b.emit([&](Record& r) {
     r.tick = clock::now();
     r.type = Ev::KernelBegin;
-    r.sub = static_cast<std::uint16_t>(kind);
-    r.a = nid;
-    r.u[0] = id;
-    r.u[1] = devid;
+    fields::Kernel::kind.set(r, kind);
+    fields::Kernel::name.set(r, nid);
+    fields::Kernel::id.set(r, id);
+    fields::Kernel::devid.set(r, devid);
   });
 }
 
@@ -60,7 +61,7 @@ KOB_HOT_INLINE void end_kernel(std::uint64_t id) {
   b.emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::KernelEnd;
-    r.u[0] = id;
+    fields::Kernel::id.set(r, id);
   });
 }
 
@@ -76,9 +77,9 @@ KOB_HOT_INLINE void begin_fence(const char* name, std::uint32_t devid, std::uint
   b.emit([&](Record& r) {
     r.tick = clock::now();
     r.type = Ev::FenceBegin;
-    r.a = nid;
-    r.u[0] = id;
-    r.u[1] = devid;
+    fields::Fence::name.set(r, nid);
+    fields::Fence::id.set(r, id);
+    fields::Fence::devid.set(r, devid);
   });
 }
 
@@ -88,7 +89,7 @@ KOB_HOT_INLINE void end_fence(std::uint64_t id) {
   this_thread().emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::FenceEnd;
-    r.u[0] = id;
+    fields::Fence::id.set(r, id);
   });
 }
 
@@ -105,7 +106,7 @@ KOB_HOT_INLINE void named_event(Ev type, const char* name) {
   b.emit([&](Record& r) {
     r.tick = clock::now();
     r.type = type;
-    r.a = nid;
+    fields::Named::name.set(r, nid);
   });
 }
 
@@ -125,7 +126,7 @@ inline void section_event(Ev type, std::uint32_t id) {
   this_thread().emit([&](Record& r) {
     r.tick = t;
     r.type = type;
-    r.u[0] = id;
+    fields::Section::id.set(r, id);
   });
 }
 
@@ -138,8 +139,8 @@ inline void create_section(const char* name, std::uint32_t* sec_id) {
   b.emit([&](Record& r) {
     r.tick = clock::now();
     r.type = Ev::SectionCreate;
-    r.a = nid;
-    r.u[0] = id;
+    fields::Section::name.set(r, nid);
+    fields::Section::id.set(r, id);
   });
 }
 
@@ -151,10 +152,10 @@ inline void memory_event(Ev type, const char* space, const char* name, const voi
   b.emit([&](Record& r) {
     r.tick = clock::now();
     r.type = type;
-    r.a = sid;
-    r.u[0] = nid;
-    r.u[1] = reinterpret_cast<std::uintptr_t>(ptr);
-    r.u[2] = bytes;
+    fields::Memory::space.set(r, sid);
+    fields::Memory::name.set(r, nid);
+    fields::Memory::ptr.set(r, reinterpret_cast<std::uintptr_t>(ptr));
+    fields::Memory::bytes.set(r, bytes);
   });
 }
 
@@ -171,13 +172,13 @@ inline void begin_deep_copy(const char* dst_space, const char* dst_name, const v
   b.emit([&](Record& r) {
     r.tick = clock::now();
     r.type = Ev::DeepCopyBegin;
-    r.a = ds;
-    r.u[0] = id;
-    r.u[1] = dn;
-    r.u[2] = ss;
-    r.u[3] = sn;
-    r.u[4] = bytes;
-    r.u[5] = reinterpret_cast<std::uintptr_t>(dst_ptr);
+    fields::DeepCopy::dst_space.set(r, ds);
+    fields::DeepCopy::id.set(r, id);
+    fields::DeepCopy::dst_name.set(r, dn);
+    fields::DeepCopy::src_space.set(r, ss);
+    fields::DeepCopy::src_name.set(r, sn);
+    fields::DeepCopy::bytes.set(r, bytes);
+    fields::DeepCopy::dst_ptr.set(r, reinterpret_cast<std::uintptr_t>(dst_ptr));
   });
 }
 
@@ -195,7 +196,7 @@ inline void end_deep_copy() {
   b.emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::DeepCopyEnd;
-    r.u[0] = id;
+    fields::DeepCopy::id.set(r, id);
   });
 }
 
@@ -206,10 +207,10 @@ inline void dual_view(const char* name, const void* ptr, bool on_device, bool mo
   b.emit([&](Record& r) {
     r.tick = clock::now();
     r.type = Ev::DualView;
-    r.sub = modify ? 1 : 0;
-    r.a = nid;
-    r.u[0] = reinterpret_cast<std::uintptr_t>(ptr);
-    r.u[1] = on_device ? 1 : 0;
+    fields::DualView::modify.set(r, modify);
+    fields::DualView::name.set(r, nid);
+    fields::DualView::ptr.set(r, reinterpret_cast<std::uintptr_t>(ptr));
+    fields::DualView::on_device.set(r, on_device);
   });
 }
 

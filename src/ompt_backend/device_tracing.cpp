@@ -41,6 +41,7 @@
 #include "common/support/log.hpp"
 #include "common/timeline/omp_names.hpp"
 #include "common/record/record.hpp"
+#include "common/record/record_fields.hpp"
 #include "common/record/recorder.hpp"
 #include "common/session/session.hpp"
 
@@ -316,14 +317,15 @@ void ompt_record(Walk& w, ompt_buffer_cursor_t cur) {
   w.out.emit([&](Record& x) {
     x.tick = clock::now();
     x.type = Ev::OmpDeviceRecord;
-    x.sub = type;
-    x.a = static_cast<std::uint32_t>(w.device_num);
-    x.u[0] = host_op;
-    x.u[1] = target;
-    x.u[2] = static_cast<std::uint64_t>(s_ns);
-    x.u[3] = static_cast<std::uint64_t>(e_ns);
-    x.u[4] = size;
-    x.u[5] = kind;
+    using F = fields::OmpDeviceRecord;
+    F::record_type.set(x, type);
+    F::device.set(x, w.device_num);
+    F::host_op_id.set(x, host_op);
+    F::target_id.set(x, target);
+    F::start.set(x, static_cast<std::uint64_t>(s_ns));
+    F::end.set(x, static_cast<std::uint64_t>(e_ns));
+    F::value.set(x, size);
+    F::op_kind.set(x, kind);
   });
   bump(g_stats.records);
   if (log::level() == log::Level::Trace) {

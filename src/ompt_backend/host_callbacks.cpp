@@ -10,6 +10,7 @@
 
 #include "common/session/config.hpp"
 #include "common/record/intern.hpp"
+#include "common/record/record_fields.hpp"
 #include "common/record/record_fold.hpp"
 #include "common/record/recorder.hpp"
 #include "common/session/session.hpp"
@@ -41,7 +42,7 @@ void on_thread_begin(ompt_thread_t type, ompt_data_t* /*thread_data*/) {
   b.emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::OmpThreadBegin;
-    r.sub = static_cast<std::uint16_t>(type);
+    fields::OmpThread::thread_type.set(r, static_cast<std::uint16_t>(type));
   });
 }
 
@@ -55,6 +56,7 @@ void on_thread_end(ompt_data_t* /*thread_data*/) {
 
 void on_parallel_begin(ompt_data_t* encountering_task, const ompt_frame_t* /*frame*/, ompt_data_t* parallel_data,
                        unsigned int requested, int flags, const void* codeptr) {
+  using F = fields::OmpParallel;
   ThreadBuffer& b = this_thread();
   const std::uint64_t kernel = kernel_or(b, encountering_task);
   const std::uint64_t id = g_ids.parallel.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -63,28 +65,30 @@ void on_parallel_begin(ompt_data_t* encountering_task, const ompt_frame_t* /*fra
   b.emit([&](Record& r) {
     r.tick = clock::now();
     r.type = Ev::OmpParallelBegin;
-    r.a = requested;
-    r.u[0] = id & kIdMask;
-    r.u[1] = kernel;
-    r.u[2] = static_cast<std::uint32_t>(flags);
-    r.u[3] = addr(codeptr);
+    F::requested_team_size.set(r, requested);
+    F::parallel_id.set(r, id & kIdMask);
+    F::kernel.set(r, kernel);
+    F::flags.set(r, static_cast<std::uint32_t>(flags));
+    F::codeptr.set(r, addr(codeptr));
   });
 }
 
 void on_parallel_end(ompt_data_t* parallel_data, ompt_data_t* /*encountering_task*/, int flags, const void* /*codeptr*/) {
+  using F = fields::OmpParallel;
   if (!recording(kGroupOmpParallel)) return;
   const std::uint64_t t = clock::now();
   this_thread().emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::OmpParallelEnd;
-    r.u[0] = id_of(parallel_data);
-    r.u[1] = kernel_of(parallel_data);
-    r.u[2] = static_cast<std::uint32_t>(flags);
+    F::parallel_id.set(r, id_of(parallel_data));
+    F::kernel.set(r, kernel_of(parallel_data));
+    F::flags.set(r, static_cast<std::uint32_t>(flags));
   });
 }
 
 void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t* task_data,
                       unsigned int actual_parallelism, unsigned int index, int flags) {
+  using F = fields::OmpImplicitTask;
   ThreadBuffer& b = this_thread();
   if (endpoint == ompt_scope_begin) {
     std::uint64_t kernel = kernel_of(parallel_data);
@@ -99,11 +103,11 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
     b.emit([&](Record& r) {
       r.tick = clock::now();
       r.type = Ev::OmpImplicitTaskBegin;
-      r.sub = static_cast<std::uint16_t>(flags & 0xffff);
-      r.a = index;
-      r.u[0] = id & kIdMask;
-      r.u[1] = kernel;
-      r.u[2] = actual_parallelism;
+      F::flags.set(r, static_cast<std::uint16_t>(flags & 0xffff));
+      F::thread_num.set(r, index);
+      F::parallel_id.set(r, id & kIdMask);
+      F::kernel.set(r, kernel);
+      F::team_size.set(r, actual_parallelism);
     });
   } else {
     const std::uint64_t t = clock::now();
@@ -112,16 +116,17 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
     b.emit([&](Record& r) {
       r.tick = t;
       r.type = Ev::OmpImplicitTaskEnd;
-      r.sub = static_cast<std::uint16_t>(flags & 0xffff);
-      r.a = index;
-      r.u[0] = id_of(task_data);
-      r.u[1] = kernel_of(task_data);
+      F::flags.set(r, static_cast<std::uint16_t>(flags & 0xffff));
+      F::thread_num.set(r, index);
+      F::parallel_id.set(r, id_of(task_data));
+      F::kernel.set(r, kernel_of(task_data));
     });
   }
 }
 
 void on_work(ompt_work_t type, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t* task_data,
              std::uint64_t count, const void* codeptr) {
+  using F = fields::OmpWork;
   if (!recording(kGroupOmpWork)) return;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
@@ -129,16 +134,17 @@ void on_work(ompt_work_t type, ompt_scope_endpoint_t endpoint, ompt_data_t* para
   b.emit([&](Record& r) {
     r.tick = t;
     r.type = begin ? Ev::OmpWorkBegin : Ev::OmpWorkEnd;
-    r.sub = static_cast<std::uint16_t>(type);
-    r.u[0] = id_of(parallel_data);
-    r.u[1] = kernel_or(b, task_data);
-    r.u[2] = count;
+    F::work_type.set(r, static_cast<std::uint16_t>(type));
+    F::parallel_id.set(r, id_of(parallel_data));
+    F::kernel.set(r, kernel_or(b, task_data));
+    F::count.set(r, count);
     // The end's would repeat the begin's: left 0, it costs the coder nothing.
-    r.u[3] = begin ? addr(codeptr) : 0;
+    F::codeptr.set(r, begin ? addr(codeptr) : 0);
   });
 }
 
 void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t* task_data, const void* codeptr) {
+  using F = fields::OmpMasked;
   if (!recording(kGroupOmpWork)) return;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
@@ -146,23 +152,24 @@ void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_
   b.emit([&](Record& r) {
     r.tick = t;
     r.type = begin ? Ev::OmpMaskedBegin : Ev::OmpMaskedEnd;
-    r.u[0] = id_of(parallel_data);
-    r.u[1] = kernel_or(b, task_data);
-    r.u[2] = begin ? addr(codeptr) : 0;
+    F::parallel_id.set(r, id_of(parallel_data));
+    F::kernel.set(r, kernel_or(b, task_data));
+    F::codeptr.set(r, begin ? addr(codeptr) : 0);
   });
 }
 
 void on_dispatch(ompt_data_t* parallel_data, ompt_data_t* task_data, ompt_dispatch_t kind, ompt_data_t instance) {
+  using F = fields::OmpDispatch;
   if (!recording(kGroupOmpWork)) return;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
   b.emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::OmpDispatch;
-    r.sub = static_cast<std::uint16_t>(kind);
-    r.u[0] = id_of(parallel_data);
-    r.u[1] = kernel_or(b, task_data);
-    r.u[2] = instance.value;
+    F::kind.set(r, static_cast<std::uint16_t>(kind));
+    F::parallel_id.set(r, id_of(parallel_data));
+    F::kernel.set(r, kernel_or(b, task_data));
+    F::instance.set(r, instance.value);
   });
 }
 
@@ -171,11 +178,12 @@ inline void fill_sync(Record& r, const ThreadBuffer& b, std::uint64_t t, Ev type
                       ompt_data_t* parallel_data, ompt_data_t* task_data, const void* codeptr) {
   r.tick = t;
   r.type = type;
-  r.sub = static_cast<std::uint16_t>(kind);
-  r.a = static_cast<std::uint32_t>(task_id_of(task_data));  // below 2^31 (omp_ids.hpp)
-  r.u[0] = id_of(parallel_data);
-  r.u[1] = kernel_or(b, task_data);
-  r.u[2] = addr(codeptr);
+  using F = fields::OmpSync;
+  F::kind.set(r, static_cast<std::uint16_t>(kind));
+  F::task_id.set(r, static_cast<std::uint32_t>(task_id_of(task_data)));  // below 2^31 (omp_ids.hpp)
+  F::parallel_id.set(r, id_of(parallel_data));
+  F::kernel.set(r, kernel_or(b, task_data));
+  F::codeptr.set(r, addr(codeptr));
 }
 
 // A sync region's begin writes its record; its wait and end complete that record in place
@@ -193,9 +201,10 @@ void sync_begin(ompt_sync_region_t kind, ompt_data_t* parallel_data, ompt_data_t
   f.stage = SyncFold::kBegun;
 }
 
-// Completes the folded record with the step `field` when it can; false when the step needs a
-// record of its own.
-inline bool fold_step(ThreadBuffer& b, ompt_sync_region_t kind, std::uint8_t from, std::uint8_t to, unsigned field,
+// Completes the folded record with the step `field` (one of fields::OmpSync's steps) when it can;
+// false when the step needs a record of its own.
+template <class StepField>
+inline bool fold_step(ThreadBuffer& b, ompt_sync_region_t kind, std::uint8_t from, std::uint8_t to, StepField field,
                       std::uint64_t t) {
   SyncFold& f = b.sync_fold;
   const bool fits = f.stage == from && f.kind == kind && b.still_last(f.rec, f.seq);
@@ -204,7 +213,7 @@ inline bool fold_step(ThreadBuffer& b, ompt_sync_region_t kind, std::uint8_t fro
     return false;
   }
   // Relaxed atomic: the record is already published (the writer's final copy may read it).
-  std::atomic_ref<std::uint64_t>(f.rec->u[field]).store(fold::step(t, f.tick), std::memory_order_relaxed);
+  std::atomic_ref<std::uint64_t>(field.slot(*f.rec)).store(fold::step(t, f.tick), std::memory_order_relaxed);
   f.tick = t;
   f.stage = to;
   return true;
@@ -217,12 +226,12 @@ void sync_step(Ev type, ompt_sync_region_t kind, ompt_data_t* parallel_data, omp
   ThreadBuffer& b = this_thread();
   bool folded;
   if (type == Ev::OmpSyncWaitBegin)
-    folded = fold_step(b, kind, SyncFold::kBegun, SyncFold::kWaiting, fold::kWaitBegin, t);
+    folded = fold_step(b, kind, SyncFold::kBegun, SyncFold::kWaiting, fields::OmpSync::wait_begin_step, t);
   else if (type == Ev::OmpSyncWaitEnd)
-    folded = fold_step(b, kind, SyncFold::kWaiting, SyncFold::kWaited, fold::kWaitEnd, t);
+    folded = fold_step(b, kind, SyncFold::kWaiting, SyncFold::kWaited, fields::OmpSync::wait_end_step, t);
   else  // the end: after the wait, or straight after the begin (a region without a wait)
     folded = fold_step(b, kind, b.sync_fold.stage == SyncFold::kBegun ? SyncFold::kBegun : SyncFold::kWaited,
-                       SyncFold::kNone, fold::kEnd, t);
+                       SyncFold::kNone, fields::OmpSync::end_step, t);
   if (folded) return;
   b.emit([&](Record& r) { fill_sync(r, b, t, type, kind, parallel_data, task_data, nullptr); });
 }
@@ -242,6 +251,7 @@ void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint
 
 void on_task_create(ompt_data_t* encountering_task, const ompt_frame_t* /*frame*/, ompt_data_t* new_task, int flags,
                     int has_dependences, const void* codeptr) {
+  using F = fields::OmpTaskCreate;
   ThreadBuffer& b = this_thread();
   const std::uint64_t kernel = kernel_or(b, encountering_task);
   const std::uint64_t id = (g_ids.task.fetch_add(1, std::memory_order_relaxed) + 1) & kIdMask;
@@ -250,15 +260,16 @@ void on_task_create(ompt_data_t* encountering_task, const ompt_frame_t* /*frame*
   b.emit([&](Record& r) {
     r.tick = clock::now();
     r.type = Ev::OmpTaskCreate;
-    r.sub = has_dependences ? 1 : 0;
-    r.a = static_cast<std::uint32_t>(flags);
-    r.u[0] = id;
-    r.u[1] = kernel;
-    r.u[2] = addr(codeptr);
+    F::has_dependences.set(r, has_dependences != 0);
+    F::flags.set(r, static_cast<std::uint32_t>(flags));
+    F::task_id.set(r, id);
+    F::kernel.set(r, kernel);
+    F::codeptr.set(r, addr(codeptr));
   });
 }
 
 void on_task_schedule(ompt_data_t* prior_task, ompt_task_status_t prior_status, ompt_data_t* next_task) {
+  using F = fields::OmpTaskSchedule;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
   const std::uint64_t prior = task_id_of(prior_task), next = task_id_of(next_task);
@@ -273,10 +284,10 @@ void on_task_schedule(ompt_data_t* prior_task, ompt_task_status_t prior_status, 
   b.emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::OmpTaskSchedule;
-    r.a = static_cast<std::uint32_t>(prior_status);
-    r.u[0] = prior;
-    r.u[1] = kernel_of(next_task);
-    r.u[2] = next;
+    F::prior_status.set(r, static_cast<std::uint32_t>(prior_status));
+    F::prior_task_id.set(r, prior);
+    F::next_kernel.set(r, kernel_of(next_task));
+    F::next_task_id.set(r, next);
   });
 }
 
@@ -286,8 +297,8 @@ void on_dependences(ompt_data_t* task, const ompt_dependence_t* /*deps*/, int nd
   this_thread().emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::OmpDependences;
-    r.a = static_cast<std::uint32_t>(ndeps);
-    r.u[0] = task_id_of(task);
+    fields::OmpDependences::count.set(r, static_cast<std::uint32_t>(ndeps));
+    fields::OmpDependences::task_id.set(r, task_id_of(task));
   });
 }
 
@@ -297,25 +308,26 @@ void on_task_dependence(ompt_data_t* src, ompt_data_t* sink) {
   this_thread().emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::OmpTaskDependence;
-    r.u[0] = task_id_of(src);
-    r.u[2] = task_id_of(sink);
+    fields::OmpTaskDependence::src_task_id.set(r, task_id_of(src));
+    fields::OmpTaskDependence::sink_task_id.set(r, task_id_of(sink));
   });
 }
 
 inline void mutex_event(Ev type, ompt_mutex_t kind, ompt_wait_id_t wait_id, std::uint32_t impl = 0, std::uint64_t hint = 0,
                         const void* codeptr = nullptr) {
+  using F = fields::OmpMutex;
   if (!recording(kGroupOmpMutex)) return;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
   b.emit([&](Record& r) {
     r.tick = t;
     r.type = type;
-    r.sub = static_cast<std::uint16_t>(kind);
-    r.a = impl;
-    r.u[0] = wait_id;
-    r.u[1] = b.current_kernel();
-    r.u[2] = hint;
-    r.u[3] = addr(codeptr);
+    F::kind.set(r, static_cast<std::uint16_t>(kind));
+    F::implementation.set(r, impl);
+    F::wait_id.set(r, wait_id);
+    F::kernel.set(r, b.current_kernel());
+    F::hint.set(r, hint);
+    F::codeptr.set(r, addr(codeptr));
   });
 }
 
@@ -335,27 +347,29 @@ void on_lock_destroy(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* code
   mutex_event(Ev::OmpLockDestroy, kind, wait_id, 0, 0, codeptr);
 }
 void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id, const void* /*codeptr*/) {
+  using F = fields::OmpNestLock;
   if (!recording(kGroupOmpMutex)) return;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
   b.emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::OmpNestLock;
-    r.sub = static_cast<std::uint16_t>(endpoint);
-    r.u[0] = wait_id;
-    r.u[1] = b.current_kernel();
+    F::endpoint.set(r, static_cast<std::uint16_t>(endpoint));
+    F::wait_id.set(r, wait_id);
+    F::kernel.set(r, b.current_kernel());
   });
 }
 
 void on_cancel(ompt_data_t* task_data, int flags, const void* codeptr) {
+  using F = fields::OmpCancel;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
   b.emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::OmpCancel;
-    r.a = static_cast<std::uint32_t>(flags);
-    r.u[1] = kernel_or(b, task_data);
-    r.u[2] = addr(codeptr);
+    F::flags.set(r, static_cast<std::uint32_t>(flags));
+    F::kernel.set(r, kernel_or(b, task_data));
+    F::codeptr.set(r, addr(codeptr));
   });
 }
 
@@ -366,19 +380,20 @@ void on_flush(ompt_data_t* /*thread_data*/, const void* codeptr) {
   b.emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::OmpFlush;
-    r.u[1] = b.current_kernel();
-    r.u[2] = addr(codeptr);
+    fields::OmpFlush::kernel.set(r, b.current_kernel());
+    fields::OmpFlush::codeptr.set(r, addr(codeptr));
   });
 }
 
 int on_control_tool(std::uint64_t command, std::uint64_t modifier, void* /*arg*/, const void* codeptr) {
+  using F = fields::OmpControlTool;
   const std::uint64_t t = clock::now();
   this_thread().emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::OmpControlTool;
-    r.a = static_cast<std::uint32_t>(command);
-    r.u[0] = modifier;
-    r.u[2] = addr(codeptr);
+    F::command.set(r, static_cast<std::uint32_t>(command));
+    F::modifier.set(r, modifier);
+    F::codeptr.set(r, addr(codeptr));
   });
   return 0;
 }
@@ -386,6 +401,7 @@ int on_control_tool(std::uint64_t command, std::uint64_t modifier, void* /*arg*/
 // The error directive (OpenMP 5.1, at(execution)). Rare: the message is interned here, under the
 // table's lock, since the runtime may hand a buffer it reuses. A null message is kept as null.
 void on_error(ompt_severity_t severity, const char* message, std::size_t length, const void* codeptr) {
+  using F = fields::OmpError;
   const std::uint64_t t = clock::now();
   ThreadBuffer& b = this_thread();
   constexpr std::size_t kMaxMessage = 4096;
@@ -399,11 +415,11 @@ void on_error(ompt_severity_t severity, const char* message, std::size_t length,
   b.emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::OmpError;
-    r.sub = static_cast<std::uint16_t>(severity);
-    r.a = text;
-    r.u[1] = b.current_kernel();
-    r.u[2] = length;
-    r.u[3] = addr(codeptr);
+    F::severity.set(r, static_cast<std::uint16_t>(severity));
+    F::message.set(r, text);
+    F::kernel.set(r, b.current_kernel());
+    F::message_length.set(r, length);
+    F::codeptr.set(r, addr(codeptr));
   });
   // severity(fatal): the runtime ends the program as soon as we return (libomp 19: abort(), no
   // exit handler runs), so this is the last moment to write the files.

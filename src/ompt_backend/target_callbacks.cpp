@@ -7,6 +7,7 @@
 
 #include "common/session/config.hpp"
 #include "common/record/intern.hpp"
+#include "common/record/record_fields.hpp"
 #include "common/record/recorder.hpp"
 #include "common/session/session.hpp"
 #include "ompt_backend/callback_table.hpp"
@@ -19,13 +20,6 @@ namespace kob::omp {
 namespace {
 
 using OpenTarget = OmpTargetContext::Open;
-
-inline std::uint32_t device_pair(int src, int dst) {
-  return (static_cast<std::uint32_t>(static_cast<std::uint16_t>(static_cast<std::int16_t>(src))) << 16) |
-         static_cast<std::uint16_t>(static_cast<std::int16_t>(dst));
-}
-
-inline std::uint32_t device_word(int device_num) { return static_cast<std::uint32_t>(device_num); }
 
 // The address a data op names on its device side: the destination, or the freed block for a
 // delete (which has no destination).
@@ -45,12 +39,13 @@ void target_event(ThreadBuffer& b, bool begin, ompt_target_t kind, int device_nu
   b.emit([&](Record& r) {
     r.tick = clock::now();
     r.type = begin ? Ev::OmpTargetBegin : Ev::OmpTargetEnd;
-    r.sub = static_cast<std::uint16_t>(kind);
-    r.a = device_word(device_num);
-    r.u[0] = id;
-    r.u[1] = kernel;
-    r.u[2] = deep_copy;
-    r.u[3] = reinterpret_cast<std::uintptr_t>(codeptr);
+    using F = fields::OmpTarget;
+    F::kind.set(r, static_cast<std::uint16_t>(kind));
+    F::device.set(r, device_num);
+    F::target_id.set(r, id);
+    F::kernel.set(r, kernel);
+    F::deep_copy.set(r, deep_copy);
+    F::codeptr.set(r, reinterpret_cast<std::uintptr_t>(codeptr));
   });
 }
 
@@ -99,14 +94,15 @@ void data_op_event(ThreadBuffer& b, Ev type, ompt_target_data_op_t optype, int s
   b.emit([&](Record& r) {
     r.tick = clock::now();
     r.type = type;
-    r.sub = static_cast<std::uint16_t>(optype);
-    r.a = device_pair(src, dst);
-    r.u[0] = host_op_id;
-    r.u[1] = kernel;
-    r.u[2] = bytes;
-    r.u[3] = target_id;
-    r.u[4] = deep_copy;
-    r.u[5] = reinterpret_cast<std::uintptr_t>(dest_addr);
+    using F = fields::OmpDataOp;
+    F::optype.set(r, static_cast<std::uint16_t>(optype));
+    F::devices.set(r, F::pack_devices(src, dst));
+    F::host_op_id.set(r, host_op_id);
+    F::kernel.set(r, kernel);
+    F::bytes.set(r, bytes);
+    F::target_id.set(r, target_id);
+    F::deep_copy.set(r, deep_copy);
+    F::address.set(r, reinterpret_cast<std::uintptr_t>(dest_addr));
   });
 }
 
@@ -149,10 +145,11 @@ void submit_event(ThreadBuffer& b, Ev type, unsigned int teams, std::uint64_t ho
   b.emit([&](Record& r) {
     r.tick = clock::now();
     r.type = type;
-    r.a = teams;
-    r.u[0] = host_op_id;
-    r.u[1] = kernel;
-    r.u[3] = target_id;
+    using F = fields::OmpSubmit;
+    F::requested_teams.set(r, teams);
+    F::host_op_id.set(r, host_op_id);
+    F::kernel.set(r, kernel);
+    F::target_id.set(r, target_id);
   });
 }
 
@@ -181,9 +178,9 @@ void on_device_initialize(int device_num, const char* type, ompt_device_t* devic
   this_thread().emit([&](Record& r) {
     r.tick = clock::now();
     r.type = Ev::OmpDeviceInit;
-    r.a = static_cast<std::uint32_t>(device_num);
-    r.u[0] = type_name;
-    r.u[1] = traced ? 1 : 0;
+    fields::OmpDeviceInit::device.set(r, device_num);
+    fields::OmpDeviceInit::type_name.set(r, type_name);
+    fields::OmpDeviceInit::traced.set(r, traced);
   });
 }
 
@@ -192,7 +189,7 @@ void on_device_finalize(int device_num) {
   this_thread().emit([&](Record& r) {
     r.tick = clock::now();
     r.type = Ev::OmpDeviceFinalize;
-    r.a = static_cast<std::uint32_t>(device_num);
+    fields::OnDevice::device.set(r, device_num);
   });
 }
 
@@ -202,12 +199,13 @@ void on_device_load(int device_num, const char* filename, std::int64_t /*offset_
   this_thread().emit([&](Record& r) {
     r.tick = clock::now();
     r.type = Ev::OmpDeviceLoad;
-    r.a = static_cast<std::uint32_t>(device_num);
-    r.u[0] = file;
-    r.u[1] = reinterpret_cast<std::uintptr_t>(host_addr);
-    r.u[2] = reinterpret_cast<std::uintptr_t>(device_addr);
-    r.u[3] = bytes;
-    r.u[4] = module_id;
+    using F = fields::OmpDeviceLoad;
+    F::device.set(r, device_num);
+    F::file.set(r, file);
+    F::host_addr.set(r, reinterpret_cast<std::uintptr_t>(host_addr));
+    F::device_addr.set(r, reinterpret_cast<std::uintptr_t>(device_addr));
+    F::bytes.set(r, bytes);
+    F::module_id.set(r, module_id);
   });
 }
 
@@ -215,8 +213,8 @@ void on_device_unload(int device_num, std::uint64_t module_id) {
   this_thread().emit([&](Record& r) {
     r.tick = clock::now();
     r.type = Ev::OmpDeviceUnload;
-    r.a = static_cast<std::uint32_t>(device_num);
-    r.u[4] = module_id;
+    fields::OmpDeviceLoad::device.set(r, device_num);
+    fields::OmpDeviceLoad::module_id.set(r, module_id);
   });
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/record/record_fields.hpp"
 #include "raw_test_writer.hpp"
 
 using kob::Ev;
@@ -19,14 +20,50 @@ namespace {
 constexpr std::uint64_t kTick0 = 3000, kNs0 = 1000;
 std::uint64_t tick(std::uint64_t ns) { return kTick0 + 3 * (ns - kNs0); }
 
-Record rec(std::uint64_t ns, Ev type, std::uint32_t a = 0, std::initializer_list<std::uint64_t> u = {}, std::uint16_t sub = 0) {
+Record rec(std::uint64_t ns, Ev type) {
   Record r{};
   r.tick = tick(ns);
   r.type = type;
-  r.a = a;
-  r.sub = sub;
-  std::size_t i = 0;
-  for (std::uint64_t v : u) r.u[i++] = v;
+  return r;
+}
+
+// The records this trace is made of, field by field (common/record/record_fields.hpp).
+Record thread_begin(std::uint64_t ns, std::uint16_t thread_type) {
+  Record r = rec(ns, Ev::OmpThreadBegin);
+  kob::fields::OmpThread::thread_type.set(r, thread_type);
+  return r;
+}
+Record region_push(std::uint64_t ns, std::uint32_t name) {
+  Record r = rec(ns, Ev::RegionPush);
+  kob::fields::Named::name.set(r, name);
+  return r;
+}
+Record kernel(std::uint64_t ns, Ev type, std::uint64_t id, std::uint32_t name = 0) {
+  Record r = rec(ns, type);
+  kob::fields::Kernel::id.set(r, id);
+  if (type == Ev::KernelBegin) {
+    kob::fields::Kernel::name.set(r, name);
+    kob::fields::Kernel::devid.set(r, 0x01000000);
+  }
+  return r;
+}
+// Parallel region `id` of kernel `id`, asking for 2 threads.
+Record parallel(std::uint64_t ns, Ev type, std::uint64_t id) {
+  Record r = rec(ns, type);
+  kob::fields::OmpParallel::parallel_id.set(r, id);
+  kob::fields::OmpParallel::kernel.set(r, id);
+  if (type == Ev::OmpParallelBegin) kob::fields::OmpParallel::requested_team_size.set(r, 2);
+  return r;
+}
+// Thread `thread_num`'s implicit task in parallel region `id` of kernel `id`, a team of 2.
+Record implicit_task(std::uint64_t ns, Ev type, std::uint32_t thread_num, std::uint64_t id) {
+  using F = kob::fields::OmpImplicitTask;
+  Record r = rec(ns, type);
+  F::flags.set(r, 2);  // implicit
+  F::thread_num.set(r, thread_num);
+  F::parallel_id.set(r, id);
+  F::kernel.set(r, id);
+  if (type == Ev::OmpImplicitTaskBegin) F::team_size.set(r, 2);
   return r;
 }
 
@@ -80,21 +117,21 @@ int main(int argc, char** argv) {
   w.thread(1, 9001, 2);
 
   std::vector<Record> t0, t1;
-  t0.push_back(rec(1000, Ev::OmpThreadBegin, 0, {}, 1));
-  t1.push_back(rec(1001, Ev::OmpThreadBegin, 0, {}, 2));
-  t0.push_back(rec(1002, Ev::RegionPush, 3));
+  t0.push_back(thread_begin(1000, 1));
+  t1.push_back(thread_begin(1001, 2));
+  t0.push_back(region_push(1002, 3));
   for (int i = 0; i < n; ++i) {
     const std::uint64_t b = 2000 + std::uint64_t(i) * 10000, id = std::uint64_t(i) + 1;
     const bool open = crash && i == n - 1;
-    t0.push_back(rec(b, Ev::KernelBegin, 1, {id, 0x01000000}));
-    t0.push_back(rec(b + 1000, Ev::OmpParallelBegin, 2, {id, id, 0, 0}));
-    t0.push_back(rec(b + 1100, Ev::OmpImplicitTaskBegin, 0, {id, id, 2}, 2));
-    t1.push_back(rec(b + 1200, Ev::OmpImplicitTaskBegin, 1, {id, id, 2}, 2));
+    t0.push_back(kernel(b, Ev::KernelBegin, id, 1));
+    t0.push_back(parallel(b + 1000, Ev::OmpParallelBegin, id));
+    t0.push_back(implicit_task(b + 1100, Ev::OmpImplicitTaskBegin, 0, id));
+    t1.push_back(implicit_task(b + 1200, Ev::OmpImplicitTaskBegin, 1, id));
     if (open) break;
-    t1.push_back(rec(b + 3900, Ev::OmpImplicitTaskEnd, 1, {id, id}, 2));
-    t0.push_back(rec(b + 4000, Ev::OmpImplicitTaskEnd, 0, {id, id}, 2));
-    t0.push_back(rec(b + 5000, Ev::OmpParallelEnd, 0, {id, id, 0}));
-    t0.push_back(rec(b + 6000, Ev::KernelEnd, 0, {id}));
+    t1.push_back(implicit_task(b + 3900, Ev::OmpImplicitTaskEnd, 1, id));
+    t0.push_back(implicit_task(b + 4000, Ev::OmpImplicitTaskEnd, 0, id));
+    t0.push_back(parallel(b + 5000, Ev::OmpParallelEnd, id));
+    t0.push_back(kernel(b + 6000, Ev::KernelEnd, id));
   }
   if (!crash) t0.push_back(rec(2000 + std::uint64_t(n) * 10000, Ev::RegionPop));
   chunks(w, 0, t0, crash);

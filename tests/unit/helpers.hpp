@@ -20,6 +20,7 @@
 #include "common/timeline/raw_reader.hpp"
 #include "common/record/raw_trace.hpp"
 #include "common/record/record.hpp"
+#include "common/record/record_fields.hpp"
 #include "common/record/recorder.hpp"
 #include "common/timeline/thread_source.hpp"
 #include "common/timeline/timeline.hpp"
@@ -117,36 +118,82 @@ struct Synth {
 
   void rec(int track, std::uint64_t tick, kob::Ev type, std::uint32_t a = 0, std::initializer_list<std::uint64_t> u = {},
            std::uint16_t sub = 0) {
-    bufs[static_cast<std::size_t>(track)]->records.push_back(kob_test::rec(tick, type, a, u, sub));
+    add(track, kob_test::rec(tick, type, a, u, sub));
   }
+  void add(int track, const kob::Record& r) { bufs[static_cast<std::size_t>(track)]->records.push_back(r); }
 
+  // The Kokkos records, field by field.
   void kernel_begin(int tr, std::uint64_t t, std::uint64_t id, const char* name,
                     kob::KernelKind kind = kob::KernelKind::ParallelFor, std::uint32_t devid = 0x01000000) {
-    rec(tr, t, kob::Ev::KernelBegin, nm(name), {id, devid}, static_cast<std::uint16_t>(kind));
+    using F = kob::fields::Kernel;
+    kob::Record r = kob_test::rec(t, kob::Ev::KernelBegin);
+    F::kind.set(r, kind);
+    F::name.set(r, nm(name));
+    F::id.set(r, id);
+    F::devid.set(r, devid);
+    add(tr, r);
   }
-  void kernel_end(int tr, std::uint64_t t, std::uint64_t id) { rec(tr, t, kob::Ev::KernelEnd, 0, {id}); }
+  void kernel_end(int tr, std::uint64_t t, std::uint64_t id) { add(tr, with_id<kob::fields::Kernel>(t, kob::Ev::KernelEnd, id)); }
   void fence_begin(int tr, std::uint64_t t, std::uint64_t id, const char* name, std::uint32_t devid = 0) {
-    rec(tr, t, kob::Ev::FenceBegin, nm(name), {id, devid});
+    using F = kob::fields::Fence;
+    kob::Record r = kob_test::rec(t, kob::Ev::FenceBegin);
+    F::name.set(r, nm(name));
+    F::id.set(r, id);
+    F::devid.set(r, devid);
+    add(tr, r);
   }
-  void fence_end(int tr, std::uint64_t t, std::uint64_t id) { rec(tr, t, kob::Ev::FenceEnd, 0, {id}); }
-  void push(int tr, std::uint64_t t, const char* name) { rec(tr, t, kob::Ev::RegionPush, nm(name)); }
-  void pop(int tr, std::uint64_t t) { rec(tr, t, kob::Ev::RegionPop); }
+  void fence_end(int tr, std::uint64_t t, std::uint64_t id) { add(tr, with_id<kob::fields::Fence>(t, kob::Ev::FenceEnd, id)); }
+  void push(int tr, std::uint64_t t, const char* name) {
+    kob::Record r = kob_test::rec(t, kob::Ev::RegionPush);
+    kob::fields::Named::name.set(r, nm(name));
+    add(tr, r);
+  }
+  void pop(int tr, std::uint64_t t) { add(tr, kob_test::rec(t, kob::Ev::RegionPop)); }
   void section_create(int tr, std::uint64_t t, std::uint32_t id, const char* name) {
-    rec(tr, t, kob::Ev::SectionCreate, nm(name), {id});
+    kob::Record r = with_id<kob::fields::Section>(t, kob::Ev::SectionCreate, id);
+    kob::fields::Section::name.set(r, nm(name));
+    add(tr, r);
   }
-  void section_start(int tr, std::uint64_t t, std::uint32_t id) { rec(tr, t, kob::Ev::SectionStart, 0, {id}); }
-  void section_stop(int tr, std::uint64_t t, std::uint32_t id) { rec(tr, t, kob::Ev::SectionStop, 0, {id}); }
+  void section_start(int tr, std::uint64_t t, std::uint32_t id) {
+    add(tr, with_id<kob::fields::Section>(t, kob::Ev::SectionStart, id));
+  }
+  void section_stop(int tr, std::uint64_t t, std::uint32_t id) { add(tr, with_id<kob::fields::Section>(t, kob::Ev::SectionStop, id)); }
   void alloc(int tr, std::uint64_t t, const char* space, const char* name, std::uint64_t ptr, std::uint64_t bytes) {
-    rec(tr, t, kob::Ev::Alloc, nm(space), {nm(name), ptr, bytes});
+    add(tr, memory(t, kob::Ev::Alloc, space, name, ptr, bytes));
   }
   void dealloc(int tr, std::uint64_t t, const char* space, const char* name, std::uint64_t ptr, std::uint64_t bytes) {
-    rec(tr, t, kob::Ev::Dealloc, nm(space), {nm(name), ptr, bytes});
+    add(tr, memory(t, kob::Ev::Dealloc, space, name, ptr, bytes));
   }
   void copy_begin(int tr, std::uint64_t t, std::uint64_t id, const char* dst_space, const char* dst_name, const char* src_space,
                   const char* src_name, std::uint64_t bytes) {
-    rec(tr, t, kob::Ev::DeepCopyBegin, nm(dst_space), {id, nm(dst_name), nm(src_space), nm(src_name), bytes, 0xdead});
+    using F = kob::fields::DeepCopy;
+    kob::Record r = with_id<F>(t, kob::Ev::DeepCopyBegin, id);
+    F::dst_space.set(r, nm(dst_space));
+    F::dst_name.set(r, nm(dst_name));
+    F::src_space.set(r, nm(src_space));
+    F::src_name.set(r, nm(src_name));
+    F::bytes.set(r, bytes);
+    F::dst_ptr.set(r, 0xdead);
+    add(tr, r);
   }
-  void copy_end(int tr, std::uint64_t t, std::uint64_t id) { rec(tr, t, kob::Ev::DeepCopyEnd, 0, {id}); }
+  void copy_end(int tr, std::uint64_t t, std::uint64_t id) { add(tr, with_id<kob::fields::DeepCopy>(t, kob::Ev::DeepCopyEnd, id)); }
+
+  template <class Fields>
+  static kob::Record with_id(std::uint64_t t, kob::Ev type, typename decltype(Fields::id)::Type id) {
+    kob::Record r = kob_test::rec(t, type);
+    Fields::id.set(r, id);
+    return r;
+  }
+  static kob::Record memory(std::uint64_t t, kob::Ev type, const char* space, const char* name, std::uint64_t ptr,
+                            std::uint64_t bytes) {
+    using F = kob::fields::Memory;
+    kob::Record r = kob_test::rec(t, type);
+    F::space.set(r, nm(space));
+    F::name.set(r, nm(name));
+    F::ptr.set(r, ptr);
+    F::bytes.set(r, bytes);
+    return r;
+  }
 
   std::vector<const kob::ThreadSource*> list() const {
     std::vector<const kob::ThreadSource*> v;

@@ -1,5 +1,6 @@
 // SummaryFold, OpenMP: parallel regions joined with their implicit tasks and their Kokkos kernel.
 #include "common/record/intern.hpp"
+#include "common/record/record_fields.hpp"
 #include "common/analysis/summary_fold_state.hpp"
 
 namespace kob {
@@ -103,18 +104,19 @@ void SummaryFold::omp_mutex(const OmpMutexSpan& m) {
 
 void SummaryFold::omp_instant(const OmpInstant& e) {
   OmpSummary& o = s_->counts;
+  const Record r = e.record();
   switch (e.type) {
-    case Ev::OmpDispatch: ++s_->dispatch[e.sub].count; break;
+    case Ev::OmpDispatch: ++s_->dispatch[fields::OmpDispatch::kind.get(r)].count; break;
     case Ev::OmpDependences:
       ++o.tasks_with_dependences;
-      o.dependences += e.a;
+      o.dependences += fields::OmpDependences::count.get(r);
       break;
     case Ev::OmpTaskDependence: ++o.task_dependences; break;
     case Ev::OmpLockInit: ++o.lock_inits; break;
     case Ev::OmpLockDestroy: ++o.lock_destroys; break;
     case Ev::OmpCancel: ++o.cancels; break;
     case Ev::OmpFlush: ++o.flushes; break;
-    case Ev::OmpError: ++(e.sub == 2 ? o.errors_fatal : o.errors_warning); break;
+    case Ev::OmpError: ++(fields::OmpError::severity.get(r) == 2 ? o.errors_fatal : o.errors_warning); break;  // ompt_fatal
     default: break;
   }
 }

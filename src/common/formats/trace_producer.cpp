@@ -13,6 +13,7 @@
 #include "common/timeline/devid.hpp"
 #include "common/record/intern.hpp"
 #include "common/record/mpi_calls.hpp"
+#include "common/record/record_fields.hpp"
 #include "common/timeline/omp_names.hpp"
 #include "common/analysis/summary.hpp"
 #include "common/formats/trace_flows.hpp"
@@ -595,31 +596,33 @@ class Producer {
       instant("omp.task_create", locate(a, "task create", c.codeptr, c.kernel), c.track, c.time, &a);
     }
     for (const OmpInstant& e : t.omp_instants) {
+      const Record r = e.record();
       Args& a = args_.clear();
       if (e.codeptr != 0) locate(a, "", e.codeptr, 1);  // the arg only: instants keep their names
       switch (e.type) {
         case Ev::OmpDispatch:
-          a.u("parallel_id", e.u0);
-          if (e.sub == 1) a.u("iteration", e.u2);
+          a.u("parallel_id", fields::OmpDispatch::parallel_id.get(r));
+          if (fields::OmpDispatch::kind.get(r) == 1) a.u("iteration", fields::OmpDispatch::instance.get(r));
           kernel_arg(a, e.kernel);
-          instant("omp.dispatch", omp_names::dispatch(e.sub), e.track, e.time, &a);
+          instant("omp.dispatch", omp_names::dispatch(fields::OmpDispatch::kind.get(r)), e.track, e.time, &a);
           break;
         case Ev::OmpDependences:
-          a.u("task_id", e.u0).u("count", e.a);
+          a.u("task_id", fields::OmpDependences::task_id.get(r)).u("count", fields::OmpDependences::count.get(r));
           instant("omp.dependence", "dependences", e.track, e.time, &a);
           break;
         case Ev::OmpTaskDependence:
-          a.u("src_task_id", e.u0).u("sink_task_id", e.u2);
+          a.u("src_task_id", fields::OmpTaskDependence::src_task_id.get(r))
+              .u("sink_task_id", fields::OmpTaskDependence::sink_task_id.get(r));
           instant("omp.dependence", "dependence", e.track, e.time, &a);
           break;
         case Ev::OmpLockInit:
         case Ev::OmpLockDestroy:
-          a.u("wait_id", e.u0).shared("kind", omp_names::mutex(e.sub));
-          if (e.type == Ev::OmpLockInit) a.u("implementation", e.a);
+          a.u("wait_id", fields::OmpMutex::wait_id.get(r)).shared("kind", omp_names::mutex(fields::OmpMutex::kind.get(r)));
+          if (e.type == Ev::OmpLockInit) a.u("implementation", fields::OmpMutex::implementation.get(r));
           instant("omp.lock", e.type == Ev::OmpLockInit ? "lock_init" : "lock_destroy", e.track, e.time, &a);
           break;
         case Ev::OmpCancel:
-          a.u("flags", e.a);
+          a.u("flags", fields::OmpCancel::flags.get(r));
           kernel_arg(a, e.kernel);
           instant("omp.cancel", "cancel", e.track, e.time, &a);
           break;
@@ -628,22 +631,22 @@ class Producer {
           instant("omp.flush", "flush", e.track, e.time, &a);
           break;
         case Ev::OmpControlTool:
-          a.u("command", e.a).u("modifier", e.u0);
+          a.u("command", fields::OmpControlTool::command.get(r)).u("modifier", fields::OmpControlTool::modifier.get(r));
           instant("omp.control_tool", "control_tool", e.track, e.time, &a);
           break;
         case Ev::OmpError:
-          a.shared("severity", omp_names::severity(e.sub));
-          if (e.a == InternTable::kNullName) {
+          a.shared("severity", omp_names::severity(fields::OmpError::severity.get(r)));
+          if (fields::OmpError::message.get(r) == InternTable::kNullName) {
             a.null("message");
           } else {
-            a.s("message", names_.str(e.a));
+            a.s("message", names_.str(fields::OmpError::message.get(r)));
           }
           kernel_arg(a, e.kernel);
           instant("omp.error", "error", e.track, e.time, &a);
           break;
         case Ev::OmpTaskSchedule:  // a detached task's event fulfilled
-          a.u("task_id", e.u0);
-          instant("omp.task_fulfill", omp_names::task_status(e.a), e.track, e.time, &a);
+          a.u("task_id", fields::OmpTaskSchedule::prior_task_id.get(r));
+          instant("omp.task_fulfill", omp_names::task_status(fields::OmpTaskSchedule::prior_status.get(r)), e.track, e.time, &a);
           break;
         default: break;
       }

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "common/record/record.hpp"
+#include "common/record/record_fields.hpp"
 
 namespace kob::fold {
 
-// The folded steps of a sync region, in u[3..5] of its OmpSyncBegin record.
-inline constexpr unsigned kWaitBegin = 3, kWaitEnd = 4, kEnd = 5;
+using Sync = fields::OmpSync;
 
 // A step's tick as stored: the ticks since the step before, plus one (0: not folded).
 inline std::uint64_t step(std::uint64_t tick, std::uint64_t before) { return tick - before + 1; }
@@ -24,7 +24,7 @@ inline std::uint64_t step(std::uint64_t tick, std::uint64_t before) { return tic
 // How many records r stands for.
 inline std::size_t count(const Record& r) {
   if (r.type != Ev::OmpSyncBegin) return 1;
-  return 1 + (r.u[kWaitBegin] != 0) + (r.u[kWaitEnd] != 0) + (r.u[kEnd] != 0);
+  return 1 + (Sync::wait_begin_step.get(r) != 0) + (Sync::wait_end_step.get(r) != 0) + (Sync::end_step.get(r) != 0);
 }
 
 // Writes the records r stands for at out (room for count(r)); returns the end. Any values are
@@ -32,19 +32,22 @@ inline std::size_t count(const Record& r) {
 inline Record* unfold(const Record& r, Record* out) {
   *out = r;
   if (r.type != Ev::OmpSyncBegin) return out + 1;
-  out->u[kWaitBegin] = out->u[kWaitEnd] = out->u[kEnd] = 0;
+  Sync::wait_begin_step.set(*out, 0);
+  Sync::wait_end_step.set(*out, 0);
+  Sync::end_step.set(*out, 0);
   Record* p = out + 1;
   std::uint64_t t = r.tick;
-  static constexpr Ev kStepType[3] = {Ev::OmpSyncWaitBegin, Ev::OmpSyncWaitEnd, Ev::OmpSyncEnd};
-  for (unsigned i = 0; i < 3; ++i) {
-    const std::uint64_t s = r.u[kWaitBegin + i];
-    if (s == 0) continue;
+  const auto unfold_step = [&](std::uint64_t s, Ev type) {
+    if (s == 0) return;
     t += s - 1;
     *p = *out;
     p->tick = t;
-    p->type = kStepType[i];
+    p->type = type;
     ++p;
-  }
+  };
+  unfold_step(Sync::wait_begin_step.get(r), Ev::OmpSyncWaitBegin);
+  unfold_step(Sync::wait_end_step.get(r), Ev::OmpSyncWaitEnd);
+  unfold_step(Sync::end_step.get(r), Ev::OmpSyncEnd);
   return p;
 }
 

@@ -5,6 +5,7 @@
 #include "common/record/clock.hpp"
 #include "common/support/log.hpp"
 #include "common/session/mpi_bridge.hpp"
+#include "common/record/record_fields.hpp"
 #include "common/record/recorder.hpp"
 #include "common/session/session.hpp"
 
@@ -26,7 +27,7 @@ void mpi_begin(std::uint32_t call) {
   this_thread().emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::MpiBegin;
-    r.sub = static_cast<std::uint16_t>(call);
+    fields::Mpi::call.set(r, static_cast<std::uint16_t>(call));
   });
 }
 
@@ -35,9 +36,9 @@ void mpi_end(std::uint32_t call, std::uint64_t bytes, std::int32_t peer) {
   this_thread().emit([&](Record& r) {
     r.tick = t;
     r.type = Ev::MpiEnd;
-    r.sub = static_cast<std::uint16_t>(call);
-    r.a = static_cast<std::uint32_t>(peer);
-    r.u[0] = bytes;
+    fields::Mpi::call.set(r, static_cast<std::uint16_t>(call));
+    fields::Mpi::peer.set(r, peer);
+    fields::Mpi::bytes.set(r, bytes);
   });
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "common/record/record_fields.hpp"
 #include "common/timeline/omp_names.hpp"
 
 namespace kob::builder {
@@ -17,17 +18,37 @@ std::uint64_t overlap(std::uint64_t ws, std::uint64_t we, std::uint64_t from, st
   return b > a ? b - a : 0;
 }
 
-// An instant's code address: the field record.hpp gives its type (0: it has none).
+// An instant's code address (0: its type has none).
 std::uint64_t code_address(const Record& r) {
   switch (r.type) {
     case Ev::OmpLockInit:
     case Ev::OmpLockDestroy:
+      return fields::OmpMutex::codeptr.get(r);
     case Ev::OmpError:
-      return r.u[3];
+      return fields::OmpError::codeptr.get(r);
     case Ev::OmpCancel:
+      return fields::OmpCancel::codeptr.get(r);
     case Ev::OmpFlush:
+      return fields::OmpFlush::codeptr.get(r);
     case Ev::OmpControlTool:
-      return r.u[2];
+      return fields::OmpControlTool::codeptr.get(r);
+    default:
+      return 0;
+  }
+}
+
+// The Kokkos kernel an instant is shown with (0: none; a lock init or destroy records one, but a
+// lock outlives the kernel it was made in).
+std::uint64_t instant_kernel(const Record& r) {
+  switch (r.type) {
+    case Ev::OmpDispatch:
+      return fields::OmpDispatch::kernel.get(r);
+    case Ev::OmpCancel:
+      return fields::OmpCancel::kernel.get(r);
+    case Ev::OmpFlush:
+      return fields::OmpFlush::kernel.get(r);
+    case Ev::OmpError:
+      return fields::OmpError::kernel.get(r);
     default:
       return 0;
   }
@@ -121,11 +142,12 @@ void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) 
       OmpImplicitTaskSpan i;
       i.start = ns;
       i.track = track;
-      i.parallel_id = r.u[0];
-      i.kernel = r.u[1];
-      i.thread_num = r.a;
-      i.team_size = static_cast<std::uint32_t>(r.u[2]);
-      i.initial = (r.sub & 1) != 0;
+      using F = fields::OmpImplicitTask;
+      i.parallel_id = F::parallel_id.get(r);
+      i.kernel = F::kernel.get(r);
+      i.thread_num = F::thread_num.get(r);
+      i.team_size = F::team_size.get(r);
+      i.initial = (F::flags.get(r) & 1) != 0;
       i.level = s.open_implicit();
       if (!i.initial) {
         ++teams_[i.parallel_id].begun;
@@ -145,17 +167,18 @@ void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) 
       OmpWorkSpan w;
       w.start = ns;
       w.track = track;
-      w.type = r.type == Ev::OmpMaskedBegin ? omp_names::kMasked : r.sub;
-      w.parallel_id = r.u[0];
-      w.kernel = r.u[1];
-      w.count = r.type == Ev::OmpMaskedBegin ? 0 : r.u[2];
-      w.codeptr = r.type == Ev::OmpMaskedBegin ? r.u[2] : r.u[3];
+      const bool masked = r.type == Ev::OmpMaskedBegin;
+      w.type = masked ? omp_names::kMasked : fields::OmpWork::work_type.get(r);
+      w.parallel_id = fields::InParallel::parallel_id.get(r);
+      w.kernel = fields::InParallel::kernel.get(r);
+      w.count = masked ? 0 : fields::OmpWork::count.get(r);
+      w.codeptr = masked ? fields::OmpMasked::codeptr.get(r) : fields::OmpWork::codeptr.get(r);
       s.work.push_back(w);
       break;
     }
     case Ev::OmpWorkEnd:
     case Ev::OmpMaskedEnd: {
-      const std::uint16_t type = r.type == Ev::OmpMaskedEnd ? omp_names::kMasked : r.sub;
+      const std::uint16_t type = r.type == Ev::OmpMaskedEnd ? omp_names::kMasked : fields::OmpWork::work_type.get(r);
       const long i = find_top(
           s.work, [&](const OmpWorkSpan& x) { return x.type == type; },
           [&](const OmpWorkSpan& x) { return is_loop(type) && is_loop(x.type); });
@@ -166,7 +189,7 @@ void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) 
       }
       OmpWorkSpan& w = s.work[std::size_t(i)];
       w.end = ns;
-      if (w.count == 0 && type != omp_names::kMasked) w.count = r.u[2];
+      if (w.count == 0 && type != omp_names::kMasked) w.count = fields::OmpWork::count.get(r);
       c_.out.omp_work(w);
       s.work.erase(s.work.begin() + i);
       break;
@@ -183,16 +206,9 @@ void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) 
       OmpInstant e;
       e.time = ns;
       e.track = track;
-      e.type = r.type;
-      e.sub = r.sub;
-      e.a = r.a;
-      e.u0 = r.u[0];
-      e.u2 = r.u[2];
+      e.carry(r);
       e.codeptr = code_address(r);
-      e.kernel = r.type == Ev::OmpControlTool || r.type == Ev::OmpLockInit || r.type == Ev::OmpLockDestroy ||
-                         r.type == Ev::OmpDependences || r.type == Ev::OmpTaskDependence
-                     ? 0
-                     : r.u[1];
+      e.kernel = instant_kernel(r);
       c_.out.omp_instant(e);
       break;
     }
@@ -200,11 +216,12 @@ void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) 
       OmpSyncSpan y;
       y.start = ns;
       y.track = track;
-      y.kind = r.sub;
-      y.parallel_id = r.u[0];
-      y.kernel = r.u[1];
-      y.task_id = r.a;
-      y.codeptr = r.u[2];
+      using F = fields::OmpSync;
+      y.kind = F::kind.get(r);
+      y.parallel_id = F::parallel_id.get(r);
+      y.kernel = F::kernel.get(r);
+      y.task_id = F::task_id.get(r);
+      y.codeptr = F::codeptr.get(r);
       s.sync.push_back({y, {}});
       break;
     }
@@ -212,12 +229,13 @@ void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) 
       sync_end(r, ns, s);
       break;
     case Ev::OmpSyncWaitBegin:
-      s.waits.push_back({r.sub, ns});
+      s.waits.push_back({fields::OmpSync::kind.get(r), ns});
       break;
     case Ev::OmpSyncWaitEnd: {
+      const std::uint16_t kind = fields::OmpSync::kind.get(r);
       const long i = find_top(
-          s.waits, [&](const Wait& x) { return x.kind == r.sub; },
-          [&](const Wait& x) { return is_barrier(r.sub) && is_barrier(x.kind); });
+          s.waits, [&](const Wait& x) { return x.kind == kind; },
+          [&](const Wait& x) { return is_barrier(kind) && is_barrier(x.kind); });
       if (i < 0) {
         c_.problems.add("OMPT sync_region_wait end with no begin of that kind on that thread: ignored");
         break;
@@ -231,11 +249,12 @@ void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) 
       OmpTaskCreate c;
       c.time = ns;
       c.track = track;
-      c.task_id = r.u[0];
-      c.kernel = r.u[1];
-      c.flags = r.a;
-      c.has_dependences = r.sub != 0;
-      c.codeptr = r.u[2];
+      using F = fields::OmpTaskCreate;
+      c.task_id = F::task_id.get(r);
+      c.kernel = F::kernel.get(r);
+      c.flags = F::flags.get(r);
+      c.has_dependences = F::has_dependences.get(r);
+      c.codeptr = F::codeptr.get(r);
       if (!created_.emplace(c.task_id, Created{creates_, c.flags, c.kernel}).second)
         c_.problems.add("OMPT task_create with a task id already used");
       ++creates_;
@@ -244,8 +263,9 @@ void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) 
       break;
     }
     case Ev::OmpTaskSchedule: {
-      const std::uint64_t prior = r.u[0], next = r.u[2];
-      const std::uint32_t status = r.a;
+      using F = fields::OmpTaskSchedule;
+      const std::uint64_t prior = F::prior_task_id.get(r), next = F::next_task_id.get(r);
+      const std::uint32_t status = F::prior_status.get(r);
       if (prior != 0) schedule_prior(s, ns, prior, status, next);
       if (next != 0) {
         started_.insert(next);
@@ -253,7 +273,7 @@ void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) 
         k.start = ns;
         k.track = track;
         k.task_id = next;
-        k.kernel = r.u[1];
+        k.kernel = F::next_kernel.get(r);
         if (!s.running.emplace(next, k).second) c_.problems.add("OMPT task_schedule starts a task already running on that thread: ignored");
       }
       break;
@@ -279,12 +299,13 @@ void OmpMatcher::parallel_begin(const Record& r, std::uint64_t ns, ThreadState& 
   OmpParallelSpan p;
   p.start = ns;
   p.track = s.track;
-  p.id = r.u[0];
-  p.kernel = r.u[1];
-  p.requested_team_size = r.a;
-  p.flags = static_cast<std::uint32_t>(r.u[2]);
+  using F = fields::OmpParallel;
+  p.id = F::parallel_id.get(r);
+  p.kernel = F::kernel.get(r);
+  p.requested_team_size = F::requested_team_size.get(r);
+  p.flags = F::flags.get(r);
   p.level = s.open_implicit();
-  p.codeptr = r.u[3];
+  p.codeptr = F::codeptr.get(r);
   if (p.level == 0 && (p.flags & kTeamFlag) && runtime_code_.contains(p.codeptr)) {
     p.hidden_helper = true;
     hidden_regions_.insert(p.id);
@@ -294,7 +315,7 @@ void OmpMatcher::parallel_begin(const Record& r, std::uint64_t ns, ThreadState& 
 }
 
 void OmpMatcher::parallel_end(const Record& r, std::uint64_t ns) {
-  auto it = open_parallels_.find(r.u[0]);
+  auto it = open_parallels_.find(fields::OmpParallel::parallel_id.get(r));
   if (it == open_parallels_.end()) {
     c_.problems.add("OMPT parallel_end with no parallel_begin: ignored");
     return;
@@ -335,9 +356,11 @@ void OmpMatcher::team_task_ended(std::uint64_t parallel_id) {
 // only when the next parallel region releases the thread, or never for the last one. The region
 // is over for the worker when the region ends: cut there, the last wait shortened to match.
 void OmpMatcher::implicit_end(const Record& r, std::uint64_t ns, ThreadState& s) {
+  const std::uint64_t parallel_id = fields::OmpImplicitTask::parallel_id.get(r);
+  const std::uint32_t thread_num = fields::OmpImplicitTask::thread_num.get(r);
   const long i = find_top(
-      s.implicit, [&](const ImplicitRec& x) { return x.span.parallel_id == r.u[0] && x.span.thread_num == r.a; },
-      [&](const ImplicitRec& x) { return x.span.parallel_id == r.u[0]; });
+      s.implicit, [&](const ImplicitRec& x) { return x.span.parallel_id == parallel_id && x.span.thread_num == thread_num; },
+      [&](const ImplicitRec& x) { return x.span.parallel_id == parallel_id; });
   if (i < 0) {
     c_.problems.add("OMPT implicit_task end with no begin on that thread: ignored");
     return;
@@ -356,9 +379,10 @@ void OmpMatcher::implicit_end(const Record& r, std::uint64_t ns, ThreadState& s)
 }
 
 void OmpMatcher::sync_end(const Record& r, std::uint64_t ns, ThreadState& s) {
+  const std::uint16_t kind = fields::OmpSync::kind.get(r);
   const long i = find_top(
-      s.sync, [&](const SyncRec& x) { return x.span.kind == r.sub; },
-      [&](const SyncRec& x) { return is_barrier(r.sub) && is_barrier(x.span.kind); });
+      s.sync, [&](const SyncRec& x) { return x.span.kind == kind; },
+      [&](const SyncRec& x) { return is_barrier(kind) && is_barrier(x.span.kind); });
   if (i < 0) {
     c_.problems.add("OMPT sync_region end with no begin of that kind on that thread: ignored");
     return;
@@ -428,9 +452,11 @@ void OmpMatcher::schedule_prior(ThreadState& s, std::uint64_t ns, std::uint64_t 
     OmpInstant e;
     e.time = ns;
     e.track = s.track;
-    e.type = Ev::OmpTaskSchedule;
-    e.a = status;
-    e.u0 = prior;
+    Record fulfil{};
+    fulfil.type = Ev::OmpTaskSchedule;
+    fields::OmpTaskSchedule::prior_status.set(fulfil, status);
+    fields::OmpTaskSchedule::prior_task_id.set(fulfil, prior);
+    e.carry(fulfil);
     c_.out.omp_instant(e);
     if (status == kLateFulfill) task_done(prior);
     return;
@@ -499,10 +525,12 @@ void OmpMatcher::foreign_release(std::uint64_t ns, std::uint16_t kind, std::uint
 
 void OmpMatcher::mutex_record(const Record& r, std::uint64_t ns, ThreadState& s) {
   const std::uint32_t track = s.track;
+  using M = fields::OmpMutex;
+  using N = fields::OmpNestLock;
   switch (r.type) {
     case Ev::OmpMutexAcquire: {
-      const std::uint16_t fam = omp_names::mutex_family(r.sub);
-      const long i = s.find_mutex(s.acquiring, fam, r.u[0]);
+      const std::uint16_t fam = omp_names::mutex_family(M::kind.get(r));
+      const long i = s.find_mutex(s.acquiring, fam, M::wait_id.get(r));
       if (i >= 0) {
         if (s.acquiring[std::size_t(i)].test) {
           failed_try(s.acquiring[std::size_t(i)].span);
@@ -515,16 +543,16 @@ void OmpMatcher::mutex_record(const Record& r, std::uint64_t ns, ThreadState& s)
       a.span.start = ns;
       a.span.track = track;
       a.span.kind = fam;
-      a.span.wait_id = r.u[0];
-      a.span.kernel = r.u[1];
-      a.span.codeptr = r.u[3];
-      a.test = omp_names::is_test_mutex(r.sub);
+      a.span.wait_id = M::wait_id.get(r);
+      a.span.kernel = M::kernel.get(r);
+      a.span.codeptr = M::codeptr.get(r);
+      a.test = omp_names::is_test_mutex(M::kind.get(r));
       s.acquiring.push_back(a);
       break;
     }
     case Ev::OmpMutexAcquired: {
-      const std::uint16_t fam = omp_names::mutex_family(r.sub);
-      const long i = s.find_mutex(s.acquiring, fam, r.u[0]);
+      const std::uint16_t fam = omp_names::mutex_family(M::kind.get(r));
+      const long i = s.find_mutex(s.acquiring, fam, M::wait_id.get(r));
       std::uint64_t codeptr = 0;
       if (i >= 0) {
         OmpMutexSpan w = s.acquiring[std::size_t(i)].span;
@@ -541,21 +569,21 @@ void OmpMatcher::mutex_record(const Record& r, std::uint64_t ns, ThreadState& s)
       h.track = track;
       h.kind = fam;
       h.hold = true;
-      h.wait_id = r.u[0];
-      h.kernel = r.u[1];
+      h.wait_id = M::wait_id.get(r);
+      h.kernel = M::kernel.get(r);
       s.holds.push_back(h);
       break;
     }
     case Ev::OmpMutexReleased: {
-      const std::uint16_t fam = omp_names::mutex_family(r.sub);
+      const std::uint16_t fam = omp_names::mutex_family(M::kind.get(r));
       long i = -1;
       for (std::size_t j = s.holds.size(); j-- > 0;)
-        if (!s.holds[j].nested && s.holds[j].kind == fam && s.holds[j].wait_id == r.u[0]) {
+        if (!s.holds[j].nested && s.holds[j].kind == fam && s.holds[j].wait_id == M::wait_id.get(r)) {
           i = static_cast<long>(j);
           break;
         }
       if (i < 0) {
-        foreign_release(ns, fam, r.u[0]);
+        foreign_release(ns, fam, M::wait_id.get(r));
         break;
       }
       s.holds[std::size_t(i)].end = ns;
@@ -565,8 +593,8 @@ void OmpMatcher::mutex_record(const Record& r, std::uint64_t ns, ThreadState& s)
     }
     case Ev::OmpNestLock: {
       constexpr std::uint16_t kNest = 3;
-      if (r.sub == 1) {  // begin: the thread sets a nest lock it already holds
-        const long i = s.find_mutex(s.acquiring, kNest, r.u[0]);
+      if (N::endpoint.get(r) == 1) {  // begin: the thread sets a nest lock it already holds
+        const long i = s.find_mutex(s.acquiring, kNest, N::wait_id.get(r));
         std::uint64_t codeptr = 0;
         if (i >= 0) {
           OmpMutexSpan w = s.acquiring[std::size_t(i)].span;
@@ -582,13 +610,13 @@ void OmpMatcher::mutex_record(const Record& r, std::uint64_t ns, ThreadState& s)
         h.kind = kNest;
         h.hold = true;
         h.nested = true;
-        h.wait_id = r.u[0];
-        h.kernel = r.u[1];
+        h.wait_id = N::wait_id.get(r);
+        h.kernel = N::kernel.get(r);
         s.holds.push_back(h);
       } else {
         long i = -1;
         for (std::size_t j = s.holds.size(); j-- > 0;)
-          if (s.holds[j].nested && s.holds[j].wait_id == r.u[0]) {
+          if (s.holds[j].nested && s.holds[j].wait_id == N::wait_id.get(r)) {
             i = static_cast<long>(j);
             break;
           }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/record/intern.hpp"
+#include "common/record/record_fields.hpp"
 
 namespace kob::builder {
 
@@ -113,17 +114,18 @@ void TargetMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t trac
       OmpTargetSpan x;
       x.start = ns;
       x.track = track;
-      x.kind = r.sub;
-      x.device = static_cast<std::int32_t>(r.a);
-      x.id = r.u[0];
-      x.kernel = r.u[1];
-      x.deep_copy = r.u[2];
-      x.codeptr = r.u[3];
+      using F = fields::OmpTarget;
+      x.kind = F::kind.get(r);
+      x.device = F::device.get(r);
+      x.id = F::target_id.get(r);
+      x.kernel = F::kernel.get(r);
+      x.deep_copy = F::deep_copy.get(r);
+      x.codeptr = F::codeptr.get(r);
       if (!open_targets_.emplace(x.id, x).second) c_.problems.add("OMPT target begin with a target id already open: ignored");
       break;
     }
     case Ev::OmpTargetEnd: {
-      auto it = open_targets_.find(r.u[0]);
+      auto it = open_targets_.find(fields::OmpTarget::target_id.get(r));
       if (it == open_targets_.end()) {
         c_.problems.add("OMPT target end with no target begin: ignored");
         break;
@@ -138,15 +140,16 @@ void TargetMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t trac
       OmpDataOpSpan d;
       d.start = d.end = ns;
       d.track = track;
-      d.optype = r.sub;
-      d.src_device = static_cast<std::int16_t>(r.a >> 16);
-      d.dst_device = static_cast<std::int16_t>(r.a & 0xffff);
-      d.host_op_id = r.u[0];
-      d.kernel = r.u[1];
-      d.bytes = r.u[2];
-      d.target_id = r.u[3];
-      d.deep_copy = r.u[4];
-      d.address = r.u[5];
+      using F = fields::OmpDataOp;
+      d.optype = F::optype.get(r);
+      d.src_device = F::src_device(r);
+      d.dst_device = F::dst_device(r);
+      d.host_op_id = F::host_op_id.get(r);
+      d.kernel = F::kernel.get(r);
+      d.bytes = F::bytes.get(r);
+      d.target_id = F::target_id.get(r);
+      d.deep_copy = F::deep_copy.get(r);
+      d.address = F::address.get(r);
       if (r.type == Ev::OmpDataOp) {
         d.point = true;
         give_data_op(d);
@@ -156,15 +159,15 @@ void TargetMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t trac
       break;
     }
     case Ev::OmpDataOpEnd: {
-      auto it = open_ops_.find(r.u[0]);
+      auto it = open_ops_.find(fields::OmpDataOp::host_op_id.get(r));
       if (it == open_ops_.end()) {
         c_.problems.add("OMPT target data op end with no begin: ignored");
         break;
       }
       OmpDataOpSpan& d = it->second;
       d.end = ns;
-      if (d.address == 0) d.address = r.u[5];  // an alloc knows its address only at the end
-      if (d.bytes == 0) d.bytes = r.u[2];
+      if (d.address == 0) d.address = fields::OmpDataOp::address.get(r);  // an alloc knows its address only at the end
+      if (d.bytes == 0) d.bytes = fields::OmpDataOp::bytes.get(r);
       give_data_op(d);
       open_ops_.erase(it);
       break;
@@ -174,10 +177,11 @@ void TargetMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t trac
       OmpSubmitSpan x;
       x.start = x.end = ns;
       x.track = track;
-      x.requested_teams = r.a;
-      x.host_op_id = r.u[0];
-      x.kernel = r.u[1];
-      x.target_id = r.u[3];
+      using F = fields::OmpSubmit;
+      x.requested_teams = F::requested_teams.get(r);
+      x.host_op_id = F::host_op_id.get(r);
+      x.kernel = F::kernel.get(r);
+      x.target_id = F::target_id.get(r);
       if (r.type == Ev::OmpSubmit) {
         x.point = true;
         c_.out.omp_submit(x);
@@ -187,7 +191,7 @@ void TargetMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t trac
       break;
     }
     case Ev::OmpSubmitEnd: {
-      auto it = open_submits_.find(r.u[0]);
+      auto it = open_submits_.find(fields::OmpSubmit::host_op_id.get(r));
       if (it == open_submits_.end()) {
         c_.problems.add("OMPT target submit end with no begin: ignored");
         break;
@@ -198,47 +202,50 @@ void TargetMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t trac
       break;
     }
     case Ev::OmpDeviceInit: {
-      OmpDevice& d = device(static_cast<std::int32_t>(r.a));
+      using F = fields::OmpDeviceInit;
+      OmpDevice& d = device(F::device.get(r));
       if (d.initialised) c_.problems.add("OMPT device_initialize twice for one device: the last one kept");
       if (!d.initialised) initialised_.push_back(d.num);
       d.initialised = true;
-      d.type = static_cast<std::uint32_t>(r.u[0]);
-      d.traced = r.u[1] != 0;
+      d.type = F::type_name.get(r);
+      d.traced = F::traced.get(r);
       d.init_time = ns;
       break;
     }
     case Ev::OmpDeviceFinalize:
-      device(static_cast<std::int32_t>(r.a)).finalize_time = ns;
+      device(fields::OnDevice::device.get(r)).finalize_time = ns;
       break;
     case Ev::OmpDeviceLoad:
     case Ev::OmpDeviceUnload: {
       OmpDeviceLoad l;
       l.time = ns;
       l.track = track;
-      l.device = static_cast<std::int32_t>(r.a);
+      using F = fields::OmpDeviceLoad;
+      l.device = F::device.get(r);
       l.unload = r.type == Ev::OmpDeviceUnload;
-      l.file = l.unload ? InternTable::kNullName : static_cast<std::uint32_t>(r.u[0]);
+      l.file = l.unload ? InternTable::kNullName : F::file.get(r);
       if (!l.unload) {
-        l.host_addr = r.u[1];
-        l.device_addr = r.u[2];
-        l.bytes = r.u[3];
+        l.host_addr = F::host_addr.get(r);
+        l.device_addr = F::device_addr.get(r);
+        l.bytes = F::bytes.get(r);
       }
-      l.module_id = r.u[4];
+      l.module_id = F::module_id.get(r);
       device(l.device);
       c_.out.omp_device_load(l);
       break;
     }
     case Ev::OmpDeviceRecord: {
       OmpDeviceOp o;
-      o.record_type = r.sub;
-      o.device = static_cast<std::int32_t>(r.a);
-      o.host_op_id = r.u[0];
-      o.target_id = r.u[1];
-      o.start = r.u[2];
-      o.point = r.u[3] == 0;
-      o.end = o.point ? o.start : std::max(r.u[3], r.u[2]);
-      o.value = r.u[4];
-      o.op_kind = r.u[5];
+      using F = fields::OmpDeviceRecord;
+      o.record_type = F::record_type.get(r);
+      o.device = F::device.get(r);
+      o.host_op_id = F::host_op_id.get(r);
+      o.target_id = F::target_id.get(r);
+      o.start = F::start.get(r);
+      o.point = F::end.get(r) == 0;
+      o.end = o.point ? o.start : std::max(F::end.get(r), F::start.get(r));
+      o.value = F::value.get(r);
+      o.op_kind = F::op_kind.get(r);
       device(o.device);
       c_.out.omp_device_op(o);
       break;

@@ -166,9 +166,11 @@ struct OmpMutexSpan : Interval {
 };
 
 // Every other OpenMP event, shown as an instant: dispatch, dependences, task dependence, lock
-// init/destroy, cancel, flush, control tool, error (a = interned message, sub = severity). The
-// fields are the record's. A detached task's fulfill is one too: type OmpTaskSchedule, a = the
-// status (early_fulfill / late_fulfill), u0 = the task id.
+// init/destroy, cancel, flush, control tool, error; and a detached task's fulfill (type
+// OmpTaskSchedule: its prior status and prior task id). A generic carrier of the record's slots
+// that these types use, copied as they are (not the whole record: 64 bytes more per instant, and
+// a run may have millions of dispatches): read them through record() and the type's fields
+// (common/record/record_fields.hpp).
 struct OmpInstant {
   std::uint64_t time = 0;
   std::uint32_t track = 0;
@@ -177,6 +179,25 @@ struct OmpInstant {
   std::uint32_t a = 0;
   std::uint64_t u0 = 0, u2 = 0, kernel = 0;
   std::uint64_t codeptr = 0;  // as on OmpParallelSpan (lock init, cancel, flush, control tool, error)
+
+  // The carried slots of r; the other ones no instant type uses.
+  void carry(const Record& r) {
+    type = r.type;
+    sub = r.sub;
+    a = r.a;
+    u0 = r.u[0];
+    u2 = r.u[2];
+  }
+  // The record carried (its other slots 0), for its type's fields.
+  Record record() const {
+    Record r{};
+    r.type = type;
+    r.sub = sub;
+    r.a = a;
+    r.u[0] = u0;
+    r.u[2] = u2;
+    return r;
+  }
 };
 
 // Target offload (host side). Device numbers: the host is -1 (whatever number the runtime used

@@ -10,6 +10,7 @@
 #include "common/timeline/builder_parts.hpp"
 #include "common/record/clock.hpp"
 #include "common/record/intern.hpp"
+#include "common/record/record_fields.hpp"
 #include "common/timeline/omp_matcher.hpp"
 #include "common/timeline/target_matcher.hpp"
 
@@ -176,9 +177,10 @@ void TimelineBuilder::Impl::record(std::uint32_t track, const Record& r, std::ui
   if (track >= rest.tracks.size()) return;
   Track& tr = rest.tracks[track];
   if (r.type == Ev::OmpDeviceRecord) {  // its times are in its fields, already in host ns
-    if (r.u[2] != 0) {
-      t_min = std::min(t_min, r.u[2]);
-      t_max = std::max(t_max, std::max(r.u[2], r.u[3]));
+    using F = fields::OmpDeviceRecord;
+    if (F::start.get(r) != 0) {
+      t_min = std::min(t_min, F::start.get(r));
+      t_max = std::max(t_max, std::max(F::start.get(r), F::end.get(r)));
     }
     target.record(r, 0, track);
     ++tr.device_records;
@@ -189,20 +191,21 @@ void TimelineBuilder::Impl::record(std::uint32_t track, const Record& r, std::ui
   t_min = std::min(t_min, ns);
   t_max = std::max(t_max, ns);
   // A raw trace cut short may lack the thread's identity entry: its thread_begin tells the type.
-  if (r.type == Ev::OmpThreadBegin && tr.omp_thread_type == 0) tr.omp_thread_type = r.sub;
+  if (r.type == Ev::OmpThreadBegin && tr.omp_thread_type == 0) tr.omp_thread_type = fields::OmpThread::thread_type.get(r);
   switch (r.type) {
     case Ev::KernelBegin: {
-      KernelSpan& k = open_kernels.begin(r.u[0]);
+      using F = fields::Kernel;
+      KernelSpan& k = open_kernels.begin(F::id.get(r));
       k.start = ns;
       k.track = track;
-      k.name = r.a;
-      k.kind = static_cast<KernelKind>(r.sub);
-      k.devid = static_cast<std::uint32_t>(r.u[1]);
+      k.name = F::name.get(r);
+      k.kind = F::kind.get(r);
+      k.devid = F::devid.get(r);
       k.region = regions[track].path;
       break;
     }
     case Ev::KernelEnd: {
-      KernelSpan* k = open_kernels.find(r.u[0]);
+      KernelSpan* k = open_kernels.find(fields::Kernel::id.get(r));
       if (k == nullptr) {
         problems.add("kokkosp_end_parallel_* with an id that no begin hook returned: ignored");
         break;
@@ -216,14 +219,14 @@ void TimelineBuilder::Impl::record(std::uint32_t track, const Record& r, std::ui
       FenceSpan f;
       f.start = ns;
       f.track = track;
-      f.id = r.u[0];
-      f.name = r.a;
-      f.devid = static_cast<std::uint32_t>(r.u[1]);
+      f.id = fields::Fence::id.get(r);
+      f.name = fields::Fence::name.get(r);
+      f.devid = fields::Fence::devid.get(r);
       open_fences[f.id] = f;
       break;
     }
     case Ev::FenceEnd: {
-      auto it = open_fences.find(r.u[0]);
+      auto it = open_fences.find(fields::Fence::id.get(r));
       if (it == open_fences.end()) {
         problems.add("kokkosp_end_fence with an id that no begin hook returned: ignored");
         break;
@@ -235,7 +238,7 @@ void TimelineBuilder::Impl::record(std::uint32_t track, const Record& r, std::ui
     }
     case Ev::RegionPush: {
       RegionStack& st = regions[track];
-      st.names.push_back(r.a);
+      st.names.push_back(fields::Named::name.get(r));
       st.starts.push_back(ns);
       st.rebuild(names);
       break;
@@ -260,16 +263,16 @@ void TimelineBuilder::Impl::record(std::uint32_t track, const Record& r, std::ui
       break;
     }
     case Ev::SectionCreate:
-      section_names[static_cast<std::uint32_t>(r.u[0])] = r.a;
+      section_names[fields::Section::id.get(r)] = fields::Section::name.get(r);
       break;
     case Ev::SectionStart: {
-      const auto id = static_cast<std::uint32_t>(r.u[0]);
+      const auto id = fields::Section::id.get(r);
       if (!open_sections.emplace(id, OpenSection{ns, track}).second)
         problems.add("kokkosp_start_profile_section on a section already started: ignored");
       break;
     }
     case Ev::SectionStop: {
-      const auto id = static_cast<std::uint32_t>(r.u[0]);
+      const auto id = fields::Section::id.get(r);
       auto it = open_sections.find(id);
       if (it == open_sections.end()) {
         problems.add("kokkosp_stop_profile_section on a section not started: ignored");
@@ -296,10 +299,10 @@ void TimelineBuilder::Impl::record(std::uint32_t track, const Record& r, std::ui
       m.time = ns;
       m.track = track;
       m.alloc = r.type == Ev::Alloc;
-      m.space = r.a;
-      m.name = static_cast<std::uint32_t>(r.u[0]);
-      m.ptr = r.u[1];
-      m.bytes = r.u[2];
+      m.space = fields::Memory::space.get(r);
+      m.name = fields::Memory::name.get(r);
+      m.ptr = fields::Memory::ptr.get(r);
+      m.bytes = fields::Memory::bytes.get(r);
       std::uint64_t& l = space_level[m.space];
       if (m.alloc) {
         l += m.bytes;
@@ -318,17 +321,18 @@ void TimelineBuilder::Impl::record(std::uint32_t track, const Record& r, std::ui
       DeepCopySpan d;
       d.start = ns;
       d.track = track;
-      d.id = r.u[0];
-      d.dst_space = r.a;
-      d.dst_name = static_cast<std::uint32_t>(r.u[1]);
-      d.src_space = static_cast<std::uint32_t>(r.u[2]);
-      d.src_name = static_cast<std::uint32_t>(r.u[3]);
-      d.bytes = r.u[4];
+      using F = fields::DeepCopy;
+      d.id = F::id.get(r);
+      d.dst_space = F::dst_space.get(r);
+      d.dst_name = F::dst_name.get(r);
+      d.src_space = F::src_space.get(r);
+      d.src_name = F::src_name.get(r);
+      d.bytes = F::bytes.get(r);
       open_copies[d.id] = d;
       break;
     }
     case Ev::DeepCopyEnd: {
-      auto it = open_copies.find(r.u[0]);
+      auto it = open_copies.find(fields::DeepCopy::id.get(r));
       if (it == open_copies.end()) {
         problems.add("kokkosp_end_deep_copy with no deep copy open on that thread: ignored");
         break;
@@ -339,16 +343,16 @@ void TimelineBuilder::Impl::record(std::uint32_t track, const Record& r, std::ui
       break;
     }
     case Ev::ProfileEvent:
-      sink.instant({ns, track, r.a});
+      sink.instant({ns, track, fields::Named::name.get(r)});
       break;
     case Ev::DualView: {
       DualViewEvent d;
       d.time = ns;
       d.track = track;
-      d.name = r.a;
-      d.modify = r.sub != 0;
-      d.ptr = r.u[0];
-      d.on_device = r.u[1] != 0;
+      d.name = fields::DualView::name.get(r);
+      d.modify = fields::DualView::modify.get(r);
+      d.ptr = fields::DualView::ptr.get(r);
+      d.on_device = fields::DualView::on_device.get(r);
       sink.dual_view(d);
       break;
     }
@@ -356,7 +360,7 @@ void TimelineBuilder::Impl::record(std::uint32_t track, const Record& r, std::ui
       MpiSpan s;
       s.start = ns;
       s.track = track;
-      s.call = r.sub;
+      s.call = fields::Mpi::call.get(r);
       open_mpi[track].push_back(s);
       ++open_mpi_count;
       break;
@@ -364,7 +368,7 @@ void TimelineBuilder::Impl::record(std::uint32_t track, const Record& r, std::ui
     case Ev::MpiEnd: {
       // MPI calls do not nest on one thread (the layer calls PMPI only): the innermost is it.
       std::vector<MpiSpan>& st = open_mpi[track];
-      if (st.empty() || st.back().call != r.sub) {
+      if (st.empty() || st.back().call != fields::Mpi::call.get(r)) {
         problems.add("an MPI call ended that had not begun on that thread: ignored");
         break;
       }
@@ -372,8 +376,8 @@ void TimelineBuilder::Impl::record(std::uint32_t track, const Record& r, std::ui
       st.pop_back();
       --open_mpi_count;
       s.end = ns;
-      s.bytes = r.u[0];
-      s.peer = static_cast<std::int32_t>(r.a);
+      s.bytes = fields::Mpi::bytes.get(r);
+      s.peer = fields::Mpi::peer.get(r);
       sink.mpi(s);
       break;
     }

@@ -11,15 +11,16 @@
 using kob::Ev;
 using kob::Record;
 using kob_test::rec;
+using Sync = kob::fields::OmpSync;
 
 namespace {
 // A barrier folded up to `steps` steps (0: begin only): begin at 1000, wait from 1010 to 1500,
 // end at 1520; parallel 7, kernel 3, task 0.
 Record barrier(unsigned steps) {
   Record r = rec(1000, Ev::OmpSyncBegin, 0, {7, 3, 0}, 1);
-  if (steps >= 1) r.u[kob::fold::kWaitBegin] = kob::fold::step(1010, 1000);
-  if (steps >= 2) r.u[kob::fold::kWaitEnd] = kob::fold::step(1500, 1010);
-  if (steps >= 3) r.u[kob::fold::kEnd] = kob::fold::step(1520, 1500);
+  if (steps >= 1) Sync::wait_begin_step.set(r, kob::fold::step(1010, 1000));
+  if (steps >= 2) Sync::wait_end_step.set(r, kob::fold::step(1500, 1010));
+  if (steps >= 3) Sync::end_step.set(r, kob::fold::step(1520, 1500));
   return r;
 }
 }  // namespace
@@ -36,12 +37,14 @@ TEST_CASE("fold: a folded barrier unfolds into its begin, wait begin, wait end a
   for (std::size_t i = 0; i < n; ++i) {
     CHECK(recs[i].type == types[i]);
     CHECK(recs[i].tick == ticks[i]);
-    CHECK(recs[i].u[0] == 7);
-    CHECK(recs[i].u[1] == 3);
-    for (unsigned k = 3; k < 6; ++k) CHECK(recs[i].u[k] == 0);  // no step fields left over
+    CHECK(Sync::parallel_id.get(recs[i]) == 7);
+    CHECK(Sync::kernel.get(recs[i]) == 3);
+    CHECK(Sync::wait_begin_step.get(recs[i]) == 0);  // no step fields left over
+    CHECK(Sync::wait_end_step.get(recs[i]) == 0);
+    CHECK(Sync::end_step.get(recs[i]) == 0);
   }
-  CHECK(recs[1].sub == 1);
-  CHECK(recs[4].sub == 1);
+  CHECK(Sync::kind.get(recs[1]) == 1);
+  CHECK(Sync::kind.get(recs[4]) == 1);
 }
 
 TEST_CASE("fold: a region cut off after any step gives the steps done; a reduction folds its end without a wait") {
@@ -52,12 +55,12 @@ TEST_CASE("fold: a region cut off after any step gives the steps done; a reducti
     CHECK(recs.back().tick == (steps == 0 ? 1000u : steps == 1 ? 1010u : steps == 2 ? 1500u : 1520u));
   }
   Record reduction = rec(2000, Ev::OmpSyncBegin, 0, {7, 3, 0}, 6);
-  reduction.u[kob::fold::kEnd] = kob::fold::step(2040, 2000);
+  Sync::end_step.set(reduction, kob::fold::step(2040, 2000));
   std::vector<Record> recs = {reduction};
   REQUIRE(kob::fold::unfold_all(recs, 1) == 2);
   CHECK(recs[1].type == Ev::OmpSyncEnd);
   CHECK(recs[1].tick == 2040);
-  CHECK(recs[1].sub == 6);
+  CHECK(Sync::kind.get(recs[1]) == 6);
 }
 
 TEST_CASE("fold: damaged step values unfold without trouble; nothing else is touched") {
@@ -83,9 +86,9 @@ TEST_CASE("codec: a 2-thread OpenMP-backend kernel's 10 records take at most 5 b
     master.push_back(rec(t += 250, Ev::OmpParallelBegin, 2, {par, k, 0, 0x7f0012345678ull}));
     master.push_back(rec(t += 120, Ev::OmpImplicitTaskBegin, 0, {par, k, 2}, 2));
     Record b = rec(t += 600, Ev::OmpSyncBegin, 0, {par, k, 0}, 1);
-    b.u[3] = kob::fold::step(t + 20, t);
-    b.u[4] = kob::fold::step(t + 20 + wait, t + 20);
-    b.u[5] = kob::fold::step(t + 40 + wait, t + 20 + wait);
+    Sync::wait_begin_step.set(b, kob::fold::step(t + 20, t));
+    Sync::wait_end_step.set(b, kob::fold::step(t + 20 + wait, t + 20));
+    Sync::end_step.set(b, kob::fold::step(t + 40 + wait, t + 20 + wait));
     master.push_back(b);
     t += 40 + wait;
     master.push_back(rec(t += 30, Ev::OmpImplicitTaskEnd, 0, {par, k}, 2));
@@ -93,9 +96,9 @@ TEST_CASE("codec: a 2-thread OpenMP-backend kernel's 10 records take at most 5 b
     master.push_back(rec(t += 50, Ev::KernelEnd, 0, {k}));
     worker.push_back(rec(t - 800, Ev::OmpImplicitTaskBegin, 1, {par, k, 2}, 2));
     Record w = rec(t - 200, Ev::OmpSyncBegin, 0, {par, k, 0}, 1);
-    w.u[3] = kob::fold::step(t - 180, t - 200);
-    w.u[4] = kob::fold::step(t - 100, t - 180);
-    w.u[5] = kob::fold::step(t - 90, t - 100);
+    Sync::wait_begin_step.set(w, kob::fold::step(t - 180, t - 200));
+    Sync::wait_end_step.set(w, kob::fold::step(t - 100, t - 180));
+    Sync::end_step.set(w, kob::fold::step(t - 90, t - 100));
     worker.push_back(w);
     worker.push_back(rec(t - 80, Ev::OmpImplicitTaskEnd, 1, {par, k}, 2));
   }

@@ -85,8 +85,13 @@ TEST_CASE("timeline: detached, taskwait-depend, cancelled and untied tasks give 
   CHECK(runs[6].size() == 2);
   CHECK(runs.count(5) == 0);
   int fulfils = 0;
-  for (const kob::OmpInstant& e : t.omp_instants)
-    if (e.type == Ev::OmpTaskSchedule) fulfils += (e.u0 == 1 && e.a == kEarly && e.time == 30) || (e.u0 == 2 && e.a == kLate && e.time == 200);
+  using F = kob::fields::OmpTaskSchedule;
+  for (const kob::OmpInstant& e : t.omp_instants) {
+    if (e.type != Ev::OmpTaskSchedule) continue;
+    const kob::Record r = e.record();
+    fulfils += (F::prior_task_id.get(r) == 1 && F::prior_status.get(r) == kEarly && e.time == 30) ||
+               (F::prior_task_id.get(r) == 2 && F::prior_status.get(r) == kLate && e.time == 200);
+  }
   CHECK(fulfils == 2);
 }
 
