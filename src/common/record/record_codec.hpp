@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "common/record/record.hpp"
+#include "common/record/record_fields.hpp"
 #include "common/support/wide_zero.hpp"
 
 namespace kob::codec {
@@ -73,53 +74,15 @@ static_assert(static_cast<int>(Ev::KernelBegin) == 1 && static_cast<int>(Ev::Fen
 static_assert(static_cast<int>(Ev::OmpParallelBegin) == 66 && static_cast<int>(Ev::OmpSyncBegin) == 75 &&
               static_cast<int>(Ev::OmpSyncEnd) == 76 && static_cast<int>(Ev::OmpSyncWaitEnd) == 78);
 
-// The fields each record type carries, in mask-bit order (bit 0 sub, 1 a, 2..7 u[0..5]): what its
-// writers on the hot path set. The others are zero in every record the writer thread codes (slots
-// are zeroed before reuse), so the coder leaves them out without a look; the decoder needs no table
-// (a record's mask byte says which fields follow). Types without an entry: all eight.
+// The fields each record type carries, in mask-bit order (bit 0 sub, 1 a, 2..7 u[0..5]): the
+// declarations of record_fields.hpp (fields::kCarried). The others are zero in every record the
+// writer thread codes (slots are zeroed before reuse), so the coder leaves them out without a look;
+// the decoder needs no table (a record's mask byte says which fields follow).
 enum FieldBit : std::uint8_t {
   kSub = 1, kA = 2, kU0 = 4, kU1 = 8, kU2 = 16, kU3 = 32, kU4 = 64, kU5 = 128,
 };
-constexpr std::uint8_t kAllFields = 0xff;
-constexpr std::array<std::uint8_t, kTypes> make_fields() {
-  std::array<std::uint8_t, kTypes> t{};
-  for (auto& f : t) f = kAllFields;
-  auto set = [&t](std::initializer_list<Ev> types, unsigned fields) {
-    for (Ev e : types) t[static_cast<unsigned>(e)] = static_cast<std::uint8_t>(fields);
-  };
-  set({Ev::KernelBegin, Ev::DualView}, kSub | kA | kU0 | kU1);
-  set({Ev::KernelEnd, Ev::FenceEnd, Ev::SectionStart, Ev::SectionStop, Ev::SectionDestroy, Ev::DeepCopyEnd}, kU0);
-  set({Ev::FenceBegin}, kA | kU0 | kU1);
-  set({Ev::RegionPush, Ev::OmpDeviceFinalize}, kA);
-  set({Ev::RegionPop, Ev::OmpThreadEnd}, 0);
-  set({Ev::SectionCreate}, kA | kU0);
-  set({Ev::Alloc, Ev::Dealloc}, kA | kU0 | kU1 | kU2);
-  set({Ev::DeepCopyBegin}, kA | kU0 | kU1 | kU2 | kU3 | kU4 | kU5);
-  set({Ev::MpiBegin, Ev::OmpThreadBegin}, kSub);
-  set({Ev::MpiEnd}, kSub | kA | kU0);
-  set({Ev::OmpParallelBegin}, kA | kU0 | kU1 | kU2 | kU3);
-  set({Ev::OmpParallelEnd, Ev::OmpMaskedBegin, Ev::OmpMaskedEnd}, kU0 | kU1 | kU2);
-  set({Ev::OmpImplicitTaskBegin, Ev::OmpTaskCreate}, kSub | kA | kU0 | kU1 | kU2);
-  set({Ev::OmpImplicitTaskEnd}, kSub | kA | kU0 | kU1);
-  set({Ev::OmpWorkBegin, Ev::OmpWorkEnd}, kSub | kU0 | kU1 | kU2 | kU3);
-  set({Ev::OmpDispatch}, kSub | kU0 | kU1 | kU2);
-  set({Ev::OmpTaskSchedule}, kA | kU0 | kU1 | kU2);
-  set({Ev::OmpDependences}, kA | kU0);
-  set({Ev::OmpTaskDependence}, kU0 | kU2);
-  set({Ev::OmpMutexAcquire, Ev::OmpMutexAcquired, Ev::OmpMutexReleased, Ev::OmpNestLock, Ev::OmpLockInit,
-       Ev::OmpLockDestroy, Ev::OmpTargetBegin, Ev::OmpTargetEnd},
-      kSub | kA | kU0 | kU1 | kU2 | kU3);
-  set({Ev::OmpCancel}, kA | kU1 | kU2);
-  set({Ev::OmpFlush}, kU1 | kU2);
-  set({Ev::OmpControlTool}, kA | kU0 | kU2);
-  set({Ev::OmpError}, kSub | kA | kU1 | kU2 | kU3);
-  set({Ev::OmpSubmitBegin, Ev::OmpSubmitEnd, Ev::OmpSubmit}, kA | kU0 | kU1 | kU3);
-  set({Ev::OmpDeviceInit}, kA | kU0 | kU1);
-  set({Ev::OmpDeviceLoad}, kA | kU0 | kU1 | kU2 | kU3 | kU4);
-  set({Ev::OmpDeviceUnload}, kA | kU4);
-  return t;
-}
-inline constexpr std::array<std::uint8_t, kTypes> kFieldsOf = make_fields();
+constexpr std::uint8_t kAllFields = fields::kAllSlots;
+inline constexpr const std::array<std::uint8_t, kTypes>& kFieldsOf = fields::kCarried;
 
 // What the coder remembers: the field values of the last record of each type, in mask-bit order
 // (sub, a, u[0..5]), and each lane's last u0, u1.

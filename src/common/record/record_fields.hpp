@@ -5,7 +5,9 @@
 // records). Only the record stage (codec, writer, fold) handles slots as such.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <initializer_list>
 
 #include "common/record/record.hpp"
 
@@ -17,6 +19,7 @@ enum class Slot : std::uint8_t { sub, a, u0, u1, u2, u3, u4, u5 };
 template <class T, Slot S>
 struct Field {
   using Type = T;
+  static constexpr Slot kSlot = S;
   static constexpr T get(const Record& r) noexcept { return static_cast<T>(slot(r)); }
   // A member access on r itself, not through slot(): the compiler keeps the record's alignment
   // (two neighbouring stores merge into one aligned 16-byte store, as with r.u[2], r.u[3]).
@@ -289,5 +292,85 @@ struct OmpDeviceRecord : OnDevice {
   // By record: target(_emi) ompt_target_t; data op ompt_target_data_op_t; submit granted teams.
   static constexpr Field<std::uint64_t, Slot::u5> op_kind{};
 };
+
+// ---- What each type carries ----
+
+// The slots of the given fields, one bit each in Slot order.
+template <class... F>
+constexpr std::uint8_t slots(F...) {
+  return static_cast<std::uint8_t>((0u | ... | (1u << static_cast<unsigned>(F::kSlot))));
+}
+constexpr std::uint8_t kAllSlots = 0xff;
+
+// The slots each record type carries: what its writers on the hot path set, from the fields above.
+// The others stay zero (ring slots are zeroed before reuse), so the codec codes only these. Types
+// without an entry (unknown ones, ProfileEvent, which tests use to carry payloads) carry all eight.
+constexpr std::array<std::uint8_t, 128> make_carried() {
+  std::array<std::uint8_t, 128> t{};
+  for (auto& c : t) c = kAllSlots;
+  auto set = [&t](std::initializer_list<Ev> types, std::uint8_t carried) {
+    for (Ev e : types) t[static_cast<unsigned>(e)] = carried;
+  };
+  set({Ev::KernelBegin}, slots(Kernel::kind, Kernel::name, Kernel::id, Kernel::devid));
+  set({Ev::KernelEnd}, slots(Kernel::id));
+  set({Ev::FenceBegin}, slots(Fence::name, Fence::id, Fence::devid));
+  set({Ev::FenceEnd}, slots(Fence::id));
+  set({Ev::RegionPush}, slots(Named::name));
+  set({Ev::RegionPop, Ev::OmpThreadEnd}, 0);
+  set({Ev::SectionCreate}, slots(Section::name, Section::id));
+  set({Ev::SectionStart, Ev::SectionStop, Ev::SectionDestroy}, slots(Section::id));
+  set({Ev::Alloc, Ev::Dealloc}, slots(Memory::space, Memory::name, Memory::ptr, Memory::bytes));
+  set({Ev::DeepCopyBegin}, slots(DeepCopy::dst_space, DeepCopy::id, DeepCopy::dst_name, DeepCopy::src_space,
+                                 DeepCopy::src_name, DeepCopy::bytes, DeepCopy::dst_ptr));
+  set({Ev::DeepCopyEnd}, slots(DeepCopy::id));
+  set({Ev::DualView}, slots(DualView::modify, DualView::name, DualView::ptr, DualView::on_device));
+  set({Ev::MpiBegin}, slots(Mpi::call));
+  set({Ev::MpiEnd}, slots(Mpi::call, Mpi::peer, Mpi::bytes));
+  set({Ev::OmpThreadBegin}, slots(OmpThread::thread_type));
+  set({Ev::OmpParallelBegin}, slots(OmpParallel::parallel_id, OmpParallel::kernel, OmpParallel::requested_team_size,
+                                    OmpParallel::flags, OmpParallel::codeptr));
+  set({Ev::OmpParallelEnd}, slots(OmpParallel::parallel_id, OmpParallel::kernel, OmpParallel::flags));
+  set({Ev::OmpImplicitTaskBegin}, slots(OmpImplicitTask::parallel_id, OmpImplicitTask::kernel, OmpImplicitTask::flags,
+                                        OmpImplicitTask::thread_num, OmpImplicitTask::team_size));
+  set({Ev::OmpImplicitTaskEnd}, slots(OmpImplicitTask::parallel_id, OmpImplicitTask::kernel, OmpImplicitTask::flags,
+                                      OmpImplicitTask::thread_num));
+  set({Ev::OmpWorkBegin, Ev::OmpWorkEnd},
+      slots(OmpWork::parallel_id, OmpWork::kernel, OmpWork::work_type, OmpWork::count, OmpWork::codeptr));
+  set({Ev::OmpMaskedBegin, Ev::OmpMaskedEnd}, slots(OmpMasked::parallel_id, OmpMasked::kernel, OmpMasked::codeptr));
+  set({Ev::OmpDispatch}, slots(OmpDispatch::parallel_id, OmpDispatch::kernel, OmpDispatch::kind, OmpDispatch::instance));
+  set({Ev::OmpSyncBegin, Ev::OmpSyncEnd, Ev::OmpSyncWaitBegin, Ev::OmpSyncWaitEnd},
+      slots(OmpSync::parallel_id, OmpSync::kernel, OmpSync::kind, OmpSync::task_id, OmpSync::codeptr,
+            OmpSync::wait_begin_step, OmpSync::wait_end_step, OmpSync::end_step));
+  set({Ev::OmpTaskCreate}, slots(OmpTaskCreate::kernel, OmpTaskCreate::has_dependences, OmpTaskCreate::flags,
+                                 OmpTaskCreate::task_id, OmpTaskCreate::codeptr));
+  set({Ev::OmpTaskSchedule}, slots(OmpTaskSchedule::prior_status, OmpTaskSchedule::prior_task_id,
+                                   OmpTaskSchedule::next_kernel, OmpTaskSchedule::next_task_id));
+  set({Ev::OmpDependences}, slots(OmpDependences::count, OmpDependences::task_id));
+  set({Ev::OmpTaskDependence}, slots(OmpTaskDependence::src_task_id, OmpTaskDependence::sink_task_id));
+  // One writer for the mutex family (host_callbacks.cpp, mutex_event): every field, 0 where unused.
+  set({Ev::OmpMutexAcquire, Ev::OmpMutexAcquired, Ev::OmpMutexReleased, Ev::OmpLockInit, Ev::OmpLockDestroy},
+      slots(OmpMutex::kernel, OmpMutex::kind, OmpMutex::implementation, OmpMutex::wait_id, OmpMutex::hint,
+            OmpMutex::codeptr));
+  set({Ev::OmpNestLock}, slots(OmpNestLock::kernel, OmpNestLock::endpoint, OmpNestLock::wait_id));
+  set({Ev::OmpCancel}, slots(OmpCancel::kernel, OmpCancel::flags, OmpCancel::codeptr));
+  set({Ev::OmpFlush}, slots(OmpFlush::kernel, OmpFlush::codeptr));
+  set({Ev::OmpControlTool}, slots(OmpControlTool::command, OmpControlTool::modifier, OmpControlTool::codeptr));
+  set({Ev::OmpError}, slots(OmpError::kernel, OmpError::severity, OmpError::message, OmpError::message_length,
+                            OmpError::codeptr));
+  set({Ev::OmpTargetBegin, Ev::OmpTargetEnd}, slots(OmpTarget::device, OmpTarget::kernel, OmpTarget::kind,
+                                                    OmpTarget::target_id, OmpTarget::deep_copy, OmpTarget::codeptr));
+  set({Ev::OmpDataOpBegin, Ev::OmpDataOpEnd, Ev::OmpDataOp},
+      slots(OmpDataOp::kernel, OmpDataOp::optype, OmpDataOp::devices, OmpDataOp::host_op_id, OmpDataOp::bytes,
+            OmpDataOp::target_id, OmpDataOp::deep_copy, OmpDataOp::address));
+  set({Ev::OmpSubmitBegin, Ev::OmpSubmitEnd, Ev::OmpSubmit},
+      slots(OmpSubmit::kernel, OmpSubmit::requested_teams, OmpSubmit::host_op_id, OmpSubmit::target_id));
+  set({Ev::OmpDeviceInit}, slots(OmpDeviceInit::device, OmpDeviceInit::type_name, OmpDeviceInit::traced));
+  set({Ev::OmpDeviceFinalize}, slots(OnDevice::device));
+  set({Ev::OmpDeviceLoad}, slots(OmpDeviceLoad::device, OmpDeviceLoad::file, OmpDeviceLoad::host_addr,
+                                 OmpDeviceLoad::device_addr, OmpDeviceLoad::bytes, OmpDeviceLoad::module_id));
+  set({Ev::OmpDeviceUnload}, slots(OmpDeviceLoad::device, OmpDeviceLoad::module_id));
+  return t;
+}
+inline constexpr std::array<std::uint8_t, 128> kCarried = make_carried();
 
 }  // namespace kob::fields
