@@ -302,7 +302,7 @@ void ArchiveSink::event(const trace::Event& e) {
         // A lock's wait and hold are two regions: the time spent in each is what a viewer shows.
         std::string_view phase;
         for (const trace::Arg& a : *e.args)
-          if (std::string_view(a.key) == "phase" && a.type == trace::Arg::Type::Str) phase = a.s;
+          if (std::string_view(a.key) == "phase" && (a.type == trace::Arg::Type::Str || a.type == trace::Arg::Type::SharedStr)) phase = a.s;
         region = m.region(e.cat, phase.empty() ? std::string(e.name) : std::string(e.name) + " " + std::string(phase));
       } else {
         region = m.region(e.cat, e.name);

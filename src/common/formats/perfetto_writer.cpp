@@ -64,6 +64,19 @@ class InternTable {
     return it->second;
   }
 
+  // The id of a text that never changes at its address while the trace is written (Event::name_fixed,
+  // Arg::fixed): known by its address and length, the text never read once it is in the cache.
+  std::uint64_t fixed_id(std::string_view s) {
+    Slot& c = fixed_[(((reinterpret_cast<std::uintptr_t>(s.data()) ^ s.size()) * 0x9E3779B97F4A7C15ull) >> 40) &
+                     (kFixedSlots - 1)];
+    if (c.data == s.data() && c.size == s.size() && c.data != nullptr) return c.iid;
+    const std::uint64_t iid = id(s);
+    c = {s.data(), s.size(), nullptr, iid};
+    return iid;
+  }
+
+  void forget_fixed() { fixed_.assign(kFixedSlots, Slot{}); }
+
   // The id of a text that never changes at its address (the producer's literals: categories and
   // argument names): known by the address alone, no length or text compared.
   std::uint64_t literal_id(const char* s) {
@@ -74,6 +87,7 @@ class InternTable {
 
  private:
   static constexpr std::size_t kSlots = 256;
+  static constexpr std::size_t kFixedSlots = 4096;
   // Names and values at many source locations each keep a slot: the cache starts at kTextSlots
   // and grows to twice the distinct texts, up to kMaxTextSlots (32 bytes each).
   static constexpr std::size_t kTextSlots = 4096, kMaxTextSlots = std::size_t{1} << 20;
@@ -89,6 +103,7 @@ class InternTable {
     std::uint64_t iid = 0;
   };
   std::vector<Slot> cache_ = std::vector<Slot>(kTextSlots);
+  std::vector<Slot> fixed_ = std::vector<Slot>(kFixedSlots);
   std::unordered_map<std::string, std::uint64_t, StringHash, std::equal_to<>> ids_;
 };
 
@@ -96,7 +111,7 @@ struct Sequence {
   std::uint32_t id = 0;
   std::uint64_t track = 0;  // the track its events are on unless they say otherwise
   std::uint64_t last = 0;   // the incremental clock: time of its last packet that used it
-  std::vector<bool> sent[4];  // per interning table (categories, names, argument names, string values): ids it was sent
+  std::vector<std::uint8_t> sent[4];  // per interning table (categories, names, argument names, string values): ids it was sent
   // Categories and argument names it was sent, by the literal's address (a few per event).
   struct Literal {
     const char* text = nullptr;
@@ -118,6 +133,8 @@ class PerfettoSink : public trace::TraceSink {
       window_end();
       open_.clear();
       named_.clear();
+      // A fixed text lives as long as its process's conversion: the next one's may sit at its address.
+      for (InternTable& t : tables_) t.forget_fixed();
       uuid_base_ = std::uint64_t(processes_ - 1) << 40;
     }
     pid_ = static_cast<std::int32_t>(pid);
@@ -321,6 +338,11 @@ class PerfettoSink : public trace::TraceSink {
     if (first_use(seq, table, iid)) fresh_.push_back({table, iid, s});
     return iid;
   }
+  std::uint64_t intern_fixed(Sequence& seq, Table table, std::string_view s) {
+    const std::uint64_t iid = tables_[table].fixed_id(s);
+    if (first_use(seq, table, iid)) fresh_.push_back({table, iid, s});
+    return iid;
+  }
   std::uint64_t intern_literal(Sequence& seq, Table table, const char* s) { return literal_slot(seq, table, s).iid; }
   // The sequence's cache entry of a literal, the literal interned and sent.
   [[gnu::always_inline]] Sequence::Literal& literal_slot(Sequence& seq, Table table, const char* s) {
@@ -341,21 +363,22 @@ class PerfettoSink : public trace::TraceSink {
   }
   // Whether the sequence has not had the name yet (it goes with the next packet); marks it had.
   static bool first_use(Sequence& seq, Table table, std::uint64_t iid) {
-    std::vector<bool>& sent = seq.sent[table];
-    if (sent.size() <= iid) sent.resize(iid + 64);
+    std::vector<std::uint8_t>& sent = seq.sent[table];
+    if (sent.size() <= iid) sent.resize(iid + 64 + iid / 2);
     if (sent[iid]) return false;
-    sent[iid] = true;
+    sent[iid] = 1;
     return true;
   }
 
   void track_event(Sequence& seq, std::uint64_t uuid, std::uint32_t type, const trace::Event& e) {
     fresh_.clear();
     const std::uint64_t cat_iid = intern_literal(seq, kCategories, e.cat);
-    const std::uint64_t name_iid = intern(seq, kNames, e.name);
+    const std::uint64_t name_iid = e.name_fixed ? intern_fixed(seq, kNames, e.name) : intern(seq, kNames, e.name);
     std::size_t n = 0;
     if (e.args) {
       for (const Arg& a : *e.args) {
-        if (a.type == Arg::Type::SharedStr) value_iids_[n] = intern(seq, kStringValues, a.s);
+        if (a.type == Arg::Type::SharedStr)
+          value_iids_[n] = a.fixed ? intern_fixed(seq, kStringValues, a.s) : intern(seq, kStringValues, a.s);
         key_iids_[n++] = intern_literal(seq, kArgNames, a.key);
       }
     }

@@ -21,6 +21,9 @@ struct Arg {
   std::uint64_t u = 0;  // Uint; Bool as 0/1
   std::int64_t i = 0;   // Int
   std::string_view s;   // Str, SharedStr: valid until the sink call returns
+  // SharedStr only: the text never changes at its address while the trace is written (a literal,
+  // a name of the run, a source location), so a sink may know it by address without reading it.
+  bool fixed = false;
 };
 
 // An event's arguments in the order they are written. No allocation: the producer refills one.
@@ -48,7 +51,16 @@ class Args {
     return *this;
   }
   Args& shared(const char* key, std::string_view v) {
-    next(key, Arg::Type::SharedStr).s = v;
+    Arg& a = next(key, Arg::Type::SharedStr);
+    a.s = v;
+    a.fixed = false;
+    return *this;
+  }
+  // A SharedStr whose text never changes at its address (Arg::fixed).
+  Args& shared_fixed(const char* key, std::string_view v) {
+    Arg& a = next(key, Arg::Type::SharedStr);
+    a.s = v;
+    a.fixed = true;
     return *this;
   }
   Args& null(const char* key) {
@@ -100,6 +112,9 @@ struct Event {
   Phase phase = Phase::Instant;
   const char* cat = "";  // a string literal (sinks know a category by its address)
   std::string_view name;
+  // The name's text never changes at its address while the trace is written (a literal, a name of
+  // the run, a construct's per-site name): a sink may know it by address without reading it.
+  bool name_fixed = false;
   std::uint32_t track = 0;
   std::uint64_t ts = 0;   // ns on the Timeline's clock
   std::uint64_t end = 0;  // Slice

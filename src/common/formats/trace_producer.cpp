@@ -179,11 +179,12 @@ class Producer {
   }
 
   void emit(Phase phase, const char* cat, std::string_view name, std::uint32_t track, std::uint64_t ts, const Args* args,
-            std::uint64_t end = 0, std::uint64_t id = 0) {
+            std::uint64_t end = 0, std::uint64_t id = 0, bool name_fixed = false) {
     Event e;
     e.phase = phase;
     e.cat = cat;
     e.name = name;
+    e.name_fixed = name_fixed;
     e.track = use(track);
     e.ts = ts;
     e.end = end;
@@ -385,7 +386,7 @@ class Producer {
     SourceCache::Slot& at = sources_.slot(codeptr);
     const SourceLocation& l = *at.loc;
     if (!l.known()) return construct;
-    a.shared("source", l.source);
+    a.shared_fixed("source", l.source);
     if (kernel != 0) return construct;
     if (at.mine == 0) {
       located_.emplace_back();
@@ -412,15 +413,17 @@ class Producer {
     auto located = [&](std::string_view construct, std::uint64_t codeptr, std::uint64_t kernel) {
       return locate(a, construct, codeptr, kernel);
     };
-    auto slice = [&](const char* cat, std::string_view name) {
+    // name_fixed: its text never changes at its address (Event::name_fixed); all but the names
+    // composed in a reused buffer.
+    auto slice = [&](const char* cat, std::string_view name, bool name_fixed = true) {
       if (cut(x)) a.b("cut", true);  // left open when the run ended without a clean exit
       with_flows(x.kind, x.index);
-      emit(Phase::Slice, cat, name, x.track, x.start, &a, x.end);
+      emit(Phase::Slice, cat, name, x.track, x.start, &a, x.end, 0, name_fixed);
     };
     switch (x.kind) {
       case SpanKind::Kernel: {
         const KernelSpan& k = t.kernels[x.index];
-        a.u("id", k.id).shared("kind", kernel_kind_name(k.kind)).u("devid", k.devid).shared("device", label(k.devid)).shared("region", k.region);
+        a.u("id", k.id).shared_fixed("kind", kernel_kind_name(k.kind)).u("devid", k.devid).shared("device", label(k.devid)).shared("region", k.region);
         slice("kokkos.kernel", names_.str(k.name));
         break;
       }
@@ -440,9 +443,9 @@ class Producer {
         const DeepCopySpan& d = t.deep_copies[x.index];
         const std::string_view dst = names_.str(d.dst_name), src = names_.str(d.src_name);
         s1_.assign(dst).append(" <- ").append(src);
-        a.u("id", d.id).shared("dst_space", names_.str(d.dst_space)).shared("dst_name", dst).shared("src_space", names_.str(d.src_space));
-        a.shared("src_name", src).u("bytes", d.bytes);
-        slice("kokkos.deep_copy", s1_);
+        a.u("id", d.id).shared_fixed("dst_space", names_.str(d.dst_space)).shared_fixed("dst_name", dst).shared_fixed("src_space", names_.str(d.src_space));
+        a.shared_fixed("src_name", src).u("bytes", d.bytes);
+        slice("kokkos.deep_copy", s1_, false);
         break;
       }
       case SpanKind::Mpi: {
@@ -482,7 +485,7 @@ class Producer {
       }
       case SpanKind::OmpTask: {
         const OmpTaskSpan& k = t.omp_tasks[x.index];
-        a.u("task_id", k.task_id).u("flags", k.flags).shared("status", k.status == 0 ? "none" : omp_names::task_status(k.status));
+        a.u("task_id", k.task_id).u("flags", k.flags).shared_fixed("status", k.status == 0 ? "none" : omp_names::task_status(k.status));
         kernel_arg(k.kernel);
         const std::uint64_t site = k.create < t.omp_task_creates.size() ? t.omp_task_creates[k.create].codeptr : 0;
         slice("omp.task", located("task", site, k.kernel));
@@ -490,7 +493,7 @@ class Producer {
       }
       case SpanKind::OmpMutex: {
         const OmpMutexSpan& m = t.omp_mutexes[x.index];
-        a.u("wait_id", m.wait_id).shared("phase", m.hold ? "hold" : "wait");
+        a.u("wait_id", m.wait_id).shared_fixed("phase", m.hold ? "hold" : "wait");
         if (m.nested) a.b("nested", true);
         if (m.failed) a.b("acquired", false);
         kernel_arg(m.kernel);
@@ -537,12 +540,12 @@ class Producer {
         if (is_data) a.u("bytes", d.value);
         if (is_submit) a.u("requested_teams", d.value).u("granted_teams", d.op_kind);
         if (is_target) {
-          a.shared("kind", omp_names::target_kind(static_cast<std::uint16_t>(d.op_kind)));
-          a.shared("endpoint", d.value == ompt_scope_begin_value ? "begin" : "end");
+          a.shared_fixed("kind", omp_names::target_kind(static_cast<std::uint16_t>(d.op_kind)));
+          a.shared_fixed("endpoint", d.value == ompt_scope_begin_value ? "begin" : "end");
         }
-        a.shared("record_type", omp_names::callback(rt));
+        a.shared_fixed("record_type", omp_names::callback(rt));
         if (d.point) a.b("point", true);
-        slice("omp.device", name);
+        slice("omp.device", name, false);
         break;
       }
       case SpanKind::OmpTaskCreate: break;  // an instant, never a complete event
@@ -564,7 +567,7 @@ class Producer {
     for (const MemoryEvent& m : t_->memory) {
       std::snprintf(ptr, sizeof ptr, "0x%" PRIx64, m.ptr);
       const std::string_view space = names_.str(m.space);
-      Args& a = args_.clear().shared("space", space).s("ptr", ptr).u("bytes", m.bytes);
+      Args& a = args_.clear().shared_fixed("space", space).s("ptr", ptr).u("bytes", m.bytes);
       if (m.alloc && m.id != 0) a.u("id", m.id);  // 0: not numbered (a hand-made timeline)
       instant(m.alloc ? "kokkos.alloc" : "kokkos.dealloc", names_.str(m.name), m.track, m.time, &a);
       s1_.assign("memory ").append(space);
@@ -577,7 +580,7 @@ class Producer {
     char ptr[24];
     for (const DualViewEvent& d : t_->dual_views) {
       std::snprintf(ptr, sizeof ptr, "0x%" PRIx64, d.ptr);
-      Args& a = args_.clear().shared("op", d.modify ? "modify" : "sync").b("on_device", d.on_device).s("ptr", ptr);
+      Args& a = args_.clear().shared_fixed("op", d.modify ? "modify" : "sync").b("on_device", d.on_device).s("ptr", ptr);
       instant("kokkos.dual_view", names_.str(d.name), d.track, d.time, &a);
     }
   }
@@ -617,7 +620,7 @@ class Producer {
           break;
         case Ev::OmpLockInit:
         case Ev::OmpLockDestroy:
-          a.u("wait_id", fields::OmpMutex::wait_id.get(r)).shared("kind", omp_names::mutex(fields::OmpMutex::kind.get(r)));
+          a.u("wait_id", fields::OmpMutex::wait_id.get(r)).shared_fixed("kind", omp_names::mutex(fields::OmpMutex::kind.get(r)));
           if (e.type == Ev::OmpLockInit) a.u("implementation", fields::OmpMutex::implementation.get(r));
           instant("omp.lock", e.type == Ev::OmpLockInit ? "lock_init" : "lock_destroy", e.track, e.time, &a);
           break;
@@ -635,7 +638,7 @@ class Producer {
           instant("omp.control_tool", "control_tool", e.track, e.time, &a);
           break;
         case Ev::OmpError:
-          a.shared("severity", omp_names::severity(fields::OmpError::severity.get(r)));
+          a.shared_fixed("severity", omp_names::severity(fields::OmpError::severity.get(r)));
           if (fields::OmpError::message.get(r) == InternTable::kNullName) {
             a.null("message");
           } else {
@@ -724,7 +727,7 @@ class Producer {
   SourceCache sources_;
   // The names of constructs at their locations (SourceCache::Slot::mine - 1 indexes it); deque:
   // the texts never move. The construct names are literals (omp_names.hpp).
-  std::deque<std::vector<std::pair<std::string_view, std::string>>> located_;
+  std::deque<std::deque<std::pair<std::string_view, std::string>>> located_;  // deques: a name never moves (Event::name_fixed)
 };
 
 }  // namespace
