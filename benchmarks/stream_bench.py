@@ -99,15 +99,16 @@ def whole_run(a, out, title, cmd, kernels_of):
     empty_kokkos = a.builddir / "benchmarks" / "libkob_empty_tool.so"
     empty_ompt = a.builddir / "benchmarks" / "libkob_empty_ompt_tool.so"
     envs = {}
+    threads = a.threads
     for key, _, args in CONFIGS:
         if key == "none":
-            envs[key] = base_env(2)
+            envs[key] = base_env(threads)
         elif key == "empty":
-            envs[key] = {**base_env(2), "KOKKOS_PROFILE_LIBRARY": str(empty_kokkos), "KOKKOS_TOOLS_LIBS": str(empty_kokkos),
+            envs[key] = {**base_env(threads), "KOKKOS_PROFILE_LIBRARY": str(empty_kokkos), "KOKKOS_TOOLS_LIBS": str(empty_kokkos),
                          "OMP_TOOL_LIBRARIES": str(empty_ompt)}
         else:
             envs[key] = {**tool_env(a.lib, f"--quiet --output={out}/{cmd[0].rsplit('/', 1)[-1]}-{key} {args}".rstrip()),
-                         "OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "false"}
+                         "OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": "false"}
     walls = {key: [] for key, _, _ in CONFIGS}
     outputs = set()
     for _ in range(a.runs):
@@ -119,7 +120,7 @@ def whole_run(a, out, title, cmd, kernels_of):
         sys.exit(f"stream_bench: {cmd[0]} printed different outputs: {sorted(outputs)}")
     med = {key: statistics.median(v) for key, v in walls.items()}
     kernels = kernels_of(f"{out}/{cmd[0].rsplit('/', 1)[-1]}-tool.summary.json")
-    print(f"\n### Whole-run overhead: {title}, 2 threads, median of {a.runs} interleaved runs\n")
+    print(f"\n### Whole-run overhead: {title}, {threads} thread(s) on {os.cpu_count()} cores, median of {a.runs} interleaved runs\n")
     print("| configuration | wall s (median) | kernels/s | vs no tool | vs empty tools |")
     print("|---|---:|---:|---:|---:|")
     for key, label, _ in CONFIGS:
@@ -240,6 +241,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--builddir", type=pathlib.Path, default=pathlib.Path("build"))
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=2, help="OMP_NUM_THREADS of the overhead and md runs (2: every core of this VM)")
     ap.add_argument("--small", type=int, default=20000)
     ap.add_argument("--work", type=int, default=7000, help="elements per small kernel (~10 k kernels/s on 2 threads here)")
     ap.add_argument("--md-steps", type=int, default=3000)
