@@ -293,6 +293,30 @@ struct OmpDeviceRecord : OnDevice {
   static constexpr Field<std::uint64_t, Slot::u5> op_kind{};
 };
 
+// ---- Carriers of a record's payload ----
+
+// The slots the instant types use (dispatch, dependences, task dependence, lock init and destroy,
+// cancel, flush, control tool, error, a detached task's fulfil): sub, a, u0 and u2. A carrier C
+// (OmpInstant) keeps these members under the same names, copied here, the record rebuilt here, so
+// that only this stage handles slots.
+template <class C>
+constexpr void carry_instant_slots(const Record& r, C& c) {
+  c.sub = r.sub;
+  c.a = r.a;
+  c.u0 = r.u[0];
+  c.u2 = r.u[2];
+}
+template <class C>
+constexpr Record instant_record(const C& c, Ev type) {
+  Record r{};
+  r.type = type;
+  r.sub = c.sub;
+  r.a = c.a;
+  r.u[0] = c.u0;
+  r.u[2] = c.u2;
+  return r;
+}
+
 // ---- What each type carries ----
 
 // The slots of the given fields, one bit each in Slot order.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/record/record.hpp"
+#include "common/record/record_fields.hpp"
 #include "common/timeline/thread_source.hpp"
 
 namespace kob {
@@ -183,21 +184,10 @@ struct OmpInstant {
   // The carried slots of r; the other ones no instant type uses.
   void carry(const Record& r) {
     type = r.type;
-    sub = r.sub;
-    a = r.a;
-    u0 = r.u[0];
-    u2 = r.u[2];
+    fields::carry_instant_slots(r, *this);
   }
   // The record carried (its other slots 0), for its type's fields.
-  Record record() const {
-    Record r{};
-    r.type = type;
-    r.sub = sub;
-    r.a = a;
-    r.u[0] = u0;
-    r.u[2] = u2;
-    return r;
-  }
+  Record record() const { return fields::instant_record(*this, type); }
 };
 
 // Target offload (host side). Device numbers: the host is -1 (whatever number the runtime used
