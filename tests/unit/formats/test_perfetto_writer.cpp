@@ -449,3 +449,68 @@ TEST_CASE("perfetto writer: a write error is reported") {
   std::fclose(f);
   std::filesystem::remove(path);
 }
+
+TEST_CASE("perfetto writer: names and values known by address are the texts given, also when the next process's differ at the same address") {
+  const std::string path = kob_test::temp_path("fixed.pftrace");
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  REQUIRE(f != nullptr);
+  {
+    auto sink = kob::make_perfetto_sink(f);
+    // One buffer for both processes' texts, as a later process's names may sit where the earlier
+    // one's were: each process's conversion owns its texts only while it lasts.
+    std::string name(64, '\0'), value(64, '\0');
+    for (int process = 0; process < 2; ++process) {
+      // The same length too: the address and the length are what the writer knows them by.
+      name.assign(process == 0 ? "kernel of process 1" : "kernel of process 2");
+      value.assign(process == 0 ? "value 1" : "value 2");
+      sink->process(100 + process, "p", 1000);
+      kob::trace::TrackDesc d;
+      d.index = 0;
+      d.id = 1;
+      d.os_tid = 7;
+      d.name = "thread";
+      sink->track(d);
+      kob::trace::Args args;
+      args.shared_fixed("where", value);
+      for (int i = 0; i < 3; ++i) {
+        kob::trace::Event e;
+        e.phase = kob::trace::Phase::Slice;
+        e.cat = "kokkos.kernel";
+        e.name = name;
+        e.name_fixed = true;
+        e.track = 0;
+        e.ts = 2000 + 100 * i;
+        e.end = e.ts + 50;
+        e.args = &args;
+        sink->event(e);
+      }
+      if (process == 1) {  // the first process's name again, from elsewhere, on the same track
+        const std::string again = "kernel of process 1";
+        kob::trace::Event e;
+        e.phase = kob::trace::Phase::Slice;
+        e.cat = "kokkos.kernel";
+        e.name = again;
+        e.track = 0;
+        e.ts = 3000;
+        e.end = 3050;
+        e.args = &args;
+        sink->event(e);
+      }
+      sink->window_end();
+    }
+    CHECK(sink->finish(""));
+  }
+  std::fclose(f);
+  std::ifstream in(path, std::ios::binary);
+  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const Decoded d(data);
+  std::map<std::string, int> names, values;
+  for (const Ev& e : d.events) {
+    if (e.type != 1) continue;
+    ++names[e.name];
+    REQUIRE(e.args.size() == 1);
+    ++values[e.args[0].s];
+  }
+  CHECK(names == std::map<std::string, int>{{"kernel of process 1", 4}, {"kernel of process 2", 3}});
+  CHECK(values == std::map<std::string, int>{{"value 1", 3}, {"value 2", 4}});
+}
