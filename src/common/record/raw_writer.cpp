@@ -193,7 +193,7 @@ void copy_thread(ThreadBuffer& b, bool final) {
     // reader can tell the complete records past a stale `committed` (nonzero type and tick).
     // `committed` stays; the producer sets it to 0 itself when it takes the slot again.
     // Wide stores, not memset (see wide_zero.hpp); every field, so the coder may skip the fields
-    // a type does not carry (codec::kFieldsOf).
+    // a type does not carry (fields::kCarried).
     wide_zero(next->recs, std::size_t{n} * sizeof(Record));
     next->state.store(kSlotFree, std::memory_order_release);
     futex(&next->state, FUTEX_WAKE_PRIVATE, 1, nullptr);

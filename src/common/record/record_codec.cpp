@@ -48,10 +48,10 @@ KOB_HOT_INLINE std::uint64_t field(const Record& r) {
 }
 
 #ifndef NDEBUG
-// A record with a field its type does not declare (kFieldsOf) would lose it: a developer's mistake
-// that the test builds (not release builds) stop at once.
+// A record with a field its type does not declare (fields::kCarried) would lose it: a developer's
+// mistake that the test builds (not release builds) stop at once.
 [[noreturn]] void undeclared_field(unsigned type, unsigned bit) {
-  std::fprintf(stderr, "kokkos-ompt-bridge: record type %u carries field %u, not in its codec::kFieldsOf entry\n", type, bit);
+  std::fprintf(stderr, "kokkos-ompt-bridge: record type %u carries slot %u, not in its fields::kCarried entry\n", type, bit);
   std::abort();
 }
 #endif
@@ -60,7 +60,7 @@ KOB_HOT_INLINE std::uint64_t field(const Record& r) {
 // (the lane's, for u0 and u1 of a type in a lane).
 template <unsigned T, unsigned I>
 KOB_HOT_INLINE void code_field(const Record& r, LastFields& last, std::uint8_t*& p, unsigned& m) {
-  constexpr unsigned kFields = kFieldsOf[T];
+  constexpr unsigned kFields = fields::kCarried[T];
   constexpr Lane kLane = kLaneOf[T];
   if constexpr ((kFields >> I) & 1) {
     std::uint64_t* prev;
@@ -82,7 +82,7 @@ KOB_HOT_INLINE void code_field(const Record& r, LastFields& last, std::uint8_t*&
 
 // One record of type T: straight-line code per type, each field it carries compared once.
 template <unsigned T>
-KOB_HOT_INLINE std::uint8_t* encode_one(const Record& r, LastFields& last, std::uint8_t* p) {
+std::uint8_t* encode_one(const Record& r, LastFields& last, std::uint8_t* p) {
   std::uint8_t* mask = p++;
   unsigned m = 0;
   code_field<T, 0>(r, last, p, m);
@@ -97,15 +97,10 @@ KOB_HOT_INLINE std::uint8_t* encode_one(const Record& r, LastFields& last, std::
   return p;
 }
 
-template <unsigned T>
-std::uint8_t* encode_one_of(const Record& r, LastFields& last, std::uint8_t* p) {
-  return encode_one<T>(r, last, p);
-}
-
 using EncodeOne = std::uint8_t* (*)(const Record&, LastFields&, std::uint8_t*);
 template <unsigned... T>
 constexpr std::array<EncodeOne, kTypes> make_encoders(std::integer_sequence<unsigned, T...>) {
-  return {&encode_one_of<T>...};
+  return {&encode_one<T>...};
 }
 constexpr std::array<EncodeOne, kTypes> kEncoders = make_encoders(std::make_integer_sequence<unsigned, kTypes>{});
 
@@ -126,17 +121,7 @@ std::size_t encode(const Record* recs, std::size_t n, std::uint64_t base_tick, s
     *p++ = type;
     p = put_varint(p, zigzag(r.tick - tick));
     tick = r.tick;
-    // The records of every Kokkos kernel and OpenMP region coded inline; the rest through the table.
-    switch (static_cast<Ev>(type)) {
-      case Ev::KernelBegin: p = encode_one<unsigned(Ev::KernelBegin)>(r, last, p); break;
-      case Ev::KernelEnd: p = encode_one<unsigned(Ev::KernelEnd)>(r, last, p); break;
-      case Ev::OmpParallelBegin: p = encode_one<unsigned(Ev::OmpParallelBegin)>(r, last, p); break;
-      case Ev::OmpParallelEnd: p = encode_one<unsigned(Ev::OmpParallelEnd)>(r, last, p); break;
-      case Ev::OmpImplicitTaskBegin: p = encode_one<unsigned(Ev::OmpImplicitTaskBegin)>(r, last, p); break;
-      case Ev::OmpImplicitTaskEnd: p = encode_one<unsigned(Ev::OmpImplicitTaskEnd)>(r, last, p); break;
-      case Ev::OmpSyncBegin: p = encode_one<unsigned(Ev::OmpSyncBegin)>(r, last, p); break;
-      default: p = kEncoders[type & (kTypes - 1)](r, last, p); break;
-    }
+    p = kEncoders[type & (kTypes - 1)](r, last, p);
   }
   return static_cast<std::size_t>(p - out);
 }

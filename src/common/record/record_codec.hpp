@@ -74,15 +74,9 @@ static_assert(static_cast<int>(Ev::KernelBegin) == 1 && static_cast<int>(Ev::Fen
 static_assert(static_cast<int>(Ev::OmpParallelBegin) == 66 && static_cast<int>(Ev::OmpSyncBegin) == 75 &&
               static_cast<int>(Ev::OmpSyncEnd) == 76 && static_cast<int>(Ev::OmpSyncWaitEnd) == 78);
 
-// The fields each record type carries, in mask-bit order (bit 0 sub, 1 a, 2..7 u[0..5]): the
-// declarations of record_fields.hpp (fields::kCarried). The others are zero in every record the
-// writer thread codes (slots are zeroed before reuse), so the coder leaves them out without a look;
-// the decoder needs no table (a record's mask byte says which fields follow).
-enum FieldBit : std::uint8_t {
-  kSub = 1, kA = 2, kU0 = 4, kU1 = 8, kU2 = 16, kU3 = 32, kU4 = 64, kU5 = 128,
-};
-constexpr std::uint8_t kAllFields = fields::kAllSlots;
-inline constexpr const std::array<std::uint8_t, kTypes>& kFieldsOf = fields::kCarried;
+// The coder codes only the fields each record type carries (fields::kCarried, bit i = Slot i, the
+// mask-bit order): the others are zero in every record the writer thread codes (slots are zeroed
+// before reuse). The decoder needs no table: a record's mask byte says which fields follow.
 
 // What the coder remembers: the field values of the last record of each type, in mask-bit order
 // (sub, a, u[0..5]), and each lane's last u0, u1.

@@ -15,14 +15,16 @@ Record rec(std::uint64_t tick, Ev type, std::uint16_t sub, std::uint32_t a, std:
   return kob_test::rec(tick, type, a, u, sub);
 }
 
-// Zero in every field the record's type does not carry (codec::kFieldsOf), as the hot path's
+// Zero in every field the record's type does not carry (fields::kCarried), as the hot path's
 // zeroed slots leave them: the coder does not look at those.
 Record declared_only(Record r) {
-  const unsigned fields = kob::codec::kFieldsOf[static_cast<unsigned>(r.type)];
-  if ((fields & kob::codec::kSub) == 0) r.sub = 0;
-  if ((fields & kob::codec::kA) == 0) r.a = 0;
+  using kob::fields::Slot;
+  const unsigned carried = kob::fields::kCarried[static_cast<unsigned>(r.type)];
+  auto has = [&](Slot s) { return (carried >> static_cast<unsigned>(s)) & 1; };
+  if (!has(Slot::sub)) r.sub = 0;
+  if (!has(Slot::a)) r.a = 0;
   for (unsigned i = 0; i < 6; ++i)
-    if ((fields & (kob::codec::kU0 << i)) == 0) r.u[i] = 0;
+    if (!has(static_cast<Slot>(static_cast<unsigned>(Slot::u0) + i))) r.u[i] = 0;
   return r;
 }
 
@@ -100,14 +102,16 @@ TEST_CASE("codec: a block cut short decodes its complete records and stops") {
 
 TEST_CASE("codec: each type's fields are declared; a field outside them is not coded (zero in every slot)") {
   // The hot path's writers and the table agree: what each sets (kokkos_events.hpp, host_callbacks.cpp,
-  // target_callbacks.cpp...) is in kFieldsOf; the types a test or a damaged file may carry anything in
+  // target_callbacks.cpp...) is in kCarried; the types a test or a damaged file may carry anything in
   // keep all eight.
-  using namespace kob::codec;
-  CHECK(kFieldsOf[static_cast<unsigned>(Ev::KernelEnd)] == kU0);
-  CHECK(kFieldsOf[static_cast<unsigned>(Ev::OmpSyncBegin)] == kAllFields);
-  CHECK(kFieldsOf[static_cast<unsigned>(Ev::ProfileEvent)] == kAllFields);
-  CHECK(kFieldsOf[0] == kAllFields);
-  for (unsigned t = static_cast<unsigned>(Ev::OmpLast); t < kTypes; ++t) CHECK(kFieldsOf[t] == kAllFields);
+  using kob::fields::kAllSlots;
+  using kob::fields::kCarried;
+  CHECK(kCarried[static_cast<unsigned>(Ev::KernelEnd)] == kob::fields::slots(kob::fields::Kernel::id));
+  CHECK(kCarried[static_cast<unsigned>(Ev::KernelEnd)] == 4);  // u0 alone
+  CHECK(kCarried[static_cast<unsigned>(Ev::OmpSyncBegin)] == kAllSlots);
+  CHECK(kCarried[static_cast<unsigned>(Ev::ProfileEvent)] == kAllSlots);
+  CHECK(kCarried[0] == kAllSlots);
+  for (unsigned t = static_cast<unsigned>(Ev::OmpLast); t < kob::codec::kTypes; ++t) CHECK(kCarried[t] == kAllSlots);
 #ifdef NDEBUG
   // Release builds: an undeclared field is left out (a test build stops at it instead).
   const auto out = round_trip({rec(10, Ev::KernelEnd, 3, 4, {5, 6})}, 0);
