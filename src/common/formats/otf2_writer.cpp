@@ -176,6 +176,42 @@ struct ArchiveSink::Impl {
   bool have_realtime = false;
   std::uint64_t t_min = UINT64_MAX, t_max = 0;
   std::uint64_t records = 0;
+  // Ids of texts that never change at their address (Event::name_fixed, Arg::fixed), found by
+  // address and length without hashing the text: names and source locations are long.
+  struct Fixed {
+    const char* p = nullptr;
+    std::size_t n = 0;
+    const char* cat = nullptr;  // a region's category; null: a string
+    std::uint32_t id = 0;
+  };
+  static constexpr std::size_t kFixed = 1024;
+  struct AttrSlot {
+    const char* key = nullptr;
+    std::uint8_t type = 0;
+    std::uint32_t id = 0;
+  };
+  static constexpr std::size_t kAttrSlots = 256;
+  AttrSlot attr_slots[kAttrSlots];
+  std::vector<Fixed> fixed = std::vector<Fixed>(kFixed);
+
+  Fixed& fixed_slot(std::string_view s, const char* cat) {
+    const auto h = (reinterpret_cast<std::uintptr_t>(s.data()) >> 3) ^ s.size() ^ (reinterpret_cast<std::uintptr_t>(cat) >> 4);
+    return fixed[h & (kFixed - 1)];
+  }
+  std::uint32_t str_fixed(std::string_view s) {
+    Fixed& f = fixed_slot(s, nullptr);
+    if (f.p == s.data() && f.n == s.size() && f.cat == nullptr) return f.id;
+    const std::uint32_t id = str(s);
+    f = {s.data(), s.size(), nullptr, id};
+    return id;
+  }
+  std::uint32_t region_fixed(const char* cat, std::string_view name) {
+    Fixed& f = fixed_slot(name, cat);
+    if (f.p == name.data() && f.n == name.size() && f.cat == cat) return f.id;
+    const std::uint32_t id = region(cat, name);
+    f = {name.data(), name.size(), cat, id};
+    return id;
+  }
 
   std::uint32_t str(std::string_view s) {
     if (auto it = string_ids.find(s); it != string_ids.end()) return it->second;
@@ -194,6 +230,13 @@ struct ArchiveSink::Impl {
     return id;
   }
   std::uint32_t attr(const char* key, std::uint8_t type) {
+    // Keys are the producer's literals: a direct-mapped slot by address, then the maps.
+    AttrSlot& slot = attr_slots[((reinterpret_cast<std::uintptr_t>(key) >> 3) ^ type) & (kAttrSlots - 1)];
+    if (slot.key == key && slot.type == type) return slot.id;
+    slot = {key, type, attr_slow(key, type)};
+    return slot.id;
+  }
+  std::uint32_t attr_slow(const char* key, std::uint8_t type) {
     auto [fast, fresh] = attr_ids_by_key[type].try_emplace(key, 0);
     if (!fresh) return fast->second;
     auto k = std::make_pair(std::string(key), type);
@@ -220,7 +263,7 @@ struct ArchiveSink::Impl {
         case trace::Arg::Type::Bool: args.push_back({attr(x.key, 0), x.u}); break;
         case trace::Arg::Type::Int: args.push_back({attr(x.key, 1), static_cast<std::uint64_t>(x.i)}); break;
         case trace::Arg::Type::Str:
-        case trace::Arg::Type::SharedStr: args.push_back({attr(x.key, 2), str(x.s)}); break;
+        case trace::Arg::Type::SharedStr: args.push_back({attr(x.key, 2), x.fixed ? str_fixed(x.s) : str(x.s)}); break;
         case trace::Arg::Type::Null: continue;
       }
       ++n;
@@ -264,6 +307,7 @@ void ArchiveSink::process(std::uint64_t pid, std::string_view name, std::uint64_
   m.next_host.clear();
   m.next_rank = -1;
   m.track_loc.clear();
+  for (Impl::Fixed& f : m.fixed) f.p = nullptr;  // a later process's texts may sit at the same addresses
   m.section_loc.clear();
   m.open_sections.clear();
 }
@@ -305,7 +349,7 @@ void ArchiveSink::event(const trace::Event& e) {
           if (std::string_view(a.key) == "phase" && (a.type == trace::Arg::Type::Str || a.type == trace::Arg::Type::SharedStr)) phase = a.s;
         region = m.region(e.cat, phase.empty() ? std::string(e.name) : std::string(e.name) + " " + std::string(phase));
       } else {
-        region = m.region(e.cat, e.name);
+        region = e.name_fixed ? m.region_fixed(e.cat, e.name) : m.region(e.cat, e.name);
       }
       std::uint32_t n = 0;
       const std::uint64_t at = m.add_args(e.args, n);

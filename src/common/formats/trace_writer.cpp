@@ -89,6 +89,7 @@ class ChromeSink : public trace::TraceSink {
   explicit ChromeSink(std::FILE* f) : f_(f), o_(kFlushAt + 65536) {}
 
   void process(std::uint64_t pid, std::string_view name, std::uint64_t t0) override {
+    for (Fixed& f : fixed_) f.p = nullptr;  // a later process's texts may sit at the same addresses
     pid_ = std::to_string(pid);
     t0_ = t0;
     o_.lit("{\"traceEvents\":[");
@@ -124,20 +125,20 @@ class ChromeSink : public trace::TraceSink {
   void event(const trace::Event& e) override {
     switch (e.phase) {
       case Phase::Slice:
-        head('X', e.cat, e.name, e.track, e.ts);
+        head('X', e.cat, e.name, e.name_fixed, e.track, e.ts);
         o_.lit(",\"dur\":");
         o_.us(e.end - e.ts);
         break;
       case Phase::Instant:
-        head('i', e.cat, e.name, e.track, e.ts);
+        head('i', e.cat, e.name, e.name_fixed, e.track, e.ts);
         o_.lit(",\"s\":\"t\"");
         break;
       case Phase::Counter:
-        head('C', e.cat, e.name, e.track, e.ts);
+        head('C', e.cat, e.name, e.name_fixed, e.track, e.ts);
         break;
       case Phase::AsyncBegin:
       case Phase::AsyncEnd:
-        head(e.phase == Phase::AsyncBegin ? 'b' : 'e', e.cat, e.name, e.track, e.ts);
+        head(e.phase == Phase::AsyncBegin ? 'b' : 'e', e.cat, e.name, e.name_fixed, e.track, e.ts);
         o_.lit(",\"id\":");
         o_.uint(e.id);
         break;
@@ -148,11 +149,11 @@ class ChromeSink : public trace::TraceSink {
   }
 
   void flow(const trace::Flow& f) override {
-    head('s', "correlation", f.name, f.from_track, f.from_ts);
+    head('s', "correlation", f.name, false, f.from_track, f.from_ts);
     o_.lit(",\"id\":");
     o_.uint(f.id);
     o_.ch('}');
-    head('f', "correlation", f.name, f.to_track, f.to_ts);
+    head('f', "correlation", f.name, false, f.to_track, f.to_ts);
     o_.lit(",\"bp\":\"e\",\"id\":");
     o_.uint(f.id);
     o_.ch('}');
@@ -192,9 +193,10 @@ class ChromeSink : public trace::TraceSink {
   }
 
   // Common head of every event: ,\n{"ph":..,"cat":..,"name":..,"pid":..,"tid":..,"ts":..
-  void head(char ph, const char* cat, std::string_view name, std::uint32_t track, std::uint64_t ts) {
+  void head(char ph, const char* cat, std::string_view name, bool name_fixed, std::uint32_t track,
+            std::uint64_t ts) {
     o_.lit(prefix(ph, cat));
-    o_.str(name);
+    text(name, name_fixed);
     o_.lit(tids_[track]);
     o_.us(ts - t0_);
   }
@@ -210,12 +212,26 @@ class ChromeSink : public trace::TraceSink {
         case Arg::Type::Uint: o_.uint(x.u); break;
         case Arg::Type::Int: o_.sint(x.i); break;
         case Arg::Type::Bool: o_.lit(x.u ? "true" : "false"); break;
-        case Arg::Type::Str:
-        case Arg::Type::SharedStr: o_.str(x.s); break;
+        case Arg::Type::Str: o_.str(x.s); break;
+        case Arg::Type::SharedStr: text(x.s, x.fixed); break;
         case Arg::Type::Null: o_.lit("null"); break;
       }
     }
     o_.ch('}');
+  }
+
+  // A text that never changes at its address (Event::name_fixed, Arg::fixed) is quoted once and
+  // then copied: names and source locations are most of a trace's bytes.
+  void text(std::string_view s, bool fixed) {
+    if (!fixed) return o_.str(s);
+    Fixed& f = fixed_[((reinterpret_cast<std::uintptr_t>(s.data()) >> 3) ^ s.size()) & (kFixed - 1)];
+    if (f.p != s.data() || f.n != s.size()) {
+      f.p = s.data();
+      f.n = s.size();
+      f.text.clear();
+      json::append_string(f.text, s);
+    }
+    o_.lit(f.text);
   }
 
   void maybe_flush() {
@@ -227,6 +243,12 @@ class ChromeSink : public trace::TraceSink {
   }
 
   static constexpr std::size_t kLits = 256;
+  static constexpr std::size_t kFixed = 1024;
+  struct Fixed {
+    const char* p = nullptr;
+    std::size_t n = 0;
+    std::string text;
+  };
   struct Lit {
     const char* p = nullptr;
     char ph = 0;  // 0: an argument key
@@ -239,6 +261,7 @@ class ChromeSink : public trace::TraceSink {
   std::uint64_t t0_ = 0;
   std::vector<std::string> tids_;  // per track index: `,"pid":P,"tid":T,"ts":`
   Lit lits_[kLits];
+  Fixed fixed_[kFixed];
   bool ok_ = true;
 };
 

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "common/support/text_safe.hpp"
 
@@ -15,6 +18,24 @@ namespace {
 // Bytes that go into a JSON string as they are, in runs copied whole: printable ASCII but the
 // quote and the backslash.
 constexpr bool plain(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+
+// The end of the run of plain bytes from i, 16 bytes at a time (a converted trace is mostly names
+// and paths: a byte-at-a-time test cost about 5 instructions per byte); stops at the first block
+// holding a byte that is not plain, which the caller's byte loop then finishes.
+std::size_t plain_run(const char* p, std::size_t i, std::size_t n) {
+#if defined(__SSE2__)
+  const __m128i below = _mm_set1_epi8(0x20);  // signed: 0x80..0xff are below it too
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i slash = _mm_set1_epi8('\\');
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const __m128i odd = _mm_or_si128(_mm_cmplt_epi8(v, below),
+                                     _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)));
+    if (const int m = _mm_movemask_epi8(odd)) return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(m)));
+  }
+#endif
+  return i;
+}
 }  // namespace
 
 std::size_t piece_end(std::string_view s, std::size_t at) {
@@ -33,7 +54,7 @@ char* write_chars(char* out, std::string_view s) {
   const char* p = s.data();
   const std::size_t n = s.size();
   for (std::size_t i = 0; i < n;) {
-    std::size_t j = i;
+    std::size_t j = plain_run(p, i, n);
     while (j < n && plain(static_cast<unsigned char>(p[j]))) ++j;
     if (j > i) {
       std::memcpy(out, p + i, j - i);

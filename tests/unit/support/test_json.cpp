@@ -134,3 +134,21 @@ TEST_CASE("json: a string longer than one piece gives the bytes of short ones, a
     }
   }
 }
+
+TEST_CASE("json: the 16-byte scan finds every byte to escape, at every position and length") {
+  // Each odd byte at each offset of strings of 0-40 plain bytes: what the block scan copies whole
+  // must be exactly the run a byte-at-a-time test stops at (the escape goes where the byte was).
+  const std::string odd[] = {"\"", "\\", "\n", "\x01", "\x7f", "\xc3\xa9", "\xff"};
+  const std::string want[] = {R"(\")", R"(\\)", R"(\n)", R"(\u0001)", "\x7f", "\xc3\xa9", R"(\ufffd)"};
+  for (std::size_t len = 0; len <= 40; ++len) {
+    std::string plain;
+    for (std::size_t i = 0; i < len; ++i) plain += static_cast<char>('a' + i % 26);
+    CHECK(quote(plain) == "\"" + plain + "\"");
+    for (std::size_t k = 0; k < std::size(odd); ++k)
+      for (std::size_t at = 0; at <= len; ++at) {
+        const std::string in = plain.substr(0, at) + odd[k] + plain.substr(at);
+        REQUIRE_MESSAGE(quote(in) == "\"" + plain.substr(0, at) + want[k] + plain.substr(at) + "\"",
+                        "length ", len, " odd byte ", k, " at ", at);
+      }
+  }
+}
