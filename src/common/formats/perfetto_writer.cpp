@@ -124,7 +124,7 @@ struct Sequence {
 
 class PerfettoSink : public trace::TraceSink {
  public:
-  explicit PerfettoSink(std::FILE* f) : f_(f), w_(kFlushAt + 65536) {}
+  explicit PerfettoSink(std::FILE* f) : out_(f), w_(kFlushAt + 65536) {}
 
   // Several processes may follow one another (kob merge): each gets uuids of its own (the
   // process number in the top bits), its tracks are declared anew; sequences are never reused.
@@ -237,7 +237,7 @@ class PerfettoSink : public trace::TraceSink {
   bool finish(const std::string&) override {
     window_end();
     flush();
-    return ok_;
+    return out_.finish();
   }
 
  private:
@@ -477,8 +477,7 @@ class PerfettoSink : public trace::TraceSink {
   }
 
   void flush() {
-    if (w_.size() != 0 && std::fwrite(w_.data(), 1, w_.size(), f_) != w_.size()) ok_ = false;
-    w_.clear();
+    if (w_.size() != 0) w_.hand_over(out_);
   }
 
   struct Fresh {
@@ -492,9 +491,8 @@ class PerfettoSink : public trace::TraceSink {
     }
   };
 
-  std::FILE* f_;
+  ChunkWriter out_;
   proto::Writer w_;
-  bool ok_ = true;
   std::int32_t pid_ = 0;
   std::uint64_t t0_ = 0;
   std::uint32_t processes_ = 0;

@@ -15,6 +15,8 @@
 #include <protozero/basic_pbf_writer.hpp>
 #include <protozero/buffer_tmpl.hpp>
 
+#include "common/support/chunk_writer.hpp"
+
 namespace kob::proto {
 
 // The byte buffer protozero writes into: protozero adds a varint a byte at a time, and
@@ -44,6 +46,12 @@ class Bytes {
   void resize(std::size_t n) { n_ = n; }  // smaller only (protozero's contract)
   void reserve_additional(std::size_t count) {
     if (cap_ - n_ < count) grow(count);
+  }
+  // Trades storage with a buffer written elsewhere (ChunkWriter): between whole messages only.
+  void swap_storage(std::unique_ptr<char[]>& p, std::size_t& n, std::size_t& cap) {
+    std::swap(p_, p);
+    std::swap(n_, n);
+    std::swap(cap_, cap);
   }
   void erase(std::size_t from, std::size_t to) {
     std::memmove(p_.get() + from, p_.get() + to, n_ - to);
@@ -189,6 +197,16 @@ class Writer {
   const char* data() const { return buf_.data(); }
   std::size_t size() const { return buf_.size(); }
   void clear() { buf_.clear(); }  // between top-level messages only
+  // Hands the bytes written so far to w and goes on in the storage it gives back (or a new one).
+  void hand_over(ChunkWriter& w) {
+    assert(stack_.size() == 1);
+    ChunkWriter::Chunk c;
+    buf_.swap_storage(c.data, c.size, c.capacity);
+    const std::size_t cap = c.capacity;
+    w.write(c);
+    if (c.data == nullptr || c.capacity < cap) c = {std::unique_ptr<char[]>(new char[cap]), 0, cap};
+    buf_.swap_storage(c.data, c.size, c.capacity);
+  }
 
   void add_varint(std::uint32_t field, std::uint64_t v) { top().add_uint64(field, v); }
   // int32 and int64 fields: a negative value is its 64-bit two's complement (ten bytes).

@@ -12,6 +12,7 @@ constexpr std::size_t kNone = SIZE_MAX;
 // of an id that occurs twice. Sorted arrays, not hash maps: the ids come mostly in order already.
 class IdIndex {
  public:
+  explicit IdIndex(std::vector<TraceFlows::IdEntry>& storage) : e_(storage) { e_.clear(); }
   void add(std::uint64_t id, std::size_t at) { e_.push_back({id, at}); }
   void reserve(std::size_t n) { e_.reserve(n); }
   void seal() {
@@ -30,23 +31,18 @@ class IdIndex {
   }
 
  private:
-  struct E {
-    std::uint64_t id;
-    std::size_t at;
-  };
+  using E = TraceFlows::IdEntry;
   // Whether entry i is the first one of id.
   bool first_of(std::size_t i, std::uint64_t id) const { return e_[i].id == id && (i == 0 || e_[i - 1].id != id); }
-  std::vector<E> e_;
+  std::vector<E>& e_;
   mutable std::size_t next_ = 0;
 };
 
 template <class V, class Id>
-IdIndex index_by(const V& v, Id id_of) {
-  IdIndex ix;
+void index_by(IdIndex& ix, const V& v, Id id_of) {
   ix.reserve(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) ix.add(id_of(v[i]), i);
   ix.seal();
-  return ix;
 }
 
 }  // namespace
@@ -63,8 +59,11 @@ void TraceFlows::add(const char* name, SpanKind from_kind, std::size_t from, std
 // threads, task creation -> each stretch of the task; then target offload: Kokkos kernel -> its
 // target regions, target region -> its submits and data ops on other threads, Kokkos deep copy ->
 // each data op it caused, host op -> its device record on the device track.
-TraceFlows::TraceFlows(const Timeline& t, const std::unordered_map<int, std::uint32_t>& device_tracks, std::uint64_t base)
-    : base_(base) {
+void TraceFlows::build(const Timeline& t, const std::unordered_map<int, std::uint32_t>& device_tracks, std::uint64_t base) {
+  base_ = base;
+  flows_.clear();
+  from_slot_.clear();
+  to_slot_.clear();
   const std::size_t sizes[kKinds] = {t.kernels.size(),       t.fences.size(),         t.regions.size(),
                                      t.deep_copies.size(),   t.mpi_calls.size(),      t.omp_targets.size(),    t.omp_data_ops.size(),
                                      t.omp_submits.size(),   t.omp_parallels.size(),  t.omp_implicit_tasks.size(),
@@ -79,8 +78,9 @@ TraceFlows::TraceFlows(const Timeline& t, const std::unordered_map<int, std::uin
   from_slot_.reserve(most);
   to_slot_.reserve(most);
 
-  const IdIndex kernels = index_by(t.kernels, [](const KernelSpan& k) { return k.id; });
-  const IdIndex parallels = index_by(t.omp_parallels, [](const OmpParallelSpan& p) { return p.id; });
+  IdIndex kernels(ids_[0]), parallels(ids_[1]), targets(ids_[2]), copies(ids_[3]);
+  index_by(kernels, t.kernels, [](const KernelSpan& k) { return k.id; });
+  index_by(parallels, t.omp_parallels, [](const OmpParallelSpan& p) { return p.id; });
   for (std::size_t i = 0; i < t.omp_parallels.size(); ++i) {
     const OmpParallelSpan& p = t.omp_parallels[i];
     if (p.kernel == 0) continue;
@@ -105,7 +105,7 @@ TraceFlows::TraceFlows(const Timeline& t, const std::unordered_map<int, std::uin
     add("task", SpanKind::OmpTaskCreate, k.create, c.track, c.time, SpanKind::OmpTask, n, k.track, k.start);
   }
 
-  const IdIndex targets = index_by(t.omp_targets, [](const OmpTargetSpan& x) { return x.id; });
+  index_by(targets, t.omp_targets, [](const OmpTargetSpan& x) { return x.id; });
   for (std::size_t n = 0; n < t.omp_targets.size(); ++n) {
     const OmpTargetSpan& x = t.omp_targets[n];
     if (x.kernel == 0) continue;
@@ -121,7 +121,7 @@ TraceFlows::TraceFlows(const Timeline& t, const std::unordered_map<int, std::uin
     const OmpTargetSpan& g = t.omp_targets[p];
     if (g.track != x.track) add("submit", SpanKind::OmpTarget, p, g.track, g.start, SpanKind::OmpSubmit, n, x.track, x.start);
   }
-  const IdIndex copies = index_by(t.deep_copies, [](const DeepCopySpan& d) { return d.id; });
+  index_by(copies, t.deep_copies, [](const DeepCopySpan& d) { return d.id; });
   for (std::size_t n = 0; n < t.omp_data_ops.size(); ++n) {
     const OmpDataOpSpan& x = t.omp_data_ops[n];
     const std::size_t p = x.target_id != 0 ? targets.find(x.target_id) : kNone;
@@ -137,7 +137,7 @@ TraceFlows::TraceFlows(const Timeline& t, const std::unordered_map<int, std::uin
   }
   if (!t.omp_device_ops.empty()) {
     // Host ops by id: submits first, then data ops (the first of an id wins).
-    IdIndex host_ops;
+    IdIndex host_ops(ids_[4]);
     host_ops.reserve(t.omp_submits.size() + t.omp_data_ops.size());
     for (std::size_t n = 0; n < t.omp_submits.size(); ++n) host_ops.add(t.omp_submits[n].host_op_id, n);
     for (std::size_t n = 0; n < t.omp_data_ops.size(); ++n) host_ops.add(t.omp_data_ops[n].host_op_id, t.omp_submits.size() + n);
@@ -172,13 +172,12 @@ void TraceFlows::index_ends() {
   }
   out_ids_.resize(flows_.size());
   in_ids_.resize(flows_.size());
-  std::vector<std::uint32_t> out_next(out_at_.begin(), out_at_.end() - 1), in_next(in_at_.begin(), in_at_.end() - 1);
+  out_next_.assign(out_at_.begin(), out_at_.end() - 1);
+  in_next_.assign(in_at_.begin(), in_at_.end() - 1);
   for (std::size_t f = 0; f < flows_.size(); ++f) {
-    out_ids_[out_next[from_slot_[f]]++] = flows_[f].id;
-    in_ids_[in_next[to_slot_[f]]++] = flows_[f].id;
+    out_ids_[out_next_[from_slot_[f]]++] = flows_[f].id;
+    in_ids_[in_next_[to_slot_[f]]++] = flows_[f].id;
   }
-  from_slot_ = {};
-  to_slot_ = {};
 }
 
 void TraceFlows::at(SpanKind kind, std::size_t index, std::span<const std::uint64_t>& out, std::span<const std::uint64_t>& in) const {

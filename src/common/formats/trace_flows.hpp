@@ -42,8 +42,20 @@ void for_each_thread_spans(T& t, Fn&& fn) {
 
 class TraceFlows {
  public:
+  TraceFlows() = default;
   // device_tracks: the track index of each device number. Ids are base + 1, base + 2, ...
-  TraceFlows(const Timeline& t, const std::unordered_map<int, std::uint32_t>& device_tracks, std::uint64_t base = 0);
+  TraceFlows(const Timeline& t, const std::unordered_map<int, std::uint32_t>& device_tracks, std::uint64_t base = 0) {
+    build(t, device_tracks, base);
+  }
+  // The flows of a window, in place of the last one's: the arrays keep their storage from window
+  // to window (fresh pages for each window's arrays were a tenth of a conversion's time).
+  void build(const Timeline& t, const std::unordered_map<int, std::uint32_t>& device_tracks, std::uint64_t base = 0);
+
+  // Ids to positions in a vector of the Timeline (trace_flows.cpp).
+  struct IdEntry {
+    std::uint64_t id;
+    std::size_t at;
+  };
 
   const std::vector<Flow>& flows() const { return flows_; }
   // The ids of the flows that leave and that reach the event (kind, index), ascending; both stay
@@ -65,6 +77,8 @@ class TraceFlows {
   // two array reads, no search and no copy.
   std::vector<std::uint32_t> out_at_, in_at_;
   std::vector<std::uint64_t> out_ids_, in_ids_;
+  std::vector<std::uint32_t> out_next_, in_next_;
+  std::vector<IdEntry> ids_[5];  // the id indexes' storage: kernels, parallels, targets, copies, host ops
 };
 
 }  // namespace kob::trace

@@ -59,7 +59,8 @@ class Producer {
     if (!begun_) begin(w.t0);
     if (host_tracks_ == UINT32_MAX) host_tracks_ = static_cast<std::uint32_t>(w.tracks.size());
     add_devices(w);
-    trace::TraceFlows flows(w, device_tracks_, flow_base_);
+    trace::TraceFlows& flows = flows_store_;
+    flows.build(w, device_tracks_, flow_base_);
     flows_ = &flows;
     complete_events();
     sections();
@@ -217,15 +218,22 @@ class Producer {
       }
     };
     // Tracks by index: host threads and devices (lanes come after the nesting below).
-    std::vector<std::size_t> at(host_tracks_ + 2 * devices_.size() + 1, 0);
+    // The arrays below keep their storage from window to window (fresh pages each window were a
+    // tenth of a conversion's time).
+    std::vector<std::size_t>& at = track_at_;
+    at.assign(host_tracks_ + 2 * devices_.size() + 1, 0);
     each([&](std::uint32_t track, std::uint64_t, std::uint64_t, SpanKind, std::size_t) { ++at[track + 1]; });
     for (std::size_t i = 1; i < at.size(); ++i) at[i] += at[i - 1];
     // Not a vector: every element is written below, and zeroing this (the largest array of the
     // conversion) first would cost a pass of its own.
-    const std::unique_ptr<XRef[]> xs_store(new XRef[at.back()]);
-    const std::span<XRef> xs(xs_store.get(), at.back());
+    if (xs_capacity_ < at.back()) {
+      xs_capacity_ = std::max(at.back(), 2 * xs_capacity_);
+      xs_store_.reset(new XRef[xs_capacity_]);
+    }
+    const std::span<XRef> xs(xs_store_.get(), at.back());
     {
-      std::vector<std::size_t> next(at.begin(), at.end() - 1);
+      std::vector<std::size_t>& next = track_next_;
+      next.assign(at.begin(), at.end() - 1);
       each([&](std::uint32_t track, std::uint64_t start, std::uint64_t end, SpanKind kind, std::size_t i) {
         xs[next[track]++] = {track, static_cast<std::uint32_t>(i), start, end, kind};
       });
@@ -235,13 +243,10 @@ class Producer {
     // A mutex may be held across constructs (set in one masked block, unset after a barrier in
     // another): such a hold keeps its true span on a hold lane of its thread instead of being cut.
     auto is_hold = [&](const XRef& x) { return x.kind == SpanKind::OmpMutex && t.omp_mutexes[x.index].hold; };
-    std::vector<std::size_t> moved;  // indices into xs of holds that go to a lane
-    struct Open {
-      std::uint64_t end;
-      SpanKind kind;
-      std::size_t at;
-    };
-    std::vector<Open> ends;  // open parents on the current track
+    std::vector<std::size_t>& moved = moved_;  // indices into xs of holds that go to a lane
+    moved.clear();
+    std::vector<Open>& ends = ends_;  // open parents on the current track
+    ends.clear();
     std::uint32_t cur_track = UINT32_MAX;
     for (std::size_t n = 0; n < xs.size(); ++n) {
       XRef& x = xs[n];
@@ -285,8 +290,8 @@ class Producer {
   // Timeline's vectors is (nearly always) sorted by start already, so each track's runs (one per
   // vector) are sorted if they are not, then merged: no comparison sort of the whole, which took
   // most of the producer's time.
-  static void sort_tracks(std::span<XRef> xs, const std::vector<std::size_t>& at) {
-    std::vector<std::size_t> runs;
+  void sort_tracks(std::span<XRef> xs, const std::vector<std::size_t>& at) {
+    std::vector<std::size_t>& runs = runs_;
     for (std::size_t tr = 0; tr + 1 < at.size(); ++tr) {
       const std::size_t b = at[tr], e = at[tr + 1];
       if (e - b < 2) continue;
@@ -301,13 +306,25 @@ class Producer {
         std::size_t kept = 0;
         for (std::size_t r = 0; r + 1 < runs.size(); r += 2) {
           runs[kept++] = runs[r];
-          if (r + 2 < runs.size())
-            std::inplace_merge(xs.begin() + runs[r], xs.begin() + runs[r + 1], xs.begin() + runs[r + 2], before);
+          if (r + 2 < runs.size()) merge(xs, runs[r], runs[r + 1], runs[r + 2]);
         }
         runs[kept++] = e;
         runs.resize(kept);
       }
     }
+  }
+
+  // Merges the sorted xs[a, b) and xs[b, c) in place, stably, through a scratch copy of the first
+  // run kept from window to window (std::inplace_merge takes a fresh buffer each call).
+  void merge(std::span<XRef> xs, std::size_t a, std::size_t b, std::size_t c) {
+    if (merge_scratch_.size() < b - a) merge_scratch_.resize(std::max(b - a, 2 * merge_scratch_.size()));
+    std::copy(xs.begin() + a, xs.begin() + b, merge_scratch_.begin());
+    const XRef* l = merge_scratch_.data();
+    const XRef* const l_end = l + (b - a);
+    std::size_t r = b, out = a;
+    // The write position never passes the right run's read position: out = a + taken left + (r - b).
+    while (l != l_end && r != c) xs[out++] = before(xs[r], *l) ? xs[r++] : *l++;
+    while (l != l_end) xs[out++] = *l++;
   }
 
   // Hold lanes: per thread, the moved holds packed into as few lanes as keep them nested.
@@ -721,6 +738,18 @@ class Producer {
   std::uint64_t flow_base_ = 0;
   std::uint64_t clipped_ = 0;
   trace::TraceFlows* flows_ = nullptr;
+  trace::TraceFlows flows_store_;
+  // complete_events' arrays, kept from window to window.
+  struct Open {
+    std::uint64_t end;
+    SpanKind kind;
+    std::size_t at;
+  };
+  std::unique_ptr<XRef[]> xs_store_;
+  std::size_t xs_capacity_ = 0;
+  std::vector<std::size_t> track_at_, track_next_, runs_, moved_;
+  std::vector<Open> ends_;
+  std::vector<XRef> merge_scratch_;
   std::span<const std::uint64_t> out_, in_;
   Args args_;
   std::string s1_;  // a composed name or value, valid during one event

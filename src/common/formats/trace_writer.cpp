@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/support/chunk_writer.hpp"
 #include "common/support/json.hpp"
 #include "common/formats/trace_events.hpp"
 
@@ -26,6 +27,16 @@ class Out {
   const char* data() const { return buf_.get(); }
   std::size_t size() const { return static_cast<std::size_t>(p_ - buf_.get()); }
   void clear() { p_ = buf_.get(); }
+  // Hands the bytes written so far to w and goes on in the storage it gives back (or a new one).
+  void hand_over(ChunkWriter& w) {
+    const std::size_t cap = static_cast<std::size_t>(end_ - buf_.get()), n = size();
+    ChunkWriter::Chunk c{std::move(buf_), n, cap};
+    w.write(c);
+    if (c.data == nullptr || c.capacity < cap) c = {std::unique_ptr<char[]>(new char[cap]), 0, cap};
+    buf_ = std::move(c.data);
+    p_ = buf_.get();
+    end_ = p_ + c.capacity;
+  }
 
   void lit(std::string_view s) {
     need(s.size());
@@ -86,7 +97,7 @@ class Out {
 
 class ChromeSink : public trace::TraceSink {
  public:
-  explicit ChromeSink(std::FILE* f) : f_(f), o_(kFlushAt + 65536) {}
+  explicit ChromeSink(std::FILE* f) : out_(f), o_(kFlushAt + 65536) {}
 
   void process(std::uint64_t pid, std::string_view name, std::uint64_t t0) override {
     for (Fixed& f : fixed_) f.p = nullptr;  // a later process's texts may sit at the same addresses
@@ -165,7 +176,7 @@ class ChromeSink : public trace::TraceSink {
     o_.lit(other_data_json);
     o_.lit("\n}\n");
     flush();
-    return ok_;
+    return out_.finish();
   }
 
  private:
@@ -238,8 +249,7 @@ class ChromeSink : public trace::TraceSink {
     if (o_.size() >= kFlushAt) flush();
   }
   void flush() {
-    if (o_.size() != 0 && std::fwrite(o_.data(), 1, o_.size(), f_) != o_.size()) ok_ = false;
-    o_.clear();
+    if (o_.size() != 0) o_.hand_over(out_);
   }
 
   static constexpr std::size_t kLits = 256;
@@ -255,14 +265,13 @@ class ChromeSink : public trace::TraceSink {
     std::string text;
   };
 
-  std::FILE* f_;
+  ChunkWriter out_;
   Out o_;
   std::string pid_;
   std::uint64_t t0_ = 0;
   std::vector<std::string> tids_;  // per track index: `,"pid":P,"tid":T,"ts":`
   Lit lits_[kLits];
   Fixed fixed_[kFixed];
-  bool ok_ = true;
 };
 
 }  // namespace
