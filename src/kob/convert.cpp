@@ -49,6 +49,7 @@ bool convert_one(const std::string& run, const ConvertRequest& o, std::string* s
   req.print_summary = false;
   req.print_written = !o.quiet;
   req.trace_window = o.trace_window;
+  req.jobs = o.jobs;
   req.summary_text_out = summary_out;
   if (summary_out != nullptr) {  // kob summary: the text on stdout, no file
     req.formats = 0;
@@ -87,6 +88,17 @@ bool parse_trace_window(const std::string& v, std::size_t& spans) {
     return false;
   }
   spans = static_cast<std::size_t>(n);
+  return true;
+}
+
+bool parse_jobs(const std::string& v, unsigned& jobs) {
+  char* end = nullptr;
+  const unsigned long long n = v.empty() || v[0] == '-' ? 0 : std::strtoull(v.c_str(), &end, 10);
+  if (n == 0 || n > OutputRequest::kMaxJobs || end == nullptr || *end != '\0') {
+    say("-j/--jobs takes a number of threads from 1 to " + std::to_string(OutputRequest::kMaxJobs) + ", not '" + v + "'");
+    return false;
+  }
+  jobs = static_cast<unsigned>(n);
   return true;
 }
 

@@ -15,11 +15,13 @@ struct ConvertRequest {
   std::string output;             // one RUN only
   bool quiet = false;
   std::size_t trace_window = 0;   // 0: the default
+  unsigned jobs = 0;              // 0: the idle cores
 };
 
 // --to=LIST and --trace-window=SPANS values; false (and one line on stderr) when bad.
 bool parse_formats(const std::string& list, std::uint32_t& formats);
 bool parse_trace_window(const std::string& value, std::size_t& spans);
+bool parse_jobs(const std::string& value, unsigned& jobs);
 
 // Exit status: 0 every RUN converted; 1 a RUN could not be read or a file not written; 2 usage.
 int convert_runs(const ConvertRequest& request);

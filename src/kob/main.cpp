@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
       ->prefix_command();
 
   kob::cli::ConvertRequest conv;
-  std::string to, trace_window;
+  std::string to, trace_window, jobs;
   CLI::App* convert = app.add_subcommand(
       "convert", "write the output files of runs from their raw traces: kob convert RUN... [--to=LIST] [--output=PREFIX]");
   convert->footer(
@@ -73,6 +73,10 @@ int main(int argc, char** argv) {
                       "spans the trace writers collect before they write them out (default " +
                           std::to_string(kob::TraceWindow::kDefaultSpans) + "); memory follows it, the files are the same")
       ->option_text("SPANS");
+  convert->add_option("-j,--jobs", jobs,
+                      "threads making the trace events (default: the cores this process may use, shared among the MPI "
+                      "ranks of the node, at most 16); the events are the same, their order in the file is not")
+      ->option_text("N");
 
   std::vector<std::string> summary_runs;
   CLI::App* summary = app.add_subcommand("summary", "print the text summary of runs from their raw traces: kob summary RUN...");
@@ -165,6 +169,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (convert->count("--trace-window") > 0 && !kob::cli::parse_trace_window(trace_window, conv.trace_window)) return 2;
+    if (convert->count("--jobs") > 0 && !kob::cli::parse_jobs(jobs, conv.jobs)) return 2;
     return kob::cli::convert_runs(conv);
   }
   if (summary->parsed()) return kob::cli::summary_runs(summary_runs);

@@ -152,6 +152,9 @@ for cmd, status, part in (
     ([clean, "--trace-window=0"], 2, "--trace-window takes a number of spans (1 or more), not '0'"),
     ([clean, "--trace-window=12k"], 2, "--trace-window takes a number of spans (1 or more), not '12k'"),
     ([clean, "--trace-window=-3"], 2, "--trace-window takes a number of spans (1 or more), not '-3'"),
+    ([clean, "-j", "0"], 2, "-j/--jobs takes a number of threads from 1 to 16, not '0'"),
+    ([clean, "--jobs=17"], 2, "-j/--jobs takes a number of threads from 1 to 16, not '17'"),
+    ([clean, "--jobs=two"], 2, "-j/--jobs takes a number of threads from 1 to 16, not 'two'"),
 ):
     rc, _, err = convert(*cmd)
     lines = stderr_lines(err)

@@ -84,10 +84,11 @@ kc.expect_eq((c[("kokkos.fence", "host_thread_fence")], c[("kokkos.deep_copy", "
              "record: the second thread's fences and deep copies, one per region")
 kc.check_pftrace_rules(prefix + ".pftrace")
 
-# kob convert of the raw trace, a window of one span at a time (the writers' threads): the same events.
+# kob convert of the raw trace, a window of one span at a time, the events made by 3 threads (the
+# writers' threads and the shards'): the same events.
 conv = os.path.join(wd, "converted")
 p = subprocess.run([kob, "convert", prefix + ".kob", f"--output={conv}", "--to=chrome,summary,json,perfetto",
-                    "--trace-window=1", "--quiet"], env=kc.program_env(), capture_output=True, text=True, timeout=240)
+                    "--trace-window=1", "-j", "3", "--quiet"], env=kc.program_env(), capture_output=True, text=True, timeout=240)
 kc.check_no_sanitizer_report(p.stderr, "kob convert")
 kc.expect_eq(p.returncode, 0, f"kob convert --trace-window=1 ({p.stderr[-2000:]})")
 doc, _ = kc.load_outputs(conv)

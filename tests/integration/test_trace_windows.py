@@ -1,10 +1,12 @@
-"""The trace writers write a run a window at a time (bounded memory): records a program's raw trace
-once, converts it with the default window (these runs fit in one) and with windows of 1 and 7
-spans (a cut at every point where one is allowed, or at the first after 7 spans), and checks that both trace files hold exactly
-the same content either way: Chrome events, arrows by their two ends, the .pftrace's slices as a
-trace reader nests them (by time, then file order), instants, counters, arrows and tracks. The
-files written in windows of 1 must differ in their bytes (else no cut happened and the test proves
-nothing), unless the run has no point where a cut is allowed (--no-cut)."""
+"""The trace writers write a run a window at a time (bounded memory), and several threads make a
+window's events (kob convert -j): records a program's raw trace once, converts it with the default
+window (these runs fit in one) on one thread, then with windows of 1 and 7 spans (a cut at every
+point where one is allowed, or at the first after 7 spans) and on 2 and 3 threads, and checks that
+both trace files hold exactly the same content every way: Chrome events, arrows by their two ends,
+the .pftrace's slices as a trace reader nests them (by time, then file order), instants, counters,
+arrows and tracks. The files written in windows of 1 must differ in their bytes (else no cut
+happened and the test proves nothing), unless the run has no point where a cut is allowed
+(--no-cut); so must those written on 3 threads (a split .pftrace says its clock first)."""
 import argparse
 import json
 import os
@@ -74,12 +76,14 @@ def pftrace_content(prefix):
     return {"tracks": sorted(name.values(), key=str), "slices": slices, "instants": instants, "counters": counters, "flows": flows}
 
 
-one = convert("one")
+one = convert("one", "-j", "1")
 ref_chrome = chrome_content(one)
 ref_pf = pftrace_content(one)
 kc.check(sum(ref_pf["slices"].values()) > 0, "the run has slices")
-for window in ("1", "7"):
-    w = convert(f"w{window}", f"--trace-window={window}")
+ways = {"1": ["--trace-window=1", "-j", "1"], "7": ["--trace-window=7", "-j", "1"], "1 on 3 threads": ["--trace-window=1", "-j", "3"],
+        "7 on 2 threads": ["--trace-window=7", "-j", "2"], "one on 3 threads": ["-j", "3"]}
+for window, extra in ways.items():
+    w = convert("w" + window.replace(" ", "_"), *extra)
     plain, flows, other = chrome_content(w)
     kc.expect_eq(plain - ref_chrome[0], Counter(), f"window {window}: Chrome events not in the one-window trace")
     kc.expect_eq(ref_chrome[0] - plain, Counter(), f"window {window}: Chrome events missing")
@@ -90,9 +94,9 @@ for window in ("1", "7"):
         kc.expect_eq(pf[key], ref_pf[key], f"window {window}: .pftrace {key}")
     kc.expect_eq(pf["slices"] - ref_pf["slices"], Counter(), f"window {window}: .pftrace slices not in the one-window trace")
     kc.expect_eq(ref_pf["slices"] - pf["slices"], Counter(), f"window {window}: .pftrace slices missing")
-    if window == "1" and not a.no_cut:
+    if (window == "1" and not a.no_cut) or window == "one on 3 threads":
         with open(one + ".pftrace", "rb") as f1, open(w + ".pftrace", "rb") as f2:
-            kc.check(f1.read() != f2.read(), f"window {window}: the .pftrace was written in more than one window")
+            kc.check(f1.read() != f2.read(), f"window {window}: the .pftrace was written in more than one window or by more than one thread")
 print(f"{sum(ref_pf['slices'].values())} slices, {sum(ref_pf['flows'].values())} arrows, "
-      f"{sum(ref_chrome[0].values())} Chrome events: the same in windows of 1 and 7 spans")
+      f"{sum(ref_chrome[0].values())} Chrome events: the same in windows of 1 and 7 spans, on 1, 2 and 3 threads")
 kc.finish()

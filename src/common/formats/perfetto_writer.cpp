@@ -13,6 +13,7 @@
 // - names, categories and argument names are interned: sent once per sequence, then named by id.
 #include "common/formats/perfetto_writer.hpp"
 
+#include <atomic>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -122,32 +123,71 @@ struct Sequence {
   Literal literals[2][kLiteralSlots];
 };
 
+// What a sink and its shards (trace_events.hpp, TraceSink::split) share: the file and the
+// sequence numbers.
+struct SharedOut {
+  explicit SharedOut(std::FILE* f) : out(f) {}
+  ChunkWriter out;
+  std::atomic<std::uint32_t> next_sequence{2};  // 1: the descriptors' sequence
+  bool primary_clock_said = false;
+};
+
 class PerfettoSink : public trace::TraceSink {
  public:
-  explicit PerfettoSink(std::FILE* f) : out_(f), w_(kFlushAt + 65536) {}
+  explicit PerfettoSink(std::FILE* f) : owned_(std::make_unique<SharedOut>(f)), shared_(owned_.get()), w_(kFlushAt + 65536) {}
+  // A shard: its own sequences (one per track it is given), interning and buffer.
+  explicit PerfettoSink(SharedOut* shared) : shared_(shared), w_(kFlushAt + 65536) {}
 
   // Several processes may follow one another (kob merge): each gets uuids of its own (the
   // process number in the top bits), its tracks are declared anew; sequences are never reused.
   void process(std::uint64_t pid, std::string_view name, std::uint64_t t0) override {
     if (processes_++ != 0) {
       window_end();
-      open_.clear();
+      next_process();
       named_.clear();
-      // A fixed text lives as long as its process's conversion: the next one's may sit at its address.
-      for (InternTable& t : tables_) t.forget_fixed();
-      uuid_base_ = std::uint64_t(processes_ - 1) << 40;
     }
     pid_ = static_cast<std::int32_t>(pid);
     t0_ = t0;
-    proto::Nested pk(w_, pf::trace::packet);
-    w_.add_varint(pf::packet::trusted_packet_sequence_id, kDescriptorSequence);
-    w_.add_varint(pf::packet::sequence_flags, pf::packet::kIncrementalStateCleared);
-    proto::Nested td(w_, pf::packet::track_descriptor);
-    w_.add_varint(pf::track::uuid, process_uuid());
-    proto::Nested pd(w_, pf::track::process);
-    w_.add_int(pf::process::pid, pid_);
-    w_.add_string(pf::process::process_name, name);
+    for (auto& sh : shards_) {
+      if (processes_ != 1) sh->next_process();
+      sh->processes_ = processes_;
+      sh->pid_ = pid_;
+      sh->t0_ = t0_;
+      sh->uuid_base_ = uuid_base_;
+    }
+    {
+      proto::Nested pk(w_, pf::trace::packet);
+      w_.add_varint(pf::packet::trusted_packet_sequence_id, kDescriptorSequence);
+      w_.add_varint(pf::packet::sequence_flags, pf::packet::kIncrementalStateCleared);
+      proto::Nested td(w_, pf::packet::track_descriptor);
+      w_.add_varint(pf::track::uuid, process_uuid());
+      proto::Nested pd(w_, pf::track::process);
+      w_.add_int(pf::process::pid, pid_);
+      w_.add_string(pf::process::process_name, name);
+    }
+    if (!shards_.empty() && !shared_->primary_clock_said) {
+      // Shards' sequences reach the file in no set order: the trace's clock is said here, before
+      // any of them, rather than by the first sequence started.
+      shared_->primary_clock_said = true;
+      proto::Nested pk(w_, pf::trace::packet);
+      w_.add_varint(pf::packet::trusted_packet_sequence_id, kDescriptorSequence);
+      proto::Nested snap(w_, pf::packet::clock_snapshot);
+      {
+        proto::Nested c(w_, pf::clock::clocks);
+        w_.add_varint(pf::clock::clock_id, pf::clock::kMonotonicRaw);
+        w_.add_varint(pf::clock::timestamp, t0_);
+      }
+      w_.add_varint(pf::clock::primary_trace_clock, pf::clock::kMonotonicRaw);
+    }
   }
+
+  bool split(unsigned n) override {
+    if (processes_ != 0 && shards_.size() != n) return false;  // only before the first process
+    while (shards_.size() < n) shards_.push_back(std::make_unique<PerfettoSink>(shared_));
+    return true;
+  }
+  TraceSink& shard(unsigned i) override { return i < shards_.size() ? *shards_[i] : *this; }
+  void shards_begin() override { flush(); }
 
   // Program threads are thread tracks (pid, tid); devices and lanes are named tracks of the process.
   void track(const trace::TrackDesc& d) override {
@@ -225,6 +265,7 @@ class PerfettoSink : public trace::TraceSink {
   // A later window's slices on a track either follow these or enclose them (a slice open across
   // the window's end): these are closed now, and trace readers sort by time.
   void window_end() override {
+    for (auto& sh : shards_) sh->window_end();
     for (std::uint32_t track = 0; track < open_.size(); ++track) {
       auto& open = open_[track];
       if (open.empty()) continue;
@@ -236,8 +277,9 @@ class PerfettoSink : public trace::TraceSink {
 
   bool finish(const std::string&) override {
     window_end();
+    for (auto& sh : shards_) sh->flush();
     flush();
-    return out_.finish();
+    return shared_->out.finish();
   }
 
  private:
@@ -283,7 +325,7 @@ class PerfettoSink : public trace::TraceSink {
   }
 
   void start(Sequence& seq, std::uint64_t track) {
-    seq.id = next_sequence_++;
+    seq.id = shared_->next_sequence.fetch_add(1, std::memory_order_relaxed);
     seq.track = track;
     seq.last = t0_;
     {
@@ -313,7 +355,10 @@ class PerfettoSink : public trace::TraceSink {
       w_.add_varint(pf::clock::timestamp, t0_);
     }
     // The trace's own clock, said once before any time is read: the Timeline's clock.
-    if (seq.id == kDescriptorSequence + 1) w_.add_varint(pf::clock::primary_trace_clock, pf::clock::kMonotonicRaw);
+    if (!shared_->primary_clock_said) {
+      shared_->primary_clock_said = true;  // unsplit sinks only: a split one said it at process()
+      w_.add_varint(pf::clock::primary_trace_clock, pf::clock::kMonotonicRaw);
+    }
   }
 
   // Time and sequence of an event packet: the time since the sequence's last packet, or when
@@ -477,7 +522,14 @@ class PerfettoSink : public trace::TraceSink {
   }
 
   void flush() {
-    if (w_.size() != 0) w_.hand_over(out_);
+    if (w_.size() != 0) w_.hand_over(shared_->out);
+  }
+
+  // A later process: its slices are closed, its texts may sit at the last one's addresses.
+  void next_process() {
+    open_.clear();
+    for (InternTable& t : tables_) t.forget_fixed();
+    uuid_base_ = std::uint64_t(processes_ - 1) << 40;
   }
 
   struct Fresh {
@@ -491,13 +543,14 @@ class PerfettoSink : public trace::TraceSink {
     }
   };
 
-  ChunkWriter out_;
+  std::unique_ptr<SharedOut> owned_;  // the sink's own; null in a shard
+  SharedOut* shared_;
+  std::vector<std::unique_ptr<PerfettoSink>> shards_;
   proto::Writer w_;
   std::int32_t pid_ = 0;
   std::uint64_t t0_ = 0;
   std::uint32_t processes_ = 0;
   std::uint64_t uuid_base_ = 0;  // of the current process's tracks
-  std::uint32_t next_sequence_ = kDescriptorSequence + 1;
   std::vector<std::vector<std::uint64_t>> open_;  // per track index
   std::unordered_map<std::string, std::uint64_t, StringHash, std::equal_to<>> named_;
   std::unordered_map<std::pair<std::uint64_t, std::string>, std::unique_ptr<Sequence>, KeyHash> sequences_;

@@ -148,6 +148,25 @@ class TraceSink {
   virtual void window_end() {}
   // other_data_json: the run's metadata as a JSON object. Returns false on an I/O error.
   virtual bool finish(const std::string& other_data_json) = 0;
+
+  // Encoding on several threads (TraceProducer, TraceInfo::jobs): a sink that can take a window's
+  // complete events (Phase::Slice) from n threads at once says so by returning true from split(n),
+  // before process(); then shard(i), i < n, takes the slices of the tracks given to thread i (a
+  // track's always to the same shard, in order). Shards are fed only between shards_begin() and
+  // the next call to this sink, and nothing else is given to them; everything else (processes,
+  // tracks, instants, counters, flows, window ends, finish) comes to this sink, which closes its
+  // shards' slices at window_end() and writes their bytes at finish().
+  virtual bool split(unsigned n) {
+    (void)n;
+    return false;
+  }
+  virtual TraceSink& shard(unsigned i) {
+    (void)i;
+    return *this;
+  }
+  // The shards are about to be fed: what this sink holds goes to its file before what they write
+  // (a file's header, the track descriptors).
+  virtual void shards_begin() {}
 };
 
 }  // namespace kob::trace

@@ -17,6 +17,7 @@
 #include "common/timeline/omp_names.hpp"
 #include "common/analysis/summary.hpp"
 #include "common/formats/trace_flows.hpp"
+#include "common/support/worker_pool.hpp"
 
 namespace kob {
 
@@ -43,6 +44,25 @@ struct XRef {
   SpanKind kind;
 };
 
+// What a thread making events needs of its own: the producer's thread (the sink itself), or a
+// worker feeding one of its shards (TraceSink::split).
+struct Ctx {
+  explicit Ctx(trace::TraceSink* s) : sink(s) {}
+  trace::TraceSink* sink;
+  Args args;
+  std::string s1;                          // a composed name or value, valid during one event
+  std::span<const std::uint64_t> out, in;  // the event's flow ids
+  std::string label;                       // the device label of label_devid
+  std::uint32_t label_devid = 0;
+  bool label_made = false;
+};
+
+// Where an OpenMP construct is: its name before its location, its code address, its kernel.
+struct Site {
+  std::string_view construct;
+  std::uint64_t codeptr = 0, kernel = 0;
+};
+
 class Producer {
  public:
   Producer(trace::TraceSink& sink, const TraceInfo& info) : sink_(sink), info_(info), sources_(info.sources) {}
@@ -50,6 +70,11 @@ class Producer {
   void begin(std::uint64_t t0) {
     if (begun_) return;
     begun_ = true;
+    // Several threads make the complete events when the sink can take them so (before process()).
+    if (info_.jobs > 1 && sink_.split(info_.jobs)) {
+      for (unsigned i = 0; i < info_.jobs; ++i) shards_.push_back(std::make_unique<Ctx>(&sink_.shard(i)));
+      pool_.start(info_.jobs - 1);
+    }
     sink_.process(info_.pid, info_.process_name, t0);
   }
 
@@ -181,6 +206,10 @@ class Producer {
 
   void emit(Phase phase, const char* cat, std::string_view name, std::uint32_t track, std::uint64_t ts, const Args* args,
             std::uint64_t end = 0, std::uint64_t id = 0, bool name_fixed = false) {
+    emit_to(main_, phase, cat, name, track, ts, args, end, id, name_fixed);
+  }
+  void emit_to(Ctx& c, Phase phase, const char* cat, std::string_view name, std::uint32_t track, std::uint64_t ts,
+               const Args* args, std::uint64_t end = 0, std::uint64_t id = 0, bool name_fixed = false) {
     Event e;
     e.phase = phase;
     e.cat = cat;
@@ -191,13 +220,13 @@ class Producer {
     e.end = end;
     e.id = id;
     e.args = args;
-    e.flows_out = out_;
-    e.flows_in = in_;
-    sink_.event(e);
-    out_ = {};
-    in_ = {};
+    e.flows_out = c.out;
+    e.flows_in = c.in;
+    c.sink->event(e);
+    c.out = {};
+    c.in = {};
   }
-  void with_flows(SpanKind kind, std::size_t index) { flows_->at(kind, index, out_, in_); }
+  void with_flows(Ctx& c, SpanKind kind, std::size_t index) { flows_->at(kind, index, c.out, c.in); }
   void instant(const char* cat, std::string_view name, std::uint32_t track, std::uint64_t ts, const Args* args) {
     emit(Phase::Instant, cat, name, track, ts, args);
   }
@@ -273,7 +302,25 @@ class Producer {
     }
     clipped_ += clipped;
     lanes(xs, moved);
-    for (const XRef& x : xs) complete_event(x);
+    if (shards_.empty()) {
+      for (const XRef& x : xs) complete_event(main_, x);
+      return;
+    }
+    // Shared by the threads below and changed by nothing they do: every track is declared and
+    // every construct's location known first (the same calls, in the same order, as one thread).
+    for (const XRef& x : xs) {
+      use(x.track);
+      if (const Site st = site(x); !st.construct.empty()) locate(main_.args.clear(), st.construct, st.codeptr, st.kernel);
+    }
+    sink_.shards_begin();
+    const auto n = static_cast<unsigned>(shards_.size());
+    sharing_ = true;
+    pool_.run(n, [&](unsigned s) {
+      Ctx& c = *shards_[s];
+      for (const XRef& x : xs)
+        if (x.track % n == s) complete_event(c, x);
+    });
+    sharing_ = false;
   }
 
   // Outer first per track: by start, longer first, then kind (equal spans: regions outside
@@ -398,27 +445,64 @@ class Producer {
   // "CONSTRUCT LOCATION" outside a Kokkos kernel (kernel 0), else the construct alone.
   // The names are kept, one per construct and location, so that a format sees the same text at
   // the same address each time (the Perfetto writer then knows it without hashing it).
+  // While shards are fed (sharing_), this only reads: what it would add was added before.
   std::string_view locate(Args& a, std::string_view construct, std::uint64_t codeptr, std::uint64_t kernel) {
     if (codeptr == 0 || !sources_.enabled()) return construct;
-    SourceCache::Slot& at = sources_.slot(codeptr);
-    const SourceLocation& l = *at.loc;
+    SourceCache::Slot* at = sharing_ ? sources_.find(codeptr) : &sources_.slot(codeptr);
+    if (at == nullptr) return construct;
+    const SourceLocation& l = *at->loc;
     if (!l.known()) return construct;
     a.shared_fixed("source", l.source);
     if (kernel != 0) return construct;
-    if (at.mine == 0) {
+    if (at->mine == 0) {
+      if (sharing_) return construct;
       located_.emplace_back();
-      at.mine = static_cast<std::uint32_t>(located_.size());
+      at->mine = static_cast<std::uint32_t>(located_.size());
     }
-    auto& names = located_[at.mine - 1];  // (construct, name), a few per location
+    auto& names = located_[at->mine - 1];  // (construct, name), a few per location
     for (const auto& [c, name] : names)
       if (c.data() == construct.data() || c == construct) return name;
+    if (sharing_) return construct;
     names.emplace_back(construct, std::string(construct) + " " + l.label);
     return names.back().second;
   }
 
-  void complete_event(const XRef& x) {
+  // The construct, code address and kernel of an OpenMP event named by its location; none (an
+  // empty construct) for the other kinds.
+  Site site(const XRef& x) const {
     const Timeline& t = *t_;
-    Args& a = args_.clear();
+    switch (x.kind) {
+      case SpanKind::OmpParallel: {
+        const OmpParallelSpan& p = t.omp_parallels[x.index];
+        return {"parallel", p.codeptr, p.kernel};
+      }
+      case SpanKind::OmpWork: {
+        const OmpWorkSpan& w = t.omp_works[x.index];
+        return {omp_names::work(w.type), w.codeptr, w.kernel};
+      }
+      case SpanKind::OmpSync: {
+        const OmpSyncSpan& y = t.omp_syncs[x.index];
+        return {omp_names::sync(y.kind), y.codeptr, y.kernel};
+      }
+      case SpanKind::OmpTask: {
+        const OmpTaskSpan& k = t.omp_tasks[x.index];
+        return {"task", k.create < t.omp_task_creates.size() ? t.omp_task_creates[k.create].codeptr : 0, k.kernel};
+      }
+      case SpanKind::OmpMutex: {
+        const OmpMutexSpan& m = t.omp_mutexes[x.index];
+        return {omp_names::mutex(m.kind), m.codeptr, m.kernel};
+      }
+      case SpanKind::OmpTarget: {
+        const OmpTargetSpan& g = t.omp_targets[x.index];
+        return {omp_names::target_kind(g.kind), g.codeptr, g.kernel | g.deep_copy};
+      }
+      default: return {};
+    }
+  }
+
+  void complete_event(Ctx& c, const XRef& x) {
+    const Timeline& t = *t_;
+    Args& a = c.args.clear();
     auto kernel_arg = [&](std::uint64_t k) {
       if (k != 0) a.u("kokkos_kernel", k);
     };
@@ -427,26 +511,27 @@ class Producer {
     };
     // An OpenMP construct: its `source` arg, and outside a Kokkos kernel (which names what ran
     // inside it) a name that says where it is.
-    auto located = [&](std::string_view construct, std::uint64_t codeptr, std::uint64_t kernel) {
-      return locate(a, construct, codeptr, kernel);
+    auto located = [&] {
+      const Site st = site(x);
+      return locate(a, st.construct, st.codeptr, st.kernel);
     };
     // name_fixed: its text never changes at its address (Event::name_fixed); all but the names
     // composed in a reused buffer.
     auto slice = [&](const char* cat, std::string_view name, bool name_fixed = true) {
       if (cut(x)) a.b("cut", true);  // left open when the run ended without a clean exit
-      with_flows(x.kind, x.index);
-      emit(Phase::Slice, cat, name, x.track, x.start, &a, x.end, 0, name_fixed);
+      with_flows(c, x.kind, x.index);
+      emit_to(c, Phase::Slice, cat, name, x.track, x.start, &a, x.end, 0, name_fixed);
     };
     switch (x.kind) {
       case SpanKind::Kernel: {
         const KernelSpan& k = t.kernels[x.index];
-        a.u("id", k.id).shared_fixed("kind", kernel_kind_name(k.kind)).u("devid", k.devid).shared("device", label(k.devid)).shared("region", k.region);
+        a.u("id", k.id).shared_fixed("kind", kernel_kind_name(k.kind)).u("devid", k.devid).shared("device", label(c, k.devid)).shared("region", k.region);
         slice("kokkos.kernel", names_.str(k.name));
         break;
       }
       case SpanKind::Fence: {
         const FenceSpan& fe = t.fences[x.index];
-        a.u("id", fe.id).u("devid", fe.devid).shared("device", label(fe.devid));
+        a.u("id", fe.id).u("devid", fe.devid).shared("device", label(c, fe.devid));
         slice("kokkos.fence", names_.str(fe.name));
         break;
       }
@@ -459,10 +544,10 @@ class Producer {
       case SpanKind::DeepCopy: {
         const DeepCopySpan& d = t.deep_copies[x.index];
         const std::string_view dst = names_.str(d.dst_name), src = names_.str(d.src_name);
-        s1_.assign(dst).append(" <- ").append(src);
+        c.s1.assign(dst).append(" <- ").append(src);
         a.u("id", d.id).shared_fixed("dst_space", names_.str(d.dst_space)).shared_fixed("dst_name", dst).shared_fixed("src_space", names_.str(d.src_space));
         a.shared_fixed("src_name", src).u("bytes", d.bytes);
-        slice("kokkos.deep_copy", s1_, false);
+        slice("kokkos.deep_copy", c.s1, false);
         break;
       }
       case SpanKind::Mpi: {
@@ -475,7 +560,7 @@ class Producer {
         const OmpParallelSpan& p = t.omp_parallels[x.index];
         a.u("parallel_id", p.id).u("requested_team_size", p.requested_team_size).u("flags", p.flags).u("team_size", p.team_size);
         kernel_arg(p.kernel);
-        slice("omp.parallel", located("parallel", p.codeptr, p.kernel));
+        slice("omp.parallel", located());
         break;
       }
       case SpanKind::OmpImplicitTask: {
@@ -489,7 +574,7 @@ class Producer {
         const OmpWorkSpan& w = t.omp_works[x.index];
         a.u("count", w.count).u("parallel_id", w.parallel_id);
         kernel_arg(w.kernel);
-        slice("omp.work", located(omp_names::work(w.type), w.codeptr, w.kernel));
+        slice("omp.work", located());
         break;
       }
       case SpanKind::OmpSync: {
@@ -497,15 +582,14 @@ class Producer {
         a.u("wait_ns", y.wait_ns).u("parallel_id", y.parallel_id);
         id_arg("task_id", y.task_id);
         kernel_arg(y.kernel);
-        slice("omp.sync", located(omp_names::sync(y.kind), y.codeptr, y.kernel));
+        slice("omp.sync", located());
         break;
       }
       case SpanKind::OmpTask: {
         const OmpTaskSpan& k = t.omp_tasks[x.index];
         a.u("task_id", k.task_id).u("flags", k.flags).shared_fixed("status", k.status == 0 ? "none" : omp_names::task_status(k.status));
         kernel_arg(k.kernel);
-        const std::uint64_t site = k.create < t.omp_task_creates.size() ? t.omp_task_creates[k.create].codeptr : 0;
-        slice("omp.task", located("task", site, k.kernel));
+        slice("omp.task", located());
         break;
       }
       case SpanKind::OmpMutex: {
@@ -514,7 +598,7 @@ class Producer {
         if (m.nested) a.b("nested", true);
         if (m.failed) a.b("acquired", false);
         kernel_arg(m.kernel);
-        slice("omp.mutex", located(omp_names::mutex(m.kind), m.codeptr, m.kernel));
+        slice("omp.mutex", located());
         break;
       }
       case SpanKind::OmpTarget: {
@@ -522,7 +606,7 @@ class Producer {
         a.u("target_id", g.id).i("device", g.device);
         kernel_arg(g.kernel);
         id_arg("kokkos_deep_copy", g.deep_copy);
-        slice("omp.target", located(omp_names::target_kind(g.kind), g.codeptr, g.kernel | g.deep_copy));
+        slice("omp.target", located());
         break;
       }
       case SpanKind::OmpDataOp: {
@@ -572,7 +656,7 @@ class Producer {
   // Sections overlap freely, so they are async events keyed by section id.
   void sections() {
     for (const SectionSpan& s : t_->sections) {
-      Args& a = args_.clear().u("section", s.section);
+      Args& a = main_.args.clear().u("section", s.section);
       emit(Phase::AsyncBegin, "kokkos.section", names_.str(s.name), s.track, s.start, &a, 0, s.section);
       if (s.cut) a.b("cut", true);
       emit(Phase::AsyncEnd, "kokkos.section", names_.str(s.name), s.end_track, s.end, &a, 0, s.section);
@@ -584,11 +668,11 @@ class Producer {
     for (const MemoryEvent& m : t_->memory) {
       std::snprintf(ptr, sizeof ptr, "0x%" PRIx64, m.ptr);
       const std::string_view space = names_.str(m.space);
-      Args& a = args_.clear().shared_fixed("space", space).s("ptr", ptr).u("bytes", m.bytes);
+      Args& a = main_.args.clear().shared_fixed("space", space).s("ptr", ptr).u("bytes", m.bytes);
       if (m.alloc && m.id != 0) a.u("id", m.id);  // 0: not numbered (a hand-made timeline)
       instant(m.alloc ? "kokkos.alloc" : "kokkos.dealloc", names_.str(m.name), m.track, m.time, &a);
-      s1_.assign("memory ").append(space);
-      emit(Phase::Counter, "kokkos.memory", s1_, m.track, m.time, &args_.clear().u("bytes", m.space_level));
+      main_.s1.assign("memory ").append(space);
+      emit(Phase::Counter, "kokkos.memory", main_.s1, m.track, m.time, &main_.args.clear().u("bytes", m.space_level));
     }
   }
 
@@ -597,7 +681,7 @@ class Producer {
     char ptr[24];
     for (const DualViewEvent& d : t_->dual_views) {
       std::snprintf(ptr, sizeof ptr, "0x%" PRIx64, d.ptr);
-      Args& a = args_.clear().shared_fixed("op", d.modify ? "modify" : "sync").b("on_device", d.on_device).s("ptr", ptr);
+      Args& a = main_.args.clear().shared_fixed("op", d.modify ? "modify" : "sync").b("on_device", d.on_device).s("ptr", ptr);
       instant("kokkos.dual_view", names_.str(d.name), d.track, d.time, &a);
     }
   }
@@ -610,14 +694,14 @@ class Producer {
     };
     for (std::size_t n = 0; n < t.omp_task_creates.size(); ++n) {
       const OmpTaskCreate& c = t.omp_task_creates[n];
-      Args& a = args_.clear().u("task_id", c.task_id).u("flags", c.flags).b("has_dependences", c.has_dependences);
+      Args& a = main_.args.clear().u("task_id", c.task_id).u("flags", c.flags).b("has_dependences", c.has_dependences);
       kernel_arg(a, c.kernel);
-      with_flows(SpanKind::OmpTaskCreate, n);
+      with_flows(main_, SpanKind::OmpTaskCreate, n);
       instant("omp.task_create", locate(a, "task create", c.codeptr, c.kernel), c.track, c.time, &a);
     }
     for (const OmpInstant& e : t.omp_instants) {
       const Record r = e.record();
-      Args& a = args_.clear();
+      Args& a = main_.args.clear();
       if (e.codeptr != 0) locate(a, "", e.codeptr, 1);  // the arg only: instants keep their names
       switch (e.type) {
         case Ev::OmpDispatch:
@@ -679,10 +763,10 @@ class Producer {
       const OmpDevice& d = devices_[i];
       const std::uint32_t track = host_tracks_ + 2 * i;
       if (d.initialised) {
-        Args& a = args_.clear().i("device", d.num).s("type", names_.str(d.type)).s("path", d.traced ? "tracing" : "callbacks");
+        Args& a = main_.args.clear().i("device", d.num).s("type", names_.str(d.type)).s("path", d.traced ? "tracing" : "callbacks");
         instant("omp.device_init", "device_initialize", track, d.init_time, &a);
       }
-      if (d.finalize_time != 0) instant("omp.device_finalize", "device_finalize", track, d.finalize_time, &args_.clear().i("device", d.num));
+      if (d.finalize_time != 0) instant("omp.device_finalize", "device_finalize", track, d.finalize_time, &main_.args.clear().i("device", d.num));
     }
   }
 
@@ -691,7 +775,7 @@ class Producer {
     for (const OmpDeviceLoad& l : t_->omp_device_loads) {
       const std::uint32_t track = device_track(l.device);
       if (track == UINT32_MAX) continue;
-      Args& a = args_.clear().i("device", l.device);
+      Args& a = main_.args.clear().i("device", l.device);
       if (!l.unload) {
         if (l.file == InternTable::kNullName) {
           a.null("file");
@@ -706,13 +790,13 @@ class Producer {
   }
 
   // The device label of a Kokkos device id: the last one made is kept (runs use one or two).
-  std::string_view label(std::uint32_t devid) {
-    if (!label_made_ || devid != label_devid_) {
-      label_ = device_label(devid);
-      label_devid_ = devid;
-      label_made_ = true;
+  std::string_view label(Ctx& c, std::uint32_t devid) {
+    if (!c.label_made || devid != c.label_devid) {
+      c.label = device_label(devid);
+      c.label_devid = devid;
+      c.label_made = true;
     }
-    return label_;
+    return c.label;
   }
 
   // The interned names, read once: a lookup is an index, with no lock and no strlen.
@@ -726,9 +810,6 @@ class Producer {
   const Timeline* t_ = nullptr;  // the window (or, at the end, the rest) being written
   bool begun_ = false;
   Names names_;
-  std::string label_;
-  std::uint32_t label_devid_ = 0;
-  bool label_made_ = false;
   std::uint32_t host_tracks_ = UINT32_MAX;  // set by the first window: the run's thread count
   std::vector<bool> declared_;              // per track index
   std::vector<std::uint64_t> ids_;          // per declared track index: its id
@@ -750,9 +831,10 @@ class Producer {
   std::vector<std::size_t> track_at_, track_next_, runs_, moved_;
   std::vector<Open> ends_;
   std::vector<XRef> merge_scratch_;
-  std::span<const std::uint64_t> out_, in_;
-  Args args_;
-  std::string s1_;  // a composed name or value, valid during one event
+  Ctx main_{&sink_};  // the sink itself, in this thread
+  std::vector<std::unique_ptr<Ctx>> shards_;  // one per shard of a split sink
+  bool sharing_ = false;                      // the shards are being fed
+  WorkerPool pool_;
   SourceCache sources_;
   // The names of constructs at their locations (SourceCache::Slot::mine - 1 indexes it); deque:
   // the texts never move. The construct names are literals (omp_names.hpp).

@@ -18,6 +18,9 @@ struct TraceInfo {
   // Resolves the OpenMP constructs' code addresses: their `source` arg and, outside Kokkos kernels,
   // their slice names. nullptr: neither.
   SourceResolver* sources = nullptr;
+  // Threads making the complete events, when the sink can be split (TraceSink::split): each
+  // takes the events of every jobs-th track. 1: the producer's thread alone.
+  unsigned jobs = 1;
 };
 
 // Writes a run a window at a time (trace_window.hpp), or a whole Timeline in one window. Within

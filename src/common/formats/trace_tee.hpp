@@ -2,6 +2,7 @@
 // remembers which of them finished well.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,9 +39,29 @@ class TeeTraceSink : public TraceSink {
   // After finish: what the i-th sink added returned.
   bool ok(std::size_t i) const { return ok_[i]; }
 
+  // Split when every sink splits: shard i is the tee of their shards i.
+  bool split(unsigned n) override {
+    if (sinks_.empty()) return false;
+    for (TraceSink* s : sinks_)
+      if (!s->split(n)) return false;
+    if (shards_.size() != n) {
+      shards_.clear();
+      for (unsigned i = 0; i < n; ++i) {
+        shards_.push_back(std::make_unique<TeeTraceSink>());
+        for (TraceSink* s : sinks_) shards_.back()->add(&s->shard(i));
+      }
+    }
+    return true;
+  }
+  TraceSink& shard(unsigned i) override { return i < shards_.size() ? *shards_[i] : *this; }
+  void shards_begin() override {
+    for (TraceSink* s : sinks_) s->shards_begin();
+  }
+
  private:
   std::vector<TraceSink*> sinks_;
   std::vector<bool> ok_;
+  std::vector<std::unique_ptr<TeeTraceSink>> shards_;
 };
 
 }  // namespace kob::trace

@@ -97,7 +97,27 @@ class Out {
 
 class ChromeSink : public trace::TraceSink {
  public:
-  explicit ChromeSink(std::FILE* f) : out_(f), o_(kFlushAt + 65536) {}
+  explicit ChromeSink(std::FILE* f) : owned_(std::make_unique<ChunkWriter>(f)), out_(*owned_), o_(kFlushAt + 65536) {}
+  // A shard (TraceSink::split): events of its tracks into its own buffer, to the same file. Every
+  // event begins with a comma: the shards' buffers may land in any order after the header.
+  explicit ChromeSink(ChunkWriter& out) : out_(out), o_(kFlushAt + 65536) {}
+
+  bool split(unsigned n) override {
+    while (shards_.size() < n) shards_.push_back(std::make_unique<ChromeSink>(out_));
+    return true;
+  }
+  TraceSink& shard(unsigned i) override { return i < shards_.size() ? *shards_[i] : *this; }
+  void shards_begin() override {
+    flush();  // the header and the metadata first
+    for (auto& sh : shards_) {
+      if (sh->pid_ != pid_) {
+        for (Fixed& f : sh->fixed_) f.p = nullptr;
+        sh->pid_ = pid_;
+      }
+      sh->t0_ = t0_;
+      sh->tids_ = tids_;
+    }
+  }
 
   void process(std::uint64_t pid, std::string_view name, std::uint64_t t0) override {
     for (Fixed& f : fixed_) f.p = nullptr;  // a later process's texts may sit at the same addresses
@@ -172,6 +192,7 @@ class ChromeSink : public trace::TraceSink {
   }
 
   bool finish(const std::string& other_data_json) override {
+    for (auto& sh : shards_) sh->flush();
     o_.lit("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":");
     o_.lit(other_data_json);
     o_.lit("\n}\n");
@@ -180,7 +201,7 @@ class ChromeSink : public trace::TraceSink {
   }
 
  private:
-  static constexpr std::size_t kFlushAt = 1 << 22;
+  static constexpr std::size_t kFlushAt = 1 << 20;  // a chunk (ChunkWriter): two or three per sink at once
 
   // Categories and argument keys are the producer's literals: the text written for them is made
   // once per address and phase (a small cache; a miss makes it again).
@@ -265,7 +286,9 @@ class ChromeSink : public trace::TraceSink {
     std::string text;
   };
 
-  ChunkWriter out_;
+  std::unique_ptr<ChunkWriter> owned_;  // null in a shard
+  ChunkWriter& out_;
+  std::vector<std::unique_ptr<ChromeSink>> shards_;
   Out o_;
   std::string pid_;
   std::uint64_t t0_ = 0;

@@ -19,6 +19,7 @@
 #include "common/timeline/timeline_builder.hpp"
 #include "common/formats/trace_tee.hpp"
 #include "common/formats/trace_window.hpp"
+#include "common/support/idle_cores.hpp"
 #include "common/formats/trace_writer.hpp"
 #include "report/html_report.hpp"
 
@@ -306,6 +307,7 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   info.pid = number_as<std::uint64_t>(facts, fact::kPid, 0);
   info.process_name = process_name(facts);
   info.sources = &sources;
+  info.jobs = req.jobs != 0 ? req.jobs : std::min(idle_cores(), OutputRequest::kMaxJobs);
   TraceProducer producer(tee, info);
   // The windows are written on a thread of their own while this one reads the records on.
   TraceWindow window(producer, req.trace_window != 0 ? req.trace_window : TraceWindow::kDefaultSpans, true);

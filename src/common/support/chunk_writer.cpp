@@ -1,5 +1,6 @@
 #include "common/support/chunk_writer.hpp"
 
+#include <cerrno>
 #include <utility>
 
 #include "common/support/blocked_signals.hpp"
@@ -27,7 +28,10 @@ ChunkWriter::~ChunkWriter() {
 }
 
 void ChunkWriter::put(const Chunk& c) {
-  if (c.size != 0 && std::fwrite(c.data.get(), 1, c.size, f_) != c.size) ok_ = false;
+  if (c.size != 0 && std::fwrite(c.data.get(), 1, c.size, f_) != c.size && ok_) {
+    ok_ = false;
+    error_ = errno != 0 ? errno : EIO;
+  }
 }
 
 void ChunkWriter::write(Chunk& c) {
@@ -50,6 +54,9 @@ bool ChunkWriter::finish() {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [this] { return pending_.size == 0 && !busy_; });
   }
+  // The cause, where the caller looks for it (atomic_file's message names errno): the write
+  // failed on the writer's thread.
+  if (!ok_) errno = error_;
   return ok_;
 }
 

@@ -31,7 +31,8 @@ class ChunkWriter {
   // Takes c's bytes to be written; c comes back empty (size 0), holding the storage of the chunk
   // handed over before once that one is written (null storage the first time).
   void write(Chunk& c);
-  // Waits until every chunk handed over is written; false when a write failed (a full disk).
+  // Waits until every chunk handed over is written; false when a write failed (a full disk),
+  // errno then set to that write's.
   bool finish();
 
  private:
@@ -46,6 +47,7 @@ class ChunkWriter {
   bool busy_ = false;   // the thread is writing a chunk
   bool stop_ = false;
   bool ok_ = true;
+  int error_ = 0;  // errno of the first failed write
   std::thread thread_;
 };
 

@@ -2,6 +2,7 @@
 // write is reported by finish().
 #include <doctest/doctest.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -51,7 +52,7 @@ TEST_CASE("chunk writer: chunks land in order, each handed-over storage comes ba
   CHECK(got == want);
 }
 
-TEST_CASE("chunk writer: a full disk is reported by finish, and the writer still ends") {
+TEST_CASE("chunk writer: a full disk is reported by finish with its errno, and the writer still ends") {
   std::FILE* f = std::fopen("/dev/full", "wb");
   if (f == nullptr) return;
   std::setvbuf(f, nullptr, _IONBF, 0);  // each fwrite reaches write(2) and its ENOSPC
@@ -59,7 +60,9 @@ TEST_CASE("chunk writer: a full disk is reported by finish, and the writer still
     ChunkWriter w(f);
     ChunkWriter::Chunk c = chunk_of(std::string(1000, 'y'), 1000);
     w.write(c);
+    errno = 0;
     CHECK_FALSE(w.finish());
+    CHECK(errno == ENOSPC);  // the cause, in the caller's thread (the write failed on the writer's)
   }
   std::fclose(f);
 }
