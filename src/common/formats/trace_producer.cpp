@@ -306,21 +306,30 @@ class Producer {
       for (const XRef& x : xs) complete_event(main_, x);
       return;
     }
-    // Shared by the threads below and changed by nothing they do: every track is declared and
-    // every construct's location known first (the same calls, in the same order, as one thread).
-    for (const XRef& x : xs) {
+    // What the threads below would change is done here, in the order one thread would: every
+    // track declared, every construct located (its name and `source` kept for the event); and
+    // each thread's events listed (every n-th track's, in order).
+    const auto n = static_cast<unsigned>(shards_.size());
+    located_at_.resize(xs.size());
+    for (auto& items : shard_items_) items.clear();
+    shard_items_.resize(n);
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const XRef& x = xs[i];
       use(x.track);
-      if (const Site st = site(x); !st.construct.empty()) locate(main_.args.clear(), st.construct, st.codeptr, st.kernel);
+      shard_items_[x.track % n].push_back(static_cast<std::uint32_t>(i));
+      if (const Site st = site(x); !st.construct.empty()) {
+        Args& a = main_.args.clear();
+        Located& l = located_at_[i];
+        l.name = locate(a, st.construct, st.codeptr, st.kernel);
+        l.has_source = a.size() != 0;  // locate's one arg, `source`: a resolver's text, it stays
+        l.source = l.has_source ? a.begin()->s : std::string_view();
+      }
     }
     sink_.shards_begin();
-    const auto n = static_cast<unsigned>(shards_.size());
-    sharing_ = true;
     pool_.run(n, [&](unsigned s) {
       Ctx& c = *shards_[s];
-      for (const XRef& x : xs)
-        if (x.track % n == s) complete_event(c, x);
+      for (const std::uint32_t i : shard_items_[s]) complete_event(c, xs[i], &located_at_[i]);
     });
-    sharing_ = false;
   }
 
   // Outer first per track: by start, longer first, then kind (equal spans: regions outside
@@ -445,24 +454,21 @@ class Producer {
   // "CONSTRUCT LOCATION" outside a Kokkos kernel (kernel 0), else the construct alone.
   // The names are kept, one per construct and location, so that a format sees the same text at
   // the same address each time (the Perfetto writer then knows it without hashing it).
-  // While shards are fed (sharing_), this only reads: what it would add was added before.
+  // The producer's thread only (shards get what it found: complete_events).
   std::string_view locate(Args& a, std::string_view construct, std::uint64_t codeptr, std::uint64_t kernel) {
     if (codeptr == 0 || !sources_.enabled()) return construct;
-    SourceCache::Slot* at = sharing_ ? sources_.find(codeptr) : &sources_.slot(codeptr);
-    if (at == nullptr) return construct;
-    const SourceLocation& l = *at->loc;
+    SourceCache::Slot& at = sources_.slot(codeptr);
+    const SourceLocation& l = *at.loc;
     if (!l.known()) return construct;
     a.shared_fixed("source", l.source);
     if (kernel != 0) return construct;
-    if (at->mine == 0) {
-      if (sharing_) return construct;
+    if (at.mine == 0) {
       located_.emplace_back();
-      at->mine = static_cast<std::uint32_t>(located_.size());
+      at.mine = static_cast<std::uint32_t>(located_.size());
     }
-    auto& names = located_[at->mine - 1];  // (construct, name), a few per location
+    auto& names = located_[at.mine - 1];  // (construct, name), a few per location
     for (const auto& [c, name] : names)
       if (c.data() == construct.data() || c == construct) return name;
-    if (sharing_) return construct;
     names.emplace_back(construct, std::string(construct) + " " + l.label);
     return names.back().second;
   }
@@ -500,7 +506,12 @@ class Producer {
     }
   }
 
-  void complete_event(Ctx& c, const XRef& x) {
+  // located: the construct's name and `source` when a shard makes the event (found before).
+  struct Located {
+    std::string_view name, source;
+    bool has_source = false;
+  };
+  void complete_event(Ctx& c, const XRef& x, const Located* located_before = nullptr) {
     const Timeline& t = *t_;
     Args& a = c.args.clear();
     auto kernel_arg = [&](std::uint64_t k) {
@@ -512,6 +523,10 @@ class Producer {
     // An OpenMP construct: its `source` arg, and outside a Kokkos kernel (which names what ran
     // inside it) a name that says where it is.
     auto located = [&] {
+      if (located_before != nullptr) {
+        if (located_before->has_source) a.shared_fixed("source", located_before->source);
+        return located_before->name;
+      }
       const Site st = site(x);
       return locate(a, st.construct, st.codeptr, st.kernel);
     };
@@ -833,7 +848,8 @@ class Producer {
   std::vector<XRef> merge_scratch_;
   Ctx main_{&sink_};  // the sink itself, in this thread
   std::vector<std::unique_ptr<Ctx>> shards_;  // one per shard of a split sink
-  bool sharing_ = false;                      // the shards are being fed
+  std::vector<std::vector<std::uint32_t>> shard_items_;  // per shard: its events, indices into the window's
+  std::vector<Located> located_at_;                      // per event of the window, when located before
   WorkerPool pool_;
   SourceCache sources_;
   // The names of constructs at their locations (SourceCache::Slot::mine - 1 indexes it); deque:

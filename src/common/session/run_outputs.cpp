@@ -307,7 +307,8 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   info.pid = number_as<std::uint64_t>(facts, fact::kPid, 0);
   info.process_name = process_name(facts);
   info.sources = &sources;
-  info.jobs = req.jobs != 0 ? req.jobs : std::min(idle_cores(), OutputRequest::kMaxJobs);
+  // By default the thread reading the records keeps a core, the trace events get the others.
+  info.jobs = req.jobs != 0 ? req.jobs : std::clamp(idle_cores() - 1, 1u, OutputRequest::kMaxJobs);
   TraceProducer producer(tee, info);
   // The windows are written on a thread of their own while this one reads the records on.
   TraceWindow window(producer, req.trace_window != 0 ? req.trace_window : TraceWindow::kDefaultSpans, true);

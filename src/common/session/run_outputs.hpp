@@ -66,7 +66,8 @@ struct OutputRequest {
   bool print_summary = false;  // on stderr (the library, unless --quiet)
   bool print_written = true;   // the last line naming the files written
   std::size_t trace_window = 0;  // spans per trace window (trace_window.hpp); 0: the default
-  // Threads making the trace events (TraceInfo::jobs); 0: as many as idle_cores(), at most kMaxJobs.
+  // Threads making the trace events (TraceInfo::jobs); 0: idle_cores() - 1 (the thread reading the
+  // records keeps one), at least 1, at most kMaxJobs.
   unsigned jobs = 0;
   static constexpr unsigned kMaxJobs = 16;
   std::string* summary_text_out = nullptr;  // receives the text summary (kob summary), formats or not

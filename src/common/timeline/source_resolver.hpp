@@ -95,16 +95,6 @@ class SourceCache {
     }
     return add(codeptr);
   }
-  // The slot of an address already added (slot() adds it), else null: changes nothing.
-  Slot* find(std::uint64_t codeptr) {
-    if (slots_.empty()) return nullptr;
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = slot_of(codeptr) & mask;; i = (i + 1) & mask) {
-      Slot& s = slots_[i];
-      if (s.codeptr == codeptr) return &s;
-      if (s.codeptr == 0) return nullptr;
-    }
-  }
   // As SourceResolver::at; an empty location when there is no resolver.
   const SourceLocation& at(std::uint64_t codeptr) {
     if (resolver_ == nullptr || codeptr == 0) return none_;
