@@ -184,19 +184,20 @@ struct ArchiveSink::Impl {
     const char* cat = nullptr;  // a region's category; null: a string
     std::uint32_t id = 0;
   };
-  static constexpr std::size_t kFixed = 1024;
+  static constexpr std::size_t kFixed = 1024;  // fixed_slot's hash: its top 10 bits
   struct AttrSlot {
     const char* key = nullptr;
     std::uint8_t type = 0;
     std::uint32_t id = 0;
   };
-  static constexpr std::size_t kAttrSlots = 256;
+  static constexpr std::size_t kAttrSlots = 256;  // attr's hash: its top 8 bits
   AttrSlot attr_slots[kAttrSlots];
   std::vector<Fixed> fixed = std::vector<Fixed>(kFixed);
 
   Fixed& fixed_slot(std::string_view s, const char* cat) {
-    const auto h = (reinterpret_cast<std::uintptr_t>(s.data()) >> 3) ^ s.size() ^ (reinterpret_cast<std::uintptr_t>(cat) >> 4);
-    return fixed[h & (kFixed - 1)];
+    // Hashed: texts and categories lie anywhere, and low address bits alone let some collide.
+    const auto h = (reinterpret_cast<std::uintptr_t>(s.data()) ^ s.size() ^ (reinterpret_cast<std::uintptr_t>(cat) << 17)) * 0x9E3779B97F4A7C15ull;
+    return fixed[h >> 54];
   }
   std::uint32_t str_fixed(std::string_view s) {
     Fixed& f = fixed_slot(s, nullptr);
@@ -231,7 +232,7 @@ struct ArchiveSink::Impl {
   }
   std::uint32_t attr(const char* key, std::uint8_t type) {
     // Keys are the producer's literals: a direct-mapped slot by address, then the maps.
-    AttrSlot& slot = attr_slots[((reinterpret_cast<std::uintptr_t>(key) >> 3) ^ type) & (kAttrSlots - 1)];
+    AttrSlot& slot = attr_slots[((reinterpret_cast<std::uintptr_t>(key) ^ type) * 0x9E3779B97F4A7C15ull) >> 56];
     if (slot.key == key && slot.type == type) return slot.id;
     slot = {key, type, attr_slow(key, type)};
     return slot.id;

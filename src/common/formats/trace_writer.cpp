@@ -204,23 +204,33 @@ class ChromeSink : public trace::TraceSink {
   static constexpr std::size_t kFlushAt = 1 << 20;  // a chunk (ChunkWriter): two or three per sink at once
 
   // Categories and argument keys are the producer's literals: the text written for them is made
-  // once per address and phase (a small cache; a miss makes it again).
+  // once per address and phase (a cache of two ways, hashed: literals lie anywhere in the binary,
+  // and a low-bits index let a few of them evict each other at every event).
+  struct Lit {
+    const char* p = nullptr;
+    char ph = 0;  // 0: an argument key
+    std::string text;
+  };
+  Lit& lit_slot(const char* p, char ph) {
+    const std::size_t i = ((reinterpret_cast<std::uintptr_t>(p) ^ static_cast<unsigned char>(ph)) * 0x9E3779B97F4A7C15ull) >> 55;
+    Lit& a = lits_[i];
+    if (a.p == p && a.ph == ph) return a;
+    Lit& b = lits_[i ^ 1];
+    if (b.p == p && b.ph == ph) return b;
+    Lit& had = a.p == nullptr || b.p != nullptr ? a : b;
+    had.p = p;
+    had.ph = ph;
+    had.text.clear();
+    return had;
+  }
   std::string_view prefix(char ph, const char* cat) {  // ,\n{"ph":"X","cat":"CAT","name":
-    Lit& l = lits_[((reinterpret_cast<std::uintptr_t>(cat) >> 3) ^ static_cast<unsigned char>(ph)) & (kLits - 1)];
-    if (l.p != cat || l.ph != ph) {
-      l.p = cat;
-      l.ph = ph;
-      l.text.assign(",\n{\"ph\":\"").append(1, ph).append("\",\"cat\":\"").append(cat).append("\",\"name\":");
-    }
+    Lit& l = lit_slot(cat, ph);
+    if (l.text.empty()) l.text.assign(",\n{\"ph\":\"").append(1, ph).append("\",\"cat\":\"").append(cat).append("\",\"name\":");
     return l.text;
   }
   std::string_view key(const char* k) {  // "KEY":
-    Lit& l = lits_[((reinterpret_cast<std::uintptr_t>(k) >> 3) ^ 0x55u) & (kLits - 1)];
-    if (l.p != k || l.ph != 0) {
-      l.p = k;
-      l.ph = 0;
-      l.text.assign("\"").append(k).append("\":");
-    }
+    Lit& l = lit_slot(k, 0);
+    if (l.text.empty()) l.text.assign("\"").append(k).append("\":");
     return l.text;
   }
 
@@ -256,7 +266,7 @@ class ChromeSink : public trace::TraceSink {
   // then copied: names and source locations are most of a trace's bytes.
   void text(std::string_view s, bool fixed) {
     if (!fixed) return o_.str(s);
-    Fixed& f = fixed_[((reinterpret_cast<std::uintptr_t>(s.data()) >> 3) ^ s.size()) & (kFixed - 1)];
+    Fixed& f = fixed_[((reinterpret_cast<std::uintptr_t>(s.data()) ^ s.size()) * 0x9E3779B97F4A7C15ull) >> 54];
     if (f.p != s.data() || f.n != s.size()) {
       f.p = s.data();
       f.n = s.size();
@@ -273,16 +283,11 @@ class ChromeSink : public trace::TraceSink {
     if (o_.size() != 0) o_.hand_over(out_);
   }
 
-  static constexpr std::size_t kLits = 256;
-  static constexpr std::size_t kFixed = 1024;
+  static constexpr std::size_t kLits = 512;  // lit_slot's hash: its top 9 bits
+  static constexpr std::size_t kFixed = 1024;  // text()'s hash: its top 10 bits
   struct Fixed {
     const char* p = nullptr;
     std::size_t n = 0;
-    std::string text;
-  };
-  struct Lit {
-    const char* p = nullptr;
-    char ph = 0;  // 0: an argument key
     std::string text;
   };
 
