@@ -33,10 +33,10 @@ def tool_lines(err):
 # Bad options: one line each, naming the option; the good ones still apply.
 wd = kc.workdir()
 p = os.path.join(wd, "bad")
-err = tool_run(f"--bogus --format=xml --memory-limit=abc --include=( --memory-limit=17592186044416 --output={p} --quiet", cwd=wd)
+err = tool_run(f"--bogus --format=xml --memory-limit=abc --include=( --memory-limit=17592186044416 --jobs=17 --output={p} --quiet", cwd=wd)
 warnings = [l for l in tool_lines(err) if ": warning:" in l]
-kc.expect_eq(len(warnings), 5, f"one warning per bad option: {warnings}")
-for word in ("--bogus", "--format=xml", "--memory-limit=abc", "--include=(", "--memory-limit=17592186044416"):
+kc.expect_eq(len(warnings), 6, f"one warning per bad option: {warnings}")
+for word in ("--bogus", "--format=xml", "--memory-limit=abc", "--include=(", "--memory-limit=17592186044416", "--jobs=17"):
     kc.check(sum(word in w for w in warnings) == 1, f"a warning names {word}")
 kc.check(os.path.exists(p + ".pftrace"), "--output still applies next to bad options")
 kc.check("summary:" not in err, "--quiet still applies next to bad options")
@@ -94,7 +94,7 @@ kc.expect_eq(len(made), 1, "default output prefix kob-<exe>-<pid>")
 # --help prints every option with its default.
 err = tool_run("--help --quiet --format=none")
 for opt in ("--output=PREFIX", "--format=LIST", "--events=LIST", "--include=REGEX", "--exclude=REGEX", "--quiet",
-            "--log-level=LEVEL", "--help", "--memory-limit=MIB", "--exact-kernel-end"):
+            "--log-level=LEVEL", "--help", "--memory-limit=MIB", "--exact-kernel-end", "--jobs=N"):
     kc.check(opt in err, f"--help lists {opt}")
 kc.check(err.count("(default:") >= 10, "--help shows defaults")
 

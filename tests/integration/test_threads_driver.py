@@ -63,9 +63,9 @@ def check_team(trace, kernels, name, what):
     return ks
 
 
-# ---- record --------------------------------------------------------------------------------------
+# ---- record (the files at the end made by 3 threads: --jobs) -------------------------------------
 prefix = os.path.join(wd, "record")
-rc, out, err = run("record", prefix)
+rc, out, err = run("record", prefix, options="--jobs=3")
 kc.expect_eq(rc, 0, f"record: exit status ({err[-2000:]})")
 kc.expect_eq(out.strip(), f"kernels {N}", "record: the program's own output")
 trace, summary = kc.load_outputs(prefix)

@@ -135,6 +135,15 @@ constexpr OptionSpec kOptions[] = {
        c.max_trace_size_mib = n;
        return true;
      }},
+    {"jobs", "N", "0",
+     "threads making the trace events of the files at the end besides the one reading the records (1 to 16; 0: the cores the process may use, shared among the MPI ranks of the node, less one)",
+     [](Config& c, std::string_view v, std::string& a) {
+       unsigned n = 0;
+       auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+       if (ec != std::errc() || p != v.data() + v.size() || n > 16) return a = "expected a number of threads from 0 to 16", false;
+       c.jobs = n;
+       return true;
+     }},
     {"exact-kernel-end", "", "false",
      "ask Kokkos to fence around every kernel so that end times of asynchronous kernels are exact (costs time)",
      [](Config& c, std::string_view v, std::string& a) { return parse_bool(v, c.exact_kernel_end, a); }},

@@ -48,6 +48,7 @@ struct Config {
   bool exact_kernel_end = false;
   std::uint64_t memory_limit_mib = 64;
   std::uint64_t max_trace_size_mib = 0;  // --max-trace-size; 0: no cap
+  unsigned jobs = 0;  // --jobs: threads making the trace events at the end; 0: OutputRequest's default
   // --device-trace-region: device tracing (OMPT device tracing interface) is paused except while
   // a Kokkos profile region of this name is open on some thread. Empty: traced all the time.
   std::string device_trace_region;

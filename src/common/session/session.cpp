@@ -613,6 +613,7 @@ void write_outputs() {
     req.directory_reported = s.dir_warned == name.directory;
     req.formats = c.formats;
     req.print_summary = !c.quiet;
+    req.jobs = c.jobs;
     std::vector<std::string> files = write_run_outputs(run, session_facts(), req);
     if (!raw_path.empty()) files.insert(files.begin(), raw_path);
     run_report::append(static_cast<long>(getpid()), files);  // for `kob run`, when it started us
