@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """An event's whole price, hook to file (issue 26): instructions per kernel of the whole process.
 
-  pipeline_cost.py --builddir DIR [--kernels N] [--convert-kernels N] [--only run,convert,writer,pftrace]
-                   [--pftrace-kernels N] [--out DIR]
+  pipeline_cost.py --builddir DIR [--kernels N] [--convert-kernels N] [--only run,convert,writer,pftrace,cores]
+                   [--pftrace-kernels N] [--runs N] [--jobs LIST] [--out DIR]
 
   run      callgrind on the whole process (all threads, start to exit) of tiny_kernels_openmp N
            (Kokkos 3.4.1, OpenMP backend, OMP_NUM_THREADS=2 KMP_BLOCKTIME=0): the empty Kokkos
@@ -14,6 +14,10 @@
            profile) of a --format=none run: Ir per record and per kernel.
   pftrace  .pftrace bytes per trace event (TrackEvents, shared/tools/pftrace_count.py's count, or
            tests/integration/pftrace_decode.py's) of a --pftrace-kernels run's kob convert.
+  cores    wall clock against CPU (user + sys) of `kob convert` (default formats) of a
+           --pftrace-kernels raw trace, --runs interleaved runs per -j value (--jobs, default
+           "default,2"), each into fresh file names (replacing a 400 MB file costs ext4 a flush in
+           rename(2), wall time with no CPU): medians and ranges. Timing: run it on an idle machine.
 
 DIR needs -Dbenchmarks=true (tiny_kernels_openmp, the empty tools). Instruction counts are exact
 and repeatable here (no timing); the goals in the table are issue 26's. Prints markdown tables.
@@ -183,6 +187,41 @@ def pftrace_rows(a, out):
     print(f"| {size:,} | {events:,} | {per:.1f} | ≤ 24 {'met' if per <= 24 else 'not met'} |")
 
 
+def cores_rows(a, out):
+    import statistics
+    import time
+    n = a.pftrace_kernels
+    raw = f"{out}/pf.kob"
+    if not os.path.exists(raw):
+        raw = record_raw(a, out, n, "pf")
+    jobs = a.jobs.split(",")
+    times = {j: [] for j in jobs}
+    for _ in range(a.runs):
+        for j in jobs:
+            prefix = f"{out}/cores-{j}"
+            for f in glob.glob(prefix + ".*"):
+                os.unlink(f)
+            extra = [] if j == "default" else ["-j", j]
+            t0 = time.monotonic()
+            before = os.times()
+            subprocess.run([str(a.kob), "convert", raw, f"--output={prefix}", "--quiet", *extra], check=True)
+            after = os.times()
+            wall = time.monotonic() - t0
+            cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+            times[j].append((wall, cpu))
+    for f in glob.glob(f"{out}/cores-*"):
+        os.unlink(f)
+    print(f"\n### `kob convert` of a `tiny_kernels_openmp {n}` raw trace, default formats: wall / CPU, {a.runs} interleaved runs, fresh file names\n")
+    print("| -j | wall (median, range) | CPU user + sys (median) | wall / CPU (median, range) | goal |")
+    print("|---|---:|---:|---:|---:|")
+    for j, r in times.items():
+        ratios = [w / c for w, c in r]
+        med = statistics.median(ratios)
+        print(f"| {j} | {statistics.median(w for w, _ in r):.2f} s ({min(w for w, _ in r):.2f}-{max(w for w, _ in r):.2f}) | "
+              f"{statistics.median(c for _, c in r):.2f} s | {med:.3f} ({min(ratios):.3f}-{max(ratios):.3f}) | "
+              f"≤ 0.6 {'met' if med <= 0.6 else 'not met'} |")
+
+
 a_builddir = None
 
 
@@ -194,6 +233,8 @@ def main():
     ap.add_argument("--convert-kernels", type=int, default=10000)
     ap.add_argument("--pftrace-kernels", type=int, default=1000000)
     ap.add_argument("--only", default="run,convert,writer,pftrace")
+    ap.add_argument("--runs", type=int, default=15, help="cores: interleaved runs per -j value")
+    ap.add_argument("--jobs", default="default,2", help="cores: the -j values, comma separated (default: none given)")
     ap.add_argument("--out", type=pathlib.Path)
     a = ap.parse_args()
     a.builddir = a.builddir.resolve()
@@ -214,6 +255,8 @@ def main():
         writer_rows(a, out)
     if "pftrace" in only:
         pftrace_rows(a, out)
+    if "cores" in only:
+        cores_rows(a, out)
 
 
 if __name__ == "__main__":
