@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/record/clock.hpp"
@@ -24,6 +25,7 @@
 #include "common/record/recorder.hpp"
 #include "common/timeline/thread_source.hpp"
 #include "common/timeline/timeline.hpp"
+#include "common/formats/trace_events.hpp"
 #include "common/formats/trace_writer.hpp"
 
 namespace kob_test {
@@ -225,6 +227,34 @@ class TempDir {
 };
 
 // A file path under the temporary directory, unique to this process.
+// Feeds a trace sink one process (pid 100 + process) with one thread track (index 0) and three
+// kernel slices named `name` (Event::name_fixed) with the arg `where` = value (Arg::fixed): the
+// writers' caches of texts by address see the same addresses again when the caller reuses the
+// buffers for the next process.
+inline void feed_fixed_texts(kob::trace::TraceSink& sink, int process, std::string_view name, std::string_view value) {
+  sink.process(100 + static_cast<std::uint64_t>(process), "p", 1000);
+  kob::trace::TrackDesc d;
+  d.index = 0;
+  d.id = 1;
+  d.os_tid = 7;
+  d.name = "thread";
+  sink.track(d);
+  kob::trace::Args args;
+  args.shared_fixed("where", value);
+  for (int i = 0; i < 3; ++i) {
+    kob::trace::Event e;
+    e.phase = kob::trace::Phase::Slice;
+    e.cat = "kokkos.kernel";
+    e.name = name;
+    e.name_fixed = true;
+    e.track = 0;
+    e.ts = 2000 + 100 * static_cast<std::uint64_t>(i);
+    e.end = e.ts + 50;
+    e.args = &args;
+    sink.event(e);
+  }
+}
+
 inline std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("kob_unit_" + std::to_string(::getpid()) + "_" + name)).string();
 }

@@ -463,29 +463,11 @@ TEST_CASE("perfetto writer: names and values known by address are the texts give
       // The same length too: the address and the length are what the writer knows them by.
       name.assign(process == 0 ? "kernel of process 1" : "kernel of process 2");
       value.assign(process == 0 ? "value 1" : "value 2");
-      sink->process(100 + process, "p", 1000);
-      kob::trace::TrackDesc d;
-      d.index = 0;
-      d.id = 1;
-      d.os_tid = 7;
-      d.name = "thread";
-      sink->track(d);
-      kob::trace::Args args;
-      args.shared_fixed("where", value);
-      for (int i = 0; i < 3; ++i) {
-        kob::trace::Event e;
-        e.phase = kob::trace::Phase::Slice;
-        e.cat = "kokkos.kernel";
-        e.name = name;
-        e.name_fixed = true;
-        e.track = 0;
-        e.ts = 2000 + 100 * i;
-        e.end = e.ts + 50;
-        e.args = &args;
-        sink->event(e);
-      }
+      kob_test::feed_fixed_texts(*sink, process, name, value);
       if (process == 1) {  // the first process's name again, from elsewhere, on the same track
         const std::string again = "kernel of process 1";
+        kob::trace::Args args;
+        args.shared_fixed("where", value);
         kob::trace::Event e;
         e.phase = kob::trace::Phase::Slice;
         e.cat = "kokkos.kernel";
