@@ -1,5 +1,8 @@
 #include "common/support/worker_pool.hpp"
 
+#include <exception>
+#include <utility>
+
 #include "common/support/blocked_signals.hpp"
 
 namespace kob {
@@ -37,10 +40,19 @@ void WorkerPool::run(unsigned n, const std::function<void(unsigned)>& fn) {
     ++generation_;
   }
   start_cv_.notify_all();
-  for (unsigned s = 0; s < n; s += stride) fn(s);
+  std::exception_ptr failed;
+  try {
+    for (unsigned s = 0; s < n; s += stride) fn(s);
+  } catch (...) {
+    failed = std::current_exception();
+  }
   std::unique_lock<std::mutex> lock(mu_);
-  done_cv_.wait(lock, [this] { return running_ == 0; });
+  done_cv_.wait(lock, [this] { return running_ == 0; });  // fn is the caller's: no thread may still use it
   job_ = nullptr;
+  if (!failed) failed = std::exchange(failed_, nullptr);
+  failed_ = nullptr;
+  lock.unlock();
+  if (failed) std::rethrow_exception(failed);
 }
 
 void WorkerPool::loop(unsigned k) {
@@ -53,8 +65,14 @@ void WorkerPool::loop(unsigned k) {
     const std::function<void(unsigned)>* job = job_;
     const unsigned n = shares_, stride = threads() + 1;
     lock.unlock();
-    for (unsigned s = k; s < n; s += stride) (*job)(s);
+    std::exception_ptr failed;
+    try {
+      for (unsigned s = k; s < n; s += stride) (*job)(s);
+    } catch (...) {
+      failed = std::current_exception();  // (memory) run() throws it in the caller's thread
+    }
     lock.lock();
+    if (failed && !failed_) failed_ = failed;
     if (--running_ == 0) done_cv_.notify_all();
   }
 }

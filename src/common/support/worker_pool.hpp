@@ -6,6 +6,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -23,6 +24,7 @@ class WorkerPool {
   // Starts threads up to `threads` (once; later calls add none).
   void start(unsigned threads);
   unsigned threads() const { return static_cast<unsigned>(threads_.size()); }
+  // An exception from a share (any thread) comes out of run() once every share has ended.
   void run(unsigned n, const std::function<void(unsigned)>& fn);
 
  private:
@@ -35,6 +37,7 @@ class WorkerPool {
   unsigned shares_ = 0;
   unsigned running_ = 0;
   std::uint64_t generation_ = 0;
+  std::exception_ptr failed_;  // the first exception a share threw on a pool thread
   bool stop_ = false;
 };
 

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -44,4 +45,21 @@ TEST_CASE("worker pool: start adds threads once") {
   std::atomic<int> sum{0};
   pool.run(6, [&](unsigned s) { sum += static_cast<int>(s); });
   CHECK(sum.load() == 15);
+}
+
+TEST_CASE("worker pool: a share's exception comes out of run once every share ended, on any thread") {
+  kob::WorkerPool pool(2);
+  for (unsigned thrower = 0; thrower < 3; ++thrower) {  // share 0 runs in this thread, 1 and 2 on the pool's
+    std::atomic<int> ended{0};
+    CHECK_THROWS_AS(pool.run(3,
+                             [&](unsigned s) {
+                               if (s == thrower) throw std::runtime_error("share failed");
+                               ++ended;
+                             }),
+                    std::runtime_error);
+    CHECK(ended.load() == 2);
+  }
+  std::atomic<int> sum{0};
+  pool.run(3, [&](unsigned s) { sum += static_cast<int>(s); });  // still works after
+  CHECK(sum.load() == 3);
 }
