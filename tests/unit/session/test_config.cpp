@@ -62,13 +62,14 @@ TEST_CASE("config: defaults") {
   CHECK_FALSE(c.exact_kernel_end);
   CHECK(c.memory_limit_mib == 64);
   CHECK(c.max_trace_size_mib == 0);
+  CHECK(c.jobs == 0);
   CHECK(c.device_trace_region.empty());
 }
 
 TEST_CASE("config: every option of the table applies") {
   const Applied r = apply({"--output=run1", "--format=chrome", "--events=kokkos,omp-task", "--include=^foo",
-                           "--exclude=bar$", "--quiet", "--log-level=debug", "--memory-limit=48", "--max-trace-size=7", "--exact-kernel-end",
-                           "--device-trace-region=solve", "--help"});
+                           "--exclude=bar$", "--quiet", "--log-level=debug", "--memory-limit=48", "--max-trace-size=7", "--jobs=3",
+                           "--exact-kernel-end", "--device-trace-region=solve", "--help"});
   CHECK(r.errors.empty());
   CHECK(r.c.output == "run1");
   CHECK(r.c.formats == kob::kFormatChrome);
@@ -79,6 +80,7 @@ TEST_CASE("config: every option of the table applies") {
   CHECK(r.c.log_level == kob::log::Level::Debug);
   CHECK(r.c.memory_limit_mib == 48);
   CHECK(r.c.max_trace_size_mib == 7);
+  CHECK(r.c.jobs == 3);
   CHECK(r.c.exact_kernel_end);
   CHECK(r.c.device_trace_region == "solve");
   CHECK(r.c.help);
@@ -132,6 +134,9 @@ TEST_CASE("config: each bad argument gives one error line and changes nothing") 
   check_rejected("--memory-limit", "needs a value");
   check_rejected("--max-trace-size=-1", "--max-trace-size=-1");
   check_rejected("--max-trace-size=1M", "--max-trace-size=1M");
+  check_rejected("--jobs=17", "--jobs=17");
+  check_rejected("--jobs=-1", "--jobs=-1");
+  check_rejected("--jobs=two", "--jobs=two");
   check_rejected("--output", "needs a value");
   check_rejected("--output=", "--output");
   check_rejected("--events", "needs a value");
@@ -218,6 +223,7 @@ TEST_CASE("config: help lists every option with its default") {
       {"--log-level=LEVEL", "warn"},
       {"--memory-limit=MIB", "64"},
       {"--max-trace-size=MIB", "0"},
+      {"--jobs=N", "0"},
       {"--exact-kernel-end", "false"},
       {"--device-trace-region=NAME", "(none)"},
       {"--help", "false"},
