@@ -27,6 +27,7 @@ import glob
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -247,16 +248,12 @@ def main():
     out = a.out or pathlib.Path(tempfile.mkdtemp(prefix="kob-pipeline-"))
     out.mkdir(parents=True, exist_ok=True)
     only = set(a.only.split(","))
-    if "run" in only:
-        run_rows(a, out)
-    if "convert" in only:
-        convert_rows(a, out)
-    if "writer" in only:
-        writer_rows(a, out)
-    if "pftrace" in only:
-        pftrace_rows(a, out)
-    if "cores" in only:
-        cores_rows(a, out)
+    for name, rows in (("run", run_rows), ("convert", convert_rows), ("writer", writer_rows), ("pftrace", pftrace_rows),
+                       ("cores", cores_rows)):
+        if name in only:
+            rows(a, out)
+    if not a.out:
+        shutil.rmtree(out, ignore_errors=True)  # its own temporary folder (a 10^6-kernel trace is 56 MB): --out keeps it
 
 
 if __name__ == "__main__":

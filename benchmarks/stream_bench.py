@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import pathlib
+import shutil
 import statistics
 import subprocess
 import sys
@@ -289,7 +290,10 @@ def main():
             print(f"| {r['name']}: {r['n']:,} kernels, {r['threads']} thr. | {r['formats']} | {r['events']:,} | "
                   f"{r['rss0'] / 1024:.0f} MiB | {r['rss1'] / 1024:.0f} MiB | {(r['rss1'] - r['rss0']) / 1024:.0f} MiB | "
                   f"{r['kob'] / ev:.2f} | {pfb} | {r['dropped']} | {'yes' if r['ended'] else 'no'} | {r['exit_s']:.2f} | {conv} |")
-    print(f"\n(outputs in {out})")
+    if a.out:
+        print(f"\n(outputs in {out})")
+    else:
+        shutil.rmtree(out, ignore_errors=True)  # its own temporary folder: --out keeps the outputs
 
 
 if __name__ == "__main__":

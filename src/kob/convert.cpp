@@ -80,26 +80,27 @@ bool parse_formats(const std::string& list, std::uint32_t& formats) {
   return true;
 }
 
-bool parse_trace_window(const std::string& v, std::size_t& spans) {
+namespace {
+// A whole number from 1 to most, in decimal and nothing else; 0 when it is not one.
+unsigned long long count_in(const std::string& v, unsigned long long most) {
   char* end = nullptr;
   const unsigned long long n = v.empty() || v[0] == '-' ? 0 : std::strtoull(v.c_str(), &end, 10);
-  if (n == 0 || end == nullptr || *end != '\0') {
-    say("--trace-window takes a number of spans (1 or more), not '" + v + "'");
-    return false;
-  }
-  spans = static_cast<std::size_t>(n);
-  return true;
+  return n == 0 || n > most || end == nullptr || *end != '\0' ? 0 : n;
+}
+}  // namespace
+
+bool parse_trace_window(const std::string& v, std::size_t& spans) {
+  const unsigned long long n = count_in(v, ~0ull);
+  if (n == 0) say("--trace-window takes a number of spans (1 or more), not '" + v + "'");
+  else spans = static_cast<std::size_t>(n);
+  return n != 0;
 }
 
 bool parse_jobs(const std::string& v, unsigned& jobs) {
-  char* end = nullptr;
-  const unsigned long long n = v.empty() || v[0] == '-' ? 0 : std::strtoull(v.c_str(), &end, 10);
-  if (n == 0 || n > OutputRequest::kMaxJobs || end == nullptr || *end != '\0') {
-    say("-j/--jobs takes a number of threads from 1 to " + std::to_string(OutputRequest::kMaxJobs) + ", not '" + v + "'");
-    return false;
-  }
-  jobs = static_cast<unsigned>(n);
-  return true;
+  const unsigned long long n = count_in(v, OutputRequest::kMaxJobs);
+  if (n == 0) say("-j/--jobs takes a number of threads from 1 to " + std::to_string(OutputRequest::kMaxJobs) + ", not '" + v + "'");
+  else jobs = static_cast<unsigned>(n);
+  return n != 0;
 }
 
 int convert_runs(const ConvertRequest& o) {

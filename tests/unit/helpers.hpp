@@ -226,7 +226,6 @@ class TempDir {
   std::string path_;
 };
 
-// A file path under the temporary directory, unique to this process.
 // Feeds a trace sink one process (pid 100 + process) with one thread track (index 0) and three
 // kernel slices named `name` (Event::name_fixed) with the arg `where` = value (Arg::fixed): the
 // writers' caches of texts by address see the same addresses again when the caller reuses the
@@ -255,6 +254,7 @@ inline void feed_fixed_texts(kob::trace::TraceSink& sink, int process, std::stri
   }
 }
 
+// A file path under the temporary directory, unique to this process.
 inline std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("kob_unit_" + std::to_string(::getpid()) + "_" + name)).string();
 }

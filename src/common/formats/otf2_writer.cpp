@@ -16,6 +16,8 @@
 #include <otf2/otf2.h>
 #endif
 
+#include "common/formats/fixed_text_cache.hpp"
+
 namespace kob::otf2 {
 
 #ifdef KOB_HAVE_OTF2
@@ -154,7 +156,6 @@ struct ArchiveSink::Impl {
   std::unordered_map<const char*, TextIds*> region_ids_by_cat;
   std::vector<Attribute> attrs;
   std::map<std::pair<std::string, std::uint8_t>, std::uint32_t> attr_ids;
-  std::unordered_map<const char*, std::uint32_t> attr_ids_by_key[3];  // per attribute type
   std::vector<std::uint32_t> metric_names;  // string ref per metric (one member each)
   std::map<std::string, std::uint32_t> metric_ids;
   std::vector<std::string> hosts;
@@ -176,15 +177,9 @@ struct ArchiveSink::Impl {
   bool have_realtime = false;
   std::uint64_t t_min = UINT64_MAX, t_max = 0;
   std::uint64_t records = 0;
-  // Ids of texts that never change at their address (Event::name_fixed, Arg::fixed), found by
-  // address and length without hashing the text: names and source locations are long.
-  struct Fixed {
-    const char* p = nullptr;
-    std::size_t n = 0;
-    const char* cat = nullptr;  // a region's category; null: a string
-    std::uint32_t id = 0;
-  };
-  static constexpr std::size_t kFixed = 1024;  // fixed_slot's hash: its top 10 bits
+  // Ids of texts that never change at their address (Event::name_fixed, Arg::fixed), found
+  // without hashing the text (names and source locations are long); a region's by its category too.
+  trace::FixedTextCache<std::uint32_t, 10> fixed;
   struct AttrSlot {
     const char* key = nullptr;
     std::uint8_t type = 0;
@@ -192,26 +187,18 @@ struct ArchiveSink::Impl {
   };
   static constexpr std::size_t kAttrSlots = 256;  // attr's hash: its top 8 bits
   AttrSlot attr_slots[kAttrSlots];
-  std::vector<Fixed> fixed = std::vector<Fixed>(kFixed);
 
-  Fixed& fixed_slot(std::string_view s, const char* cat) {
-    // Hashed: texts and categories lie anywhere, and low address bits alone let some collide.
-    const auto h = (reinterpret_cast<std::uintptr_t>(s.data()) ^ s.size() ^ (reinterpret_cast<std::uintptr_t>(cat) << 17)) * 0x9E3779B97F4A7C15ull;
-    return fixed[h >> 54];
-  }
   std::uint32_t str_fixed(std::string_view s) {
-    Fixed& f = fixed_slot(s, nullptr);
-    if (f.p == s.data() && f.n == s.size() && f.cat == nullptr) return f.id;
-    const std::uint32_t id = str(s);
-    f = {s.data(), s.size(), nullptr, id};
-    return id;
+    bool had = false;
+    auto& slot = fixed.slot(s, had);
+    if (!had) fixed.fill(slot, s, nullptr, str(s));
+    return slot.value;
   }
   std::uint32_t region_fixed(const char* cat, std::string_view name) {
-    Fixed& f = fixed_slot(name, cat);
-    if (f.p == name.data() && f.n == name.size() && f.cat == cat) return f.id;
-    const std::uint32_t id = region(cat, name);
-    f = {name.data(), name.size(), cat, id};
-    return id;
+    bool had = false;
+    auto& slot = fixed.slot(name, had, cat);
+    if (!had) fixed.fill(slot, name, cat, region(cat, name));
+    return slot.value;
   }
 
   std::uint32_t str(std::string_view s) {
@@ -231,22 +218,16 @@ struct ArchiveSink::Impl {
     return id;
   }
   std::uint32_t attr(const char* key, std::uint8_t type) {
-    // Keys are the producer's literals: a direct-mapped slot by address, then the maps.
+    // Keys are the producer's literals: a direct-mapped slot by address, then the map by text.
     AttrSlot& slot = attr_slots[((reinterpret_cast<std::uintptr_t>(key) ^ type) * 0x9E3779B97F4A7C15ull) >> 56];
     if (slot.key == key && slot.type == type) return slot.id;
     slot = {key, type, attr_slow(key, type)};
     return slot.id;
   }
   std::uint32_t attr_slow(const char* key, std::uint8_t type) {
-    auto [fast, fresh] = attr_ids_by_key[type].try_emplace(key, 0);
-    if (!fresh) return fast->second;
-    auto k = std::make_pair(std::string(key), type);
-    auto it = attr_ids.find(k);
-    if (it == attr_ids.end()) {
-      it = attr_ids.emplace(std::move(k), static_cast<std::uint32_t>(attrs.size())).first;
-      attrs.push_back({str(key), type});
-    }
-    return fast->second = it->second;
+    auto [it, fresh] = attr_ids.try_emplace(std::make_pair(std::string(key), type), static_cast<std::uint32_t>(attrs.size()));
+    if (fresh) attrs.push_back({str(key), type});
+    return it->second;
   }
   std::uint32_t metric(std::string_view space) {
     auto [it, fresh] = metric_ids.try_emplace(std::string(space), static_cast<std::uint32_t>(metric_names.size()));
@@ -308,7 +289,7 @@ void ArchiveSink::process(std::uint64_t pid, std::string_view name, std::uint64_
   m.next_host.clear();
   m.next_rank = -1;
   m.track_loc.clear();
-  for (Impl::Fixed& f : m.fixed) f.p = nullptr;  // a later process's texts may sit at the same addresses
+  m.fixed.clear();  // a later process's texts may sit at the same addresses
   m.section_loc.clear();
   m.open_sections.clear();
 }

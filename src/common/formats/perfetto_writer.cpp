@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/formats/fixed_text_cache.hpp"
 #include "common/formats/perfetto_fields.hpp"
 #include "common/formats/proto_writer.hpp"
 #include "common/formats/trace_events.hpp"
@@ -68,15 +69,13 @@ class InternTable {
   // The id of a text that never changes at its address while the trace is written (Event::name_fixed,
   // Arg::fixed): known by its address and length, the text never read once it is in the cache.
   std::uint64_t fixed_id(std::string_view s) {
-    Slot& c = fixed_[(((reinterpret_cast<std::uintptr_t>(s.data()) ^ s.size()) * 0x9E3779B97F4A7C15ull) >> 40) &
-                     (kFixedSlots - 1)];
-    if (c.data == s.data() && c.size == s.size() && c.data != nullptr) return c.iid;
-    const std::uint64_t iid = id(s);
-    c = {s.data(), s.size(), nullptr, iid};
-    return iid;
+    bool had = false;
+    auto& slot = fixed_.slot(s, had);
+    if (!had) fixed_.fill(slot, s, nullptr, id(s));
+    return slot.value;
   }
 
-  void forget_fixed() { fixed_.assign(kFixedSlots, Slot{}); }
+  void forget_fixed() { fixed_.clear(); }
 
   // The id of a text that never changes at its address (the producer's literals: categories and
   // argument names): known by the address alone, no length or text compared.
@@ -88,7 +87,6 @@ class InternTable {
 
  private:
   static constexpr std::size_t kSlots = 256;
-  static constexpr std::size_t kFixedSlots = 4096;
   // Names and values at many source locations each keep a slot: the cache starts at kTextSlots
   // and grows to twice the distinct texts, up to kMaxTextSlots (32 bytes each).
   static constexpr std::size_t kTextSlots = 4096, kMaxTextSlots = std::size_t{1} << 20;
@@ -104,7 +102,7 @@ class InternTable {
     std::uint64_t iid = 0;
   };
   std::vector<Slot> cache_ = std::vector<Slot>(kTextSlots);
-  std::vector<Slot> fixed_ = std::vector<Slot>(kFixedSlots);
+  trace::FixedTextCache<std::uint64_t, 12> fixed_;
   std::unordered_map<std::string, std::uint64_t, StringHash, std::equal_to<>> ids_;
 };
 

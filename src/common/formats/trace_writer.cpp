@@ -9,6 +9,7 @@
 
 #include "common/support/chunk_writer.hpp"
 #include "common/support/json.hpp"
+#include "common/formats/fixed_text_cache.hpp"
 #include "common/formats/trace_events.hpp"
 
 namespace kob {
@@ -111,7 +112,7 @@ class ChromeSink : public trace::TraceSink {
     flush();  // the header and the metadata first
     for (auto& sh : shards_) {
       if (sh->pid_ != pid_) {
-        for (Fixed& f : sh->fixed_) f.p = nullptr;
+        sh->fixed_.clear();
         sh->pid_ = pid_;
       }
       sh->t0_ = t0_;
@@ -120,7 +121,7 @@ class ChromeSink : public trace::TraceSink {
   }
 
   void process(std::uint64_t pid, std::string_view name, std::uint64_t t0) override {
-    for (Fixed& f : fixed_) f.p = nullptr;  // a later process's texts may sit at the same addresses
+    fixed_.clear();  // a later process's texts may sit at the same addresses
     pid_ = std::to_string(pid);
     t0_ = t0;
     o_.lit("{\"traceEvents\":[");
@@ -266,14 +267,10 @@ class ChromeSink : public trace::TraceSink {
   // then copied: names and source locations are most of a trace's bytes.
   void text(std::string_view s, bool fixed) {
     if (!fixed) return o_.str(s);
-    Fixed& f = fixed_[((reinterpret_cast<std::uintptr_t>(s.data()) ^ s.size()) * 0x9E3779B97F4A7C15ull) >> 54];
-    if (f.p != s.data() || f.n != s.size()) {
-      f.p = s.data();
-      f.n = s.size();
-      f.text.clear();
-      json::append_string(f.text, s);
-    }
-    o_.lit(f.text);
+    bool had = false;
+    auto& slot = fixed_.slot(s, had);
+    if (!had) fixed_.fill(slot, s, nullptr, json::quote(s));
+    o_.lit(slot.value);
   }
 
   void maybe_flush() {
@@ -284,12 +281,6 @@ class ChromeSink : public trace::TraceSink {
   }
 
   static constexpr std::size_t kLits = 512;  // lit_slot's hash: its top 9 bits
-  static constexpr std::size_t kFixed = 1024;  // text()'s hash: its top 10 bits
-  struct Fixed {
-    const char* p = nullptr;
-    std::size_t n = 0;
-    std::string text;
-  };
 
   std::unique_ptr<ChunkWriter> owned_;  // null in a shard
   ChunkWriter& out_;
@@ -299,7 +290,7 @@ class ChromeSink : public trace::TraceSink {
   std::uint64_t t0_ = 0;
   std::vector<std::string> tids_;  // per track index: `,"pid":P,"tid":T,"ts":`
   Lit lits_[kLits];
-  Fixed fixed_[kFixed];
+  trace::FixedTextCache<std::string, 10> fixed_;  // quoted
 };
 
 }  // namespace

@@ -485,6 +485,7 @@ TEST_CASE("perfetto writer: names and values known by address are the texts give
   std::fclose(f);
   std::ifstream in(path, std::ios::binary);
   const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(path);
   const Decoded d(data);
   std::map<std::string, int> names, values;
   for (const Ev& e : d.events) {
