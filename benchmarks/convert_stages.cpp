@@ -19,6 +19,7 @@
 #include "common/analysis/summary_fold.hpp"
 #include "common/timeline/tee_sink.hpp"
 #include "common/timeline/timeline.hpp"
+#include "common/timeline/thread_merge.hpp"
 #include "common/timeline/timeline_builder.hpp"
 #include "common/formats/trace_producer.hpp"
 #include "common/formats/trace_writer.hpp"

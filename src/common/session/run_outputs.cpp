@@ -16,6 +16,7 @@
 #include "common/analysis/summary_fold.hpp"
 #include "common/timeline/tee_sink.hpp"
 #include "common/timeline/timeline.hpp"
+#include "common/timeline/thread_merge.hpp"
 #include "common/timeline/timeline_builder.hpp"
 #include "common/formats/trace_tee.hpp"
 #include "common/formats/trace_window.hpp"
@@ -217,7 +218,7 @@ Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sin
   {
     TimelineBuilder builder(filtered, run.initial_device_num, omp_code);
     builder.set_poller(&window);
-    read_threads(run.threads, builder);
+    read_threads(run.threads, builder, info.jobs > 1 ? info.jobs - 1 : 0);
     builder.finish(run.ended_cleanly, run.run_end);
   }
   Summary sum = fold.result();
@@ -321,7 +322,8 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   {
     TimelineBuilder builder(filtered, run.initial_device_num, omp_code);
     if (sinks > 0) builder.set_poller(&window);
-    read_threads(run.threads, builder);
+    // With more than one thread: the threads' chunks decoded ahead on all but one of them.
+    read_threads(run.threads, builder, info.jobs - 1);
     builder.finish(run.ended_cleanly, run.run_end);
   }
   const Summary sum = fold.result();

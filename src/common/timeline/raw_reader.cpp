@@ -348,8 +348,13 @@ std::uint64_t Reader::total_records() const {
   return n;
 }
 
-void Reader::note_progress(std::uint64_t n) const {
-  decoded_ += n;
+void Reader::note_chunk(std::uint64_t records, std::uint64_t lost, std::uint64_t block) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (lost != 0) {
+    damaged_ += lost;
+    damaged_block_ = std::min(damaged_block_, block);
+  }
+  decoded_ += records;
   if (!on_progress) return;
   if (total_ == 0) total_ = total_records();  // counted once: a walk over every chunk
   on_progress(decoded_, total_);
@@ -434,12 +439,8 @@ void FileThread::read_chunk(std::size_t i, std::vector<Record>& recs) const {
       out_n = static_cast<std::size_t>(out - recs.data());
     }
   }
-  if (n < c.records) {
-    file_->damaged_ += c.records - n;
-    file_->damaged_block_ = std::min(file_->damaged_block_, c.block);
-  }
   recs.resize(out_n);
-  file_->note_progress(c.records);
+  file_->note_chunk(c.records, c.records - std::min<std::uint64_t>(n, c.records), c.block);
 }
 
 }  // namespace kob::raw

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -100,8 +101,14 @@ class Reader {
   std::uint64_t total_records() const;
   // Records dropped while decoding damaged COMPACT blocks (so far), and where the first such
   // block starts (kNoDamage while none).
-  std::uint64_t damaged_records() const { return damaged_; }
-  std::uint64_t damaged_block_offset() const { return damaged_block_; }
+  std::uint64_t damaged_records() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return damaged_;
+  }
+  std::uint64_t damaged_block_offset() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return damaged_block_;
+  }
 
   // The straight line tick -> ns: the header's start point and the last CALIB (docs/raw-format.md).
   // false when the file has no CALIB: then, if this machine's clock continues the file's (same
@@ -124,7 +131,9 @@ class Reader {
   // A META block's payload, which starts at byte `at` of the file.
   void parse_meta(const std::uint8_t* p, std::size_t n, std::uint64_t at);
   void note_damage(std::uint64_t offset, std::string what);
-  void note_progress(std::uint64_t n) const;
+  // After a chunk of `records` records was decoded, of which `lost` were not (damaged, in the
+  // block at byte `block`); calls on_progress. Any thread.
+  void note_chunk(std::uint64_t records, std::uint64_t lost, std::uint64_t block) const;
 
   std::string path_;
   int fd_ = -1;
@@ -144,6 +153,8 @@ class Reader {
   std::vector<std::pair<std::uint32_t, Identity>> thread_entries_;  // while opening
   std::vector<std::pair<std::uint32_t, Loss>> loss_entries_;        // while opening
   std::vector<std::unique_ptr<FileThread>> threads_;
+  // Chunks are decoded on several threads at once (thread_merge.hpp): what they count, under mu_.
+  mutable std::mutex mu_;
   mutable std::uint64_t decoded_ = 0;
   mutable std::uint64_t total_ = 0;  // total_records(), once known
   mutable std::uint64_t damaged_ = 0;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/timeline/name_filter.hpp"
+#include "common/timeline/thread_merge.hpp"
 #include "common/timeline/timeline_builder.hpp"
 
 namespace kob {

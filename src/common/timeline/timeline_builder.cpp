@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <queue>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -460,112 +459,6 @@ void TimelineBuilder::Impl::finish(bool ended_cleanly, std::uint64_t run_end) {
             [](const LostSpan& a, const LostSpan& b) { return std::tie(a.track, a.start) < std::tie(b.track, b.start); });
   problems.flush(rest.problems);
   sink.finish(rest);
-}
-
-namespace {
-
-// One thread's records, a chunk at a time. A record that begins a span inside others (a kernel,
-// fence or deep copy, a loop or masked block, a lock wait or hold, a task, a target region) whose
-// time is not after the record before it on its thread is put 1 ns after it, as are the records
-// after it until their own times are later again. Two records of a thread get the same time, or
-// the later one an earlier time, when the thread moved to a core whose TSC is behind (on this VM
-// the TSC counts in steps of 10 ns, and 64 threads on 2 cores move often). Such a span started at
-// or before a span it lies in; a tie of that kind between a span written with one trace window and
-// one still open (an implicit task and the lock wait it began with) stopped every later cut, and
-// the window grew for as long as the task ran: 270 MB in the 64-thread tuning sample. Other records
-// (a region pushed on its parent's tick, a barrier's steps, an end) keep their times.
-struct Cursor {
-  const ThreadSource* th = nullptr;
-  std::uint32_t track = 0;
-  std::size_t chunk = 0, pos = 0;
-  std::vector<Record> buf;
-  std::uint64_t ns = 0;  // of buf[pos]
-  std::uint64_t last_tick = 0, last_ns = 0;
-  bool any = false, nudged = false;  // nudged: last_ns is past last_tick's time
-
-  static bool begins_inner_span(Ev t) {
-    switch (t) {
-      case Ev::KernelBegin:
-      case Ev::FenceBegin:
-      case Ev::DeepCopyBegin:
-      case Ev::OmpWorkBegin:
-      case Ev::OmpMaskedBegin:
-      case Ev::OmpMutexAcquire:
-      case Ev::OmpMutexAcquired:
-      case Ev::OmpNestLock:
-      case Ev::OmpTaskSchedule:
-      case Ev::OmpTargetBegin:
-        return true;
-      default:
-        return false;
-    }
-  }
-  void set_ns(const Record& r) {
-    const std::uint64_t t = clock::to_ns(r.tick);
-    if (r.type == Ev::OmpDeviceRecord) {  // its tick is when the runtime delivered it, not a time on this thread's line
-      ns = t;
-      return;
-    }
-    const bool later = any && t <= last_ns;  // made after, at the same time or (another core's TSC) earlier
-    if (later && (nudged || begins_inner_span(r.type))) {
-      ns = last_ns + 1;
-      nudged = true;
-    } else {
-      ns = t;
-      nudged = false;
-    }
-    last_tick = r.tick;
-    last_ns = ns;
-    any = true;
-  }
-  bool load() {  // the next chunk with records; false at the end
-    while (chunk < th->chunk_count()) {
-      th->read_chunk(chunk++, buf);
-      pos = 0;
-      if (!buf.empty()) {
-        set_ns(buf[0]);
-        return true;
-      }
-    }
-    buf.clear();
-    return false;
-  }
-  bool next() {
-    if (++pos < buf.size()) {
-      set_ns(buf[pos]);
-      return true;
-    }
-    return load();
-  }
-};
-
-}  // namespace
-
-void read_threads(const std::vector<const ThreadSource*>& threads, TimelineBuilder& builder) {
-  std::vector<Cursor> cur(threads.size());
-  for (std::size_t i = 0; i < threads.size(); ++i) {
-    cur[i].th = threads[i];
-    cur[i].track = builder.add_thread(*threads[i]);
-  }
-  // The cursor with the earliest record on top; ties: the lower track.
-  auto later = [&](std::size_t a, std::size_t b) { return std::tie(cur[a].ns, cur[a].track) > std::tie(cur[b].ns, cur[b].track); };
-  std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heap(later);
-  for (std::size_t i = 0; i < cur.size(); ++i)
-    if (cur[i].load()) heap.push(i);
-  while (!heap.empty()) {
-    const std::size_t i = heap.top();
-    heap.pop();
-    Cursor& c = cur[i];
-    // Its records up to the next thread's first one, without going through the heap.
-    for (;;) {
-      builder.record_at(c.track, c.buf[c.pos], c.ns);
-      if (!c.next()) break;
-      if (!heap.empty() && later(i, heap.top())) {
-        heap.push(i);
-        break;
-      }
-    }
-  }
 }
 
 void TimelineCollector::finish(const Timeline& rest) {

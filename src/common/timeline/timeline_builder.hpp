@@ -62,10 +62,6 @@ class TimelineBuilder {
   std::uint32_t poll_in_ = 0;
 };
 
-// Adds the threads to the builder and gives it all their records merged by time (ties: the lower
-// track first), one chunk of each thread in memory at a time.
-void read_threads(const std::vector<const ThreadSource*>& threads, TimelineBuilder& builder);
-
 // Sorts a Timeline's span vectors as Timeline documents (by start, longer first; equal regions by
 // depth); the order they were given in breaks the remaining ties.
 void sort_spans(Timeline& t);

@@ -3,10 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "common/record/clock.hpp"
+#include "common/timeline/thread_merge.hpp"
 #include "common/timeline/timeline_builder.hpp"
 #include "common/formats/trace_producer.hpp"
 #include "common/formats/trace_window.hpp"
@@ -183,6 +185,59 @@ TEST_CASE("trace windows: 20000 OpenMP kernels written 100 spans at a time give 
     CHECK(windowed.windows == window.windows());
     CHECK(window.windows() >= n * 7 / (100 + 7));
     CHECK(window.largest_window() <= 100 + 7);
+  }
+}
+
+// Decoders (read_threads' threads that decode chunks ahead of the merge) change who decodes, not
+// what the builder gets: the trace of every decoder count is the one read without them.
+TEST_CASE("reading ahead: chunks decoded on 1, 2 or 5 other threads give the same trace as none") {
+  constexpr std::uint64_t n = 3000;  // 3000 chunks on one thread, 3001 on the other: many ring turns
+  const std::uint32_t name = nm("ahead kernel");
+  KernelRun master(false, n, name), worker(true, n, name);
+  kob::TraceInfo info;
+  const auto digest = [&](unsigned decoders) {
+    DigestSink d;
+    kob::TraceProducer producer(d, info);
+    kob::TraceWindow window(producer, 100, false);
+    {
+      kob::TimelineBuilder builder(window);
+      builder.set_poller(&window);
+      kob::read_threads({&master, &worker}, builder, decoders);
+      builder.finish(true);
+    }
+    CHECK(window.end("{}"));
+    return d;
+  };
+  const DigestSink none = digest(0);
+  CHECK(none.events == 7 * n);
+  for (const unsigned decoders : {1u, 2u, 5u}) {
+    CAPTURE(decoders);
+    const DigestSink ahead = digest(decoders);
+    CHECK(ahead.events == none.events);
+    CHECK(ahead.flows == none.flows);
+    CHECK(ahead.tracks == none.tracks);
+    CHECK(ahead.sum == none.sum);
+  }
+}
+
+// A chunk that cannot be decoded (memory) on a decoder thread: the merge throws it in the
+// caller's thread, after the decoders have stopped; nothing hangs.
+TEST_CASE("reading ahead: an exception decoding a chunk on a decoder comes out of read_threads") {
+  struct Failing : KernelRun {
+    using KernelRun::KernelRun;
+    void read_chunk(std::size_t i, std::vector<Record>& out) const override {
+      if (i == 40) throw std::bad_alloc();
+      KernelRun::read_chunk(i, out);
+    }
+  };
+  const std::uint32_t name = nm("failing kernel");
+  Failing master(false, 100, name);
+  KernelRun worker(true, 100, name);
+  for (const unsigned decoders : {0u, 1u, 2u}) {
+    CAPTURE(decoders);
+    kob::TimelineCollector sink;
+    kob::TimelineBuilder builder(sink);
+    CHECK_THROWS_AS(kob::read_threads({&master, &worker}, builder, decoders), std::bad_alloc);
   }
 }
 

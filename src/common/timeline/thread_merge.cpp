@@ -1,0 +1,256 @@
+#include "common/timeline/thread_merge.hpp"
+
+#include <pthread.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <queue>
+#include <thread>
+#include <tuple>
+
+#include "common/record/clock.hpp"
+#include "common/support/blocked_signals.hpp"
+#include "common/timeline/timeline_builder.hpp"
+
+namespace kob {
+
+namespace {
+
+// One thread's time line. A record that begins a span inside others (a kernel, fence or deep
+// copy, a loop or masked block, a lock wait or hold, a task, a target region) whose time is not
+// after the record before it on its thread is put 1 ns after it, as are the records after it
+// until their own times are later again. Two records of a thread get the same time, or the later
+// one an earlier time, when the thread moved to a core whose TSC is behind (on this VM the TSC
+// counts in steps of 10 ns, and 64 threads on 2 cores move often). Such a span started at or
+// before a span it lies in; a tie of that kind between a span written with one trace window and
+// one still open (an implicit task and the lock wait it began with) stopped every later cut, and
+// the window grew for as long as the task ran: 270 MB in the 64-thread tuning sample. Other
+// records (a region pushed on its parent's tick, a barrier's steps, an end) keep their times.
+struct ThreadTimes {
+  std::uint64_t last_ns = 0;
+  bool any = false, nudged = false;  // nudged: last_ns is past its record's own time
+
+  static bool begins_inner_span(Ev t) {
+    switch (t) {
+      case Ev::KernelBegin:
+      case Ev::FenceBegin:
+      case Ev::DeepCopyBegin:
+      case Ev::OmpWorkBegin:
+      case Ev::OmpMaskedBegin:
+      case Ev::OmpMutexAcquire:
+      case Ev::OmpMutexAcquired:
+      case Ev::OmpNestLock:
+      case Ev::OmpTaskSchedule:
+      case Ev::OmpTargetBegin:
+        return true;
+      default:
+        return false;
+    }
+  }
+  std::uint64_t at(const Record& r) {
+    const std::uint64_t t = clock::to_ns(r.tick);
+    // A device record's tick is when the runtime delivered it, not a time on this thread's line.
+    if (r.type == Ev::OmpDeviceRecord) return t;
+    const bool later = any && t <= last_ns;  // made after, at the same time or (another core's TSC) earlier
+    std::uint64_t ns = t;
+    nudged = later && (nudged || begins_inner_span(r.type));
+    if (nudged) ns = last_ns + 1;
+    last_ns = ns;
+    any = true;
+    return ns;
+  }
+};
+
+// A decoded chunk: its records and their times on the thread's line.
+struct Chunk {
+  std::vector<Record> recs;
+  std::vector<std::uint64_t> ns;
+};
+
+// Decodes a thread's next chunk that has records into c; false at the thread's end.
+bool decode_next(const ThreadSource& th, std::size_t& chunk, ThreadTimes& times, Chunk& c) {
+  while (chunk < th.chunk_count()) {
+    th.read_chunk(chunk++, c.recs);
+    if (c.recs.empty()) continue;
+    c.ns.resize(c.recs.size());
+    for (std::size_t i = 0; i < c.recs.size(); ++i) c.ns[i] = times.at(c.recs[i]);
+    return true;
+  }
+  c.recs.clear();
+  c.ns.clear();
+  return false;
+}
+
+// Chunks decoded ahead of the merge by `decoders` threads, kAhead per thread at most (memory: a
+// few chunks of each thread, as the merge holds one of each anyway).
+class Ahead {
+ public:
+  Ahead(const std::vector<const ThreadSource*>& threads, unsigned decoders) : lines_(threads.size()), workers_(decoders) {
+    for (std::size_t i = 0; i < threads.size(); ++i) lines_[i].th = threads[i];
+    try {
+      const BlockAllSignals blocked;  // the program's handlers run on its own threads only
+      for (unsigned w = 0; w < decoders; ++w) {
+        threads_.emplace_back([this, w] { work(w); });
+        pthread_setname_np(threads_.back().native_handle(), "kob-decode");  // as top and gdb show it
+      }
+    } catch (...) {
+      // Fewer decoders (no thread could be started): a line with none is decoded by the merge.
+    }
+    for (std::size_t i = 0; i < lines_.size(); ++i) lines_[i].own = i % decoders < threads_.size() ? 0 : 1;
+  }
+  ~Ahead() {
+    stop_.store(true, std::memory_order_release);
+    for (Worker& w : workers_) {
+      w.wake.fetch_add(1, std::memory_order_release);
+      w.wake.notify_one();
+    }
+    for (std::thread& t : threads_) t.join();
+  }
+  Ahead(const Ahead&) = delete;
+  Ahead& operator=(const Ahead&) = delete;
+
+  // Thread i's next chunk (the one given before goes back to its decoder); nullptr at its end.
+  const Chunk* next(std::size_t i) {
+    Line& l = lines_[i];
+    if (l.own) return decode_next(*l.th, l.chunk, l.times, l.ring[0]) ? &l.ring[0] : nullptr;
+    if (l.taken > 0) {
+      l.consumed.store(l.taken, std::memory_order_release);
+      Worker& w = workers_[i % workers_.size()];
+      w.wake.fetch_add(1, std::memory_order_release);
+      w.wake.notify_one();
+    }
+    for (;;) {
+      const std::uint32_t v = l.produced.load(std::memory_order_acquire);
+      if ((v & ~kDone) > l.taken) break;
+      if (v & kDone) {
+        if (l.error) std::rethrow_exception(l.error);
+        return nullptr;
+      }
+      l.produced.wait(v, std::memory_order_acquire);
+    }
+    return &l.ring[l.taken++ % kAhead];
+  }
+
+ private:
+  static constexpr std::uint32_t kAhead = 3;
+  static constexpr std::uint32_t kDone = 0x80000000u;  // in `produced`: the thread has no more chunks
+
+  struct Line {
+    const ThreadSource* th = nullptr;
+    int own = 0;  // 1: decoded by the merge itself (its decoder could not be started)
+    // The decoder's side.
+    std::size_t chunk = 0;
+    ThreadTimes times;
+    std::exception_ptr error;  // set before kDone
+    std::array<Chunk, kAhead> ring;
+    std::atomic<std::uint32_t> produced{0};  // chunks decoded (| kDone)
+    std::atomic<std::uint32_t> consumed{0};  // chunks the merge gave back
+    // The merge's side: chunks it took.
+    std::uint32_t taken = 0;
+  };
+  struct Worker {
+    std::atomic<std::uint32_t> wake{0};  // raised when a line of this worker's has room or at stop
+  };
+
+  void work(unsigned w) {
+    const std::size_t stride = workers_.size();
+    Worker& me = workers_[w];
+    for (;;) {
+      const std::uint32_t seen = me.wake.load(std::memory_order_acquire);
+      if (stop_.load(std::memory_order_acquire)) return;
+      bool busy = false, open = false;
+      for (std::size_t i = w; i < lines_.size(); i += stride) {
+        Line& l = lines_[i];
+        std::uint32_t p = l.produced.load(std::memory_order_relaxed);  // this thread alone writes it
+        if (p & kDone) continue;
+        open = true;
+        while (p - l.consumed.load(std::memory_order_acquire) < kAhead && !stop_.load(std::memory_order_relaxed)) {
+          bool more = false;
+          try {
+            more = decode_next(*l.th, l.chunk, l.times, l.ring[p % kAhead]);
+          } catch (...) {
+            l.error = std::current_exception();  // (memory) the merge throws it in its own thread
+          }
+          p = more ? p + 1 : p | kDone;
+          l.produced.store(p, std::memory_order_release);
+          l.produced.notify_one();
+          busy = true;
+          if (!more) break;
+        }
+      }
+      if (!open) return;
+      if (!busy) me.wake.wait(seen, std::memory_order_acquire);
+    }
+  }
+
+  std::vector<Line> lines_;
+  std::vector<Worker> workers_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stop_{false};
+};
+
+struct Cursor {
+  std::uint32_t track = 0;
+  const Chunk* chunk = nullptr;
+  std::size_t pos = 0;
+  std::uint64_t ns = 0;  // of rec()
+  // The merge's own decoding (no decoders): the thread's chunk index, line and one chunk.
+  const ThreadSource* th = nullptr;
+  std::size_t index = 0;
+  ThreadTimes times;
+  Chunk mine;
+
+  const Record& rec() const { return chunk->recs[pos]; }
+  bool take(const Chunk* c) {
+    chunk = c;
+    pos = 0;
+    if (c == nullptr) return false;
+    ns = c->ns[0];
+    return true;
+  }
+};
+
+}  // namespace
+
+void read_threads(const std::vector<const ThreadSource*>& threads, TimelineBuilder& builder, unsigned decoders) {
+  std::vector<Cursor> cur(threads.size());
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    cur[i].th = threads[i];
+    cur[i].track = builder.add_thread(*threads[i]);
+  }
+  std::unique_ptr<Ahead> ahead;
+  if (decoders > 0 && !threads.empty()) ahead = std::make_unique<Ahead>(threads, std::min<std::size_t>(decoders, threads.size()));
+  const auto load = [&](std::size_t i) {
+    Cursor& c = cur[i];
+    if (ahead) return c.take(ahead->next(i));
+    return c.take(decode_next(*c.th, c.index, c.times, c.mine) ? &c.mine : nullptr);
+  };
+  // The cursor with the earliest record on top; ties: the lower track.
+  auto later = [&](std::size_t a, std::size_t b) { return std::tie(cur[a].ns, cur[a].track) > std::tie(cur[b].ns, cur[b].track); };
+  std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heap(later);
+  for (std::size_t i = 0; i < cur.size(); ++i)
+    if (load(i)) heap.push(i);
+  while (!heap.empty()) {
+    const std::size_t i = heap.top();
+    heap.pop();
+    Cursor& c = cur[i];
+    // Its records up to the next thread's first one, without going through the heap.
+    for (;;) {
+      builder.record_at(c.track, c.rec(), c.ns);
+      if (++c.pos < c.chunk->recs.size()) {
+        c.ns = c.chunk->ns[c.pos];
+      } else if (!load(i)) {
+        break;
+      }
+      if (!heap.empty() && later(i, heap.top())) {
+        heap.push(i);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace kob
