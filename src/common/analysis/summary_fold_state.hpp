@@ -107,12 +107,17 @@ template <class V, std::size_t N = 64>
 struct Recent {
   std::array<std::pair<std::uint64_t, V>, N> items{};
   std::size_t next = 0, size = 0;
+  // The largest id put: ids are numbered in order, and most lookups are for one newer than any
+  // put so far (a kernel's parallel region, credited before the kernel ends): no scan for those.
+  std::uint64_t max_id = 0;
   void put(std::uint64_t id, const V& v) {
     items[next] = {id, v};
     next = (next + 1) % N;
     size = std::min(size + 1, N);
+    max_id = std::max(max_id, id);
   }
   V* find(std::uint64_t id) {
+    if (id > max_id) return nullptr;
     for (std::size_t i = 0; i < size; ++i)
       if (items[i].first == id) return &items[i].second;
     return nullptr;
