@@ -282,7 +282,6 @@ class PerfettoSink : public trace::TraceSink {
 
  private:
   static constexpr std::size_t kFlushAt = 1 << 20;
-  static constexpr std::size_t kStackEvent = 1024;  // bytes of a TrackEvent encoded on the stack
   static constexpr std::uint32_t kDescriptorSequence = 1;
   std::uint64_t process_uuid() const { return uuid_base_ + 1; }
   static constexpr std::uint32_t kClock = pf::clock::kFirstSequenceClock;  // each sequence's incremental clock
@@ -425,19 +424,10 @@ class PerfettoSink : public trace::TraceSink {
         key_iids_[n++] = intern_literal(seq, kArgNames, a.key);
       }
     }
-    // Most packets: nothing newly interned and no long string, encoded whole on the stack.
+    // Most packets: nothing newly interned, written in place.
     if (fresh_.empty()) {
-      proto::StackMessage<kStackEvent> te;
-      event_fields(te, seq, uuid, type, cat_iid, name_iid, e);
-      if (te.ok()) {
-        proto::SmallMessage head;
-        header(head, seq, e.ts);
-        head.add_length_prefix(pf::packet::track_event, te.size());
-        proto::SmallMessage packet;
-        packet.add_length_prefix(pf::trace::packet, head.size() + te.size());
-        w_.add_encoded(packet, head, te);
-        return;
-      }
+      packet_in_place(seq, uuid, type, cat_iid, name_iid, e);
+      return;
     }
     proto::Nested pk(w_, pf::trace::packet);
     header(seq, e.ts);
@@ -456,7 +446,32 @@ class PerfettoSink : public trace::TraceSink {
     event_fields(w_, seq, uuid, type, cat_iid, name_iid, e);
   }
 
-  // The TrackEvent's fields; w: the proto::Writer inside the TrackEvent, or a proto::StackMessage.
+  // The packet of a TrackEvent written straight into the buffer: its tag, a one-byte length, the
+  // header, the TrackEvent's tag and one-byte length, its fields; both lengths set once the
+  // fields are written (RawMessage::close). The same bytes as the message made whole first.
+  void packet_in_place(Sequence& seq, std::uint64_t uuid, std::uint32_t type, std::uint64_t cat_iid, std::uint64_t name_iid,
+                       const trace::Event& e) {
+    using R = proto::RawMessage;
+    std::size_t bound = 2 + 4 * R::kMaxVarintField + 2 + 4 * R::kMaxVarintField;  // lengths, header, TrackEvent fields
+    if (e.args) {
+      for (const Arg& a : *e.args)
+        bound += a.type == Arg::Type::Str ? R::kMaxStringMessage + a.s.size() : R::kMaxVarintsMessage;
+    }
+    bound += (e.flows_out.size() + e.flows_in.size()) * R::kMaxFixed64;
+    char* const start = w_.tail(bound + 16);
+    R m(start + 2);
+    header(m, seq, e.ts);
+    char* const te_at = m.pos();
+    m.skip(2);
+    event_fields(m, seq, uuid, type, cat_iid, name_iid, e);
+    // Lengths innermost first: a longer TrackEvent length moves its fields up, then the packet's.
+    te_at[0] = static_cast<char>((pf::packet::track_event << 3) | 2);
+    char* const end = R::close(te_at + 1, m.pos());
+    start[0] = static_cast<char>((pf::trace::packet << 3) | 2);
+    w_.commit(R::close(start + 1, end));
+  }
+
+  // The TrackEvent's fields; w: the proto::Writer inside the TrackEvent, or a proto::RawMessage.
   template <class W>
   void event_fields(W& w, const Sequence& seq, std::uint64_t uuid, std::uint32_t type, std::uint64_t cat_iid,
                     std::uint64_t name_iid, const trace::Event& e) {
@@ -509,14 +524,15 @@ class PerfettoSink : public trace::TraceSink {
     }
   }
 
-  // The most frequent packet: encoded whole on the stack, then added to the trace.
+  // The most frequent packet, written in place as packet_in_place writes the others.
   void end_slice(Sequence& seq, std::uint64_t ts) {
-    proto::SmallMessage pk;
-    header(pk, seq, ts);
-    pk.add_varints_message(pf::packet::track_event, pf::track_event::type, pf::track_event::kSliceEnd);
-    proto::SmallMessage packet;
-    packet.add_length_prefix(pf::trace::packet, pk.size());
-    w_.add_encoded(packet, pk);
+    using R = proto::RawMessage;
+    char* const start = w_.tail(2 + 4 * R::kMaxVarintField + R::kMaxVarintsMessage);
+    R m(start + 2);
+    header(m, seq, ts);
+    m.add_varints_message(pf::packet::track_event, pf::track_event::type, pf::track_event::kSliceEnd);
+    start[0] = static_cast<char>((pf::trace::packet << 3) | 2);
+    w_.commit(R::close(start + 1, m.pos()));
   }
 
   void flush() {

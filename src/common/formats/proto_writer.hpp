@@ -43,7 +43,7 @@ class Bytes {
     std::memset(p_.get() + n_, 0, count);
     n_ += count;
   }
-  void resize(std::size_t n) { n_ = n; }  // smaller only (protozero's contract)
+  void resize(std::size_t n) { n_ = n; }  // smaller only (protozero's contract); or within room made by reserve_additional
   void reserve_additional(std::size_t count) {
     if (cap_ - n_ < count) grow(count);
   }
@@ -183,6 +183,71 @@ class StackMessage {
 // A numeric debug annotation, a slice's end: at most a few varints.
 using SmallMessage = StackMessage<80>;
 
+// Fields written straight at a pointer into room the caller made (Writer::tail) for all of them:
+// StackMessage's calls without its room checks and without the copy of the whole message after.
+// A nested message's length is written after its fields, in the one byte left for it (moved up
+// in the rare case of a longer one): no size computed beforehand.
+class RawMessage {
+ public:
+  explicit RawMessage(char* p) : p_(p) {}
+  [[gnu::always_inline]] void add_varint(std::uint32_t field, std::uint64_t v) {
+    p_ = varint(varint(p_, std::uint64_t(field) << 3), v);
+  }
+  [[gnu::always_inline]] void add_fixed64(std::uint32_t field, std::uint64_t v) {
+    char* p = varint(p_, (std::uint64_t(field) << 3) | 1);
+    std::memcpy(p, &v, 8);  // little-endian (x86-64, aarch64)
+    p_ = p + 8;
+  }
+  [[gnu::always_inline]] void add_varints_message(std::uint32_t field, std::uint32_t f1, std::uint64_t v1, std::uint32_t f2 = 0,
+                                                  std::uint64_t v2 = 0) {
+    char* p = varint(p_, (std::uint64_t(field) << 3) | 2);
+    char* const len = p;
+    p = varint(varint(p + 1, std::uint64_t(f1) << 3), v1);
+    if (f2 != 0) p = varint(varint(p, std::uint64_t(f2) << 3), v2);
+    p_ = close(len, p);
+  }
+  [[gnu::always_inline]] void add_varint_string_message(std::uint32_t field, std::uint32_t f1, std::uint64_t v1, std::uint32_t f2,
+                                                        std::string_view s) {
+    char* p = varint(p_, (std::uint64_t(field) << 3) | 2);
+    char* const len = p;
+    p = varint(varint(p + 1, std::uint64_t(f1) << 3), v1);
+    p = varint(varint(p, (std::uint64_t(f2) << 3) | 2), s.size());
+    if (!s.empty()) std::memcpy(p, s.data(), s.size());
+    p_ = close(len, p + s.size());
+  }
+  bool ok() const { return true; }
+  char* pos() const { return p_; }
+  void skip(std::size_t n) { p_ += n; }
+  // The most bytes each call can write (a string's own bytes aside).
+  static constexpr std::size_t kMaxVarintField = 20, kMaxVarintsMessage = 60, kMaxFixed64 = 18;
+  static constexpr std::size_t kMaxStringMessage = 50;
+  static std::size_t varint_size(std::uint64_t v) { return (static_cast<std::size_t>(std::bit_width(v | 1)) + 6) / 7; }
+  [[gnu::always_inline]] static char* varint(char* p, std::uint64_t v) {
+    while (v >= 0x80) {
+      *p++ = static_cast<char>(v | 0x80);
+      v >>= 7;
+    }
+    *p++ = static_cast<char>(v);
+    return p;
+  }
+  // The length of the message whose bytes run from len + 1 to end, into the byte at len; returns
+  // the message's end (later by the length's extra bytes when it needs more than one).
+  [[gnu::always_inline]] static char* close(char* len, char* end) {
+    const std::size_t n = static_cast<std::size_t>(end - len - 1);
+    if (n < 0x80) [[likely]] {
+      *len = static_cast<char>(n);
+      return end;
+    }
+    const std::size_t extra = varint_size(n) - 1;
+    std::memmove(len + 1 + extra, len + 1, n);
+    varint(len, n);
+    return end + extra;
+  }
+
+ private:
+  char* p_;
+};
+
 class Nested;
 
 class Writer {
@@ -224,6 +289,14 @@ class Writer {
     assert(stack_.size() == 1);
     (buf_.append(parts.data(), parts.size()), ...);
   }
+  // Room for `bytes` more at the end, for top-level fields written in place (RawMessage); then
+  // commit(end) keeps what was written up to end.
+  char* tail(std::size_t bytes) {
+    assert(stack_.size() == 1);
+    buf_.reserve_additional(bytes);
+    return buf_.data() + buf_.size();
+  }
+  void commit(const char* end) { buf_.resize(static_cast<std::size_t>(end - buf_.data())); }
   void add_string(std::uint32_t field, std::string_view s) {
     top().add_string(field, s.empty() ? "" : s.data(), s.size());  // an empty view may have no data pointer
   }

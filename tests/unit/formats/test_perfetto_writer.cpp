@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <span>
 #include <tuple>
 #include <string>
 #include <vector>
@@ -496,4 +497,70 @@ TEST_CASE("perfetto writer: names and values known by address are the texts give
   }
   CHECK(names == std::map<std::string, int>{{"kernel of process 1", 4}, {"kernel of process 2", 3}});
   CHECK(values == std::map<std::string, int>{{"value 1", 3}, {"value 2", 4}});
+}
+
+// Packets are written in place with one-byte lengths, moved up when the TrackEvent or the packet
+// needs a longer one: string arguments and arrow lists of every length around those limits read
+// back whole, on the first packet of a sequence (written the general way, its names interned)
+// and on the later ones (in place).
+TEST_CASE("perfetto writer: packets of 127 bytes and more read back whole") {
+  const std::string path = kob_test::temp_path("long.pftrace");
+  kob_test::RemoveAtEnd remove{path};
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  REQUIRE(f != nullptr);
+  const std::vector<std::size_t> lengths = {0, 1, 60, 90, 100, 110, 115, 120, 127, 128, 200, 16383, 16384, 70000};
+  std::vector<std::uint64_t> flows(40);
+  for (std::size_t i = 0; i < flows.size(); ++i) flows[i] = 1000 + i;
+  {
+    auto sink = kob::make_perfetto_sink(f);
+    sink->process(100, "p", 1000);
+    kob::trace::TrackDesc d;
+    d.index = 0;
+    d.id = 1;
+    d.os_tid = 7;
+    d.name = "thread";
+    sink->track(d);
+    std::uint64_t ts = 2000;
+    for (const std::size_t n : lengths) {
+      for (int again = 0; again < 2; ++again) {
+        const std::string text(n, static_cast<char>('a' + n % 26));
+        kob::trace::Args args;
+        args.u("count", n).s("text", text);
+        kob::trace::Event e;
+        e.phase = kob::trace::Phase::Slice;
+        e.cat = "kokkos.kernel";
+        e.name = "long";
+        e.track = 0;
+        e.ts = ts;
+        e.end = ts + 10;
+        e.args = &args;
+        e.flows_out = std::span<const std::uint64_t>(flows.data(), n % flows.size());
+        sink->event(e);
+        ts += 100;
+      }
+    }
+    sink->window_end();
+    CHECK(sink->finish(""));
+  }
+  std::fclose(f);
+  std::ifstream in(path, std::ios::binary);
+  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const Decoded d(data);
+  std::vector<const Ev*> begins;
+  for (const Ev& e : d.events)
+    if (e.type == 1) begins.push_back(&e);
+  REQUIRE(begins.size() == 2 * lengths.size());
+  for (std::size_t i = 0; i < begins.size(); ++i) {
+    const std::size_t n = lengths[i / 2];
+    CAPTURE(n);
+    const Ev& e = *begins[i];
+    CHECK(e.name == "long");
+    CHECK(e.ts == 2000 + 100 * i);
+    REQUIRE(e.args.size() == 2);
+    CHECK(e.args[0].key == "count");
+    CHECK(e.args[0].u == n);
+    CHECK(e.args[1].key == "text");
+    CHECK(e.args[1].s == std::string(n, static_cast<char>('a' + n % 26)));
+    CHECK(e.flows.size() == n % flows.size());
+  }
 }
