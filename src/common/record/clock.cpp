@@ -136,16 +136,9 @@ void finish_calibration() {
   if (end.ns > g_start.ns && end.tick > g_start.tick) set_rate(double(end.tick - g_start.tick) / double(end.ns - g_start.ns));
 }
 
-std::uint64_t to_ns(std::uint64_t tick) {
-  if (!g_use_tsc) return tick;
-  // The nearest ns to tick0's plus the ticks since (or before) it over the rate.
-  const std::uint64_t since = tick - g_tick0;
-  const bool before = static_cast<std::int64_t>(since) < 0;
-  const std::uint64_t ticks = before ? 0 - since : since;
-  const unsigned __int128 frac = static_cast<unsigned __int128>(ticks) * g_ns_per_tick_frac + (static_cast<unsigned __int128>(1) << 63);
-  const std::uint64_t ns = ticks * g_ns_per_tick_whole + static_cast<std::uint64_t>(frac >> 64);
-  return before ? g_ns0 - ns : g_ns0 + ns;
-}
+Line line() { return {g_use_tsc, g_tick0, g_ns0, g_ns_per_tick_whole, g_ns_per_tick_frac}; }
+
+std::uint64_t to_ns(std::uint64_t tick) { return line().to_ns(tick); }
 
 double ticks_per_ns() { return g_ticks_per_ns; }
 

@@ -116,8 +116,11 @@ inline const std::uint8_t* get_varint_unchecked(const std::uint8_t* p, std::uint
   return nullptr;
 }
 
-template <class F>
-std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, F&& f) {
+// The decoding loop, writing each record where the sink says: `Record& next()` gives the place
+// for the next one (written whole: tick, type and every slot), `void done(Record&)` takes it.
+// A reader's sink hands out places in its output array (no record copied on the way).
+template <class Sink>
+std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, Sink& sink) {
   const std::uint8_t* end = p + bytes;
   // Below this point a whole record (kMaxRecordBytes) fits in what is left: no bound checks.
   const std::uint8_t* safe_end = bytes > kMaxRecordBytes ? end - kMaxRecordBytes : p;
@@ -125,7 +128,6 @@ std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records
   wide_zero(&last, sizeof last);
   std::uint64_t tick = base_tick;
   std::size_t done = 0;
-  Record r;
   while (done < records && p < end) {
     const std::uint8_t type = *p++;
     if (type == 0 || type >= kTypes) break;
@@ -165,6 +167,7 @@ std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records
       if (!ok) break;
     }
     last.leave(type);
+    Record& r = sink.next();
     r.tick = tick;
     r.type = static_cast<Ev>(type);
     r.sub = static_cast<std::uint16_t>(l[0]);
@@ -176,10 +179,21 @@ std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records
       asm("" : "+r"(x));
       r.u[i] = x;
     }
-    f(static_cast<const Record&>(r));
+    sink.done(r);
     ++done;
   }
   return done;
+}
+
+template <class F>
+std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, F&& f) {
+  struct Each {
+    F& f;
+    Record r;
+    Record& next() { return r; }
+    void done(Record& x) { f(static_cast<const Record&>(x)); }
+  } each{f, {}};
+  return decode_into(p, bytes, records, base_tick, each);
 }
 
 }  // namespace kob::codec

@@ -29,26 +29,35 @@ inline std::size_t count(const Record& r) {
 
 // Writes the records r stands for at out (room for count(r)); returns the end. Any values are
 // accepted (a damaged file): a step of 0 is left out, ticks wrap as unsigned numbers.
-inline Record* unfold(const Record& r, Record* out) {
-  *out = r;
-  if (r.type != Ev::OmpSyncBegin) return out + 1;
-  Sync::wait_begin_step.set(*out, 0);
-  Sync::wait_end_step.set(*out, 0);
-  Sync::end_step.set(*out, 0);
-  Record* p = out + 1;
-  std::uint64_t t = r.tick;
+// As unfold, for a record already in place at `at` (room for count(*at) there): the records it
+// stands for besides its own follow it.
+inline Record* unfold_in_place(Record* at) {
+  if (at->type != Ev::OmpSyncBegin) return at + 1;
+  const std::uint64_t wait_begin = Sync::wait_begin_step.get(*at), wait_end = Sync::wait_end_step.get(*at),
+                      end = Sync::end_step.get(*at);
+  if ((wait_begin | wait_end | end) == 0) return at + 1;
+  Sync::wait_begin_step.set(*at, 0);
+  Sync::wait_end_step.set(*at, 0);
+  Sync::end_step.set(*at, 0);
+  Record* p = at + 1;
+  std::uint64_t t = at->tick;
   const auto unfold_step = [&](std::uint64_t s, Ev type) {
     if (s == 0) return;
     t += s - 1;
-    *p = *out;
+    *p = *at;
     p->tick = t;
     p->type = type;
     ++p;
   };
-  unfold_step(Sync::wait_begin_step.get(r), Ev::OmpSyncWaitBegin);
-  unfold_step(Sync::wait_end_step.get(r), Ev::OmpSyncWaitEnd);
-  unfold_step(Sync::end_step.get(r), Ev::OmpSyncEnd);
+  unfold_step(wait_begin, Ev::OmpSyncWaitBegin);
+  unfold_step(wait_end, Ev::OmpSyncWaitEnd);
+  unfold_step(end, Ev::OmpSyncEnd);
   return p;
+}
+
+inline Record* unfold(const Record& r, Record* out) {
+  *out = r;
+  return unfold_in_place(out);
 }
 
 // Unfolds recs[0, n) in place (recs grows by what the folded records add). Returns the new size.

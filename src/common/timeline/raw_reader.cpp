@@ -424,19 +424,25 @@ void FileThread::read_chunk(std::size_t i, std::vector<Record>& recs) const {
     thread_local std::vector<std::uint8_t> bytes;
     if (bytes.size() < c.bytes) bytes.resize(c.bytes);
     if (file_->read_at(c.offset, bytes.data(), c.bytes)) {
-      Record* out = recs.data();
-      Record* cap = out + recs.size();
-      n = codec::decode(bytes.data(), c.bytes, c.records, c.base_tick, [&](const Record& r) {
-        const std::size_t k = fold::count(r);
-        if (__builtin_expect(static_cast<std::size_t>(cap - out) < k, 0)) {
-          const std::size_t at = static_cast<std::size_t>(out - recs.data());
-          recs.resize(recs.size() + recs.size() / 2 + 4);
-          out = recs.data() + at;
-          cap = recs.data() + recs.size();
+      // Each record decoded in its place in recs, unfolded there (room for the 4 records a
+      // folded one may stand for).
+      struct Into {
+        std::vector<Record>& recs;
+        Record* out;
+        Record* cap;
+        Record& next() {
+          if (__builtin_expect(cap - out < 4, 0)) {
+            const std::size_t at = static_cast<std::size_t>(out - recs.data());
+            recs.resize(recs.size() + recs.size() / 2 + 4);
+            out = recs.data() + at;
+            cap = recs.data() + recs.size();
+          }
+          return *out;
         }
-        out = fold::unfold(r, out);
-      });
-      out_n = static_cast<std::size_t>(out - recs.data());
+        void done(Record& r) { out = fold::unfold_in_place(&r); }
+      } into{recs, recs.data(), recs.data() + recs.size()};
+      n = codec::decode_into(bytes.data(), c.bytes, c.records, c.base_tick, into);
+      out_n = static_cast<std::size_t>(into.out - recs.data());
     }
   }
   recs.resize(out_n);

@@ -30,6 +30,7 @@ namespace {
 // the window grew for as long as the task ran: 270 MB in the 64-thread tuning sample. Other
 // records (a region pushed on its parent's tick, a barrier's steps, an end) keep their times.
 struct ThreadTimes {
+  clock::Line line = clock::line();  // taken when the reading starts: the clock stays put while it lasts
   std::uint64_t last_ns = 0;
   bool any = false, nudged = false;  // nudged: last_ns is past its record's own time
 
@@ -51,7 +52,7 @@ struct ThreadTimes {
     }
   }
   std::uint64_t at(const Record& r) {
-    const std::uint64_t t = clock::to_ns(r.tick);
+    const std::uint64_t t = line.to_ns(r.tick);
     // A device record's tick is when the runtime delivered it, not a time on this thread's line.
     if (r.type == Ev::OmpDeviceRecord) return t;
     const bool later = any && t <= last_ns;  // made after, at the same time or (another core's TSC) earlier
