@@ -126,7 +126,7 @@ struct Event {
 
 // A correlation arrow, also given to the events at its two ends (flows_out / flows_in).
 struct Flow {
-  const char* name = "";
+  const char* name = "";  // a string literal (sinks may know it by its address)
   std::uint64_t id = 0;
   std::uint32_t from_track = 0, to_track = 0;
   std::uint64_t from_ts = 0, to_ts = 0;

@@ -50,7 +50,7 @@ class Out {
   }
   void uint(std::uint64_t v) {
     need(20);
-    p_ = std::to_chars(p_, p_ + 20, v).ptr;
+    p_ = json::write_uint(p_, v);
   }
   void sint(std::int64_t v) {
     need(20);
@@ -59,13 +59,7 @@ class Out {
   // ns / 1000 with three decimals, as json::append_us.
   void us(std::uint64_t ns) {
     need(24);
-    p_ = std::to_chars(p_, p_ + 20, ns / 1000).ptr;
-    const auto frac = static_cast<unsigned>(ns % 1000);
-    p_[0] = '.';
-    p_[1] = static_cast<char>('0' + frac / 100);
-    p_[2] = static_cast<char>('0' + frac / 10 % 10);
-    p_[3] = static_cast<char>('0' + frac % 10);
-    p_ += 4;
+    p_ = json::write_us(p_, ns);
   }
   void str(std::string_view s) {
     ch('"');
@@ -181,11 +175,11 @@ class ChromeSink : public trace::TraceSink {
   }
 
   void flow(const trace::Flow& f) override {
-    head('s', "correlation", f.name, false, f.from_track, f.from_ts);
+    head('s', "correlation", f.name, true, f.from_track, f.from_ts);  // a literal: fixed text
     o_.lit(",\"id\":");
     o_.uint(f.id);
     o_.ch('}');
-    head('f', "correlation", f.name, false, f.to_track, f.to_ts);
+    head('f', "correlation", f.name, true, f.to_track, f.to_ts);
     o_.lit(",\"bp\":\"e\",\"id\":");
     o_.uint(f.id);
     o_.ch('}');

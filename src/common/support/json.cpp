@@ -114,8 +114,7 @@ std::string quote(std::string_view s) {
 
 void append_uint(std::string& out, std::uint64_t v) {
   char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
+  out.append(buf, write_uint(buf, v));
 }
 
 void append_int(std::string& out, std::int64_t v) {
@@ -125,12 +124,8 @@ void append_int(std::string& out, std::int64_t v) {
 }
 
 void append_us(std::string& out, std::uint64_t ns) {
-  append_uint(out, ns / 1000);
-  const auto frac = static_cast<unsigned>(ns % 1000);
-  out += '.';
-  out += static_cast<char>('0' + frac / 100);
-  out += static_cast<char>('0' + frac / 10 % 10);
-  out += static_cast<char>('0' + frac % 10);
+  char buf[24];
+  out.append(buf, write_us(buf, ns));
 }
 
 void append_double(std::string& out, double v) {

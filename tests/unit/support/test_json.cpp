@@ -2,9 +2,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "common/support/json.hpp"
 #include "helpers.hpp"
@@ -150,5 +152,35 @@ TEST_CASE("json: the 16-byte scan finds every byte to escape, at every position 
         REQUIRE_MESSAGE(quote(in) == "\"" + plain.substr(0, at) + want[k] + plain.substr(at) + "\"",
                         "length ", len, " odd byte ", k, " at ", at);
       }
+  }
+}
+
+// write_uint and write_us against std::to_chars at every length and around every power of ten.
+TEST_CASE("json: integers and microseconds written from the digit table equal to_chars") {
+  std::vector<std::uint64_t> values = {0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 1001, 123456789,
+                                       std::numeric_limits<std::uint64_t>::max()};
+  for (std::uint64_t p = 1; p <= 10000000000000000000ull / 10; p *= 10) {
+    for (std::uint64_t d : {p - 1, p, p + 1, 2 * p - 1, 5 * p, 9 * p + (p - 1)}) values.push_back(d);
+    values.push_back(p * 10 - 1);
+    values.push_back(p * 10);
+  }
+  for (std::uint64_t x = 1; x != 0 && x < (std::uint64_t{1} << 63); x = x * 3 + 7) values.push_back(x);
+  for (const std::uint64_t v : values) {
+    CAPTURE(v);
+    char want[32], got[32];
+    const char* we = std::to_chars(want, want + sizeof want, v).ptr;
+    const char* ge = kob::json::write_uint(got, v);
+    CHECK(std::string(got, static_cast<std::size_t>(ge - got)) == std::string(want, static_cast<std::size_t>(we - want)));
+    // Microseconds: the integer part, a point and three decimals.
+    const char* ie = std::to_chars(want, want + sizeof want, v / 1000).ptr;
+    std::string us = std::string(want, static_cast<std::size_t>(ie - want)) + ".";
+    const unsigned frac = static_cast<unsigned>(v % 1000);
+    us += static_cast<char>('0' + frac / 100);
+    us += static_cast<char>('0' + frac / 10 % 10);
+    us += static_cast<char>('0' + frac % 10);
+    CHECK(std::string(got, static_cast<std::size_t>(kob::json::write_us(got, v) - got)) == us);
+    std::string appended;
+    kob::json::append_us(appended, v);
+    CHECK(appended == us);
   }
 }
