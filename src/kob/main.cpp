@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
                           std::to_string(kob::TraceWindow::kDefaultSpans) + "); memory follows it, the files are the same")
       ->option_text("SPANS");
   convert->add_option("-j,--jobs", jobs,
-                      "threads making the trace events besides the one reading the records (default: the cores this "
+                      "threads making the trace events besides the one reading the records, N - 1 more decoding them ahead "
+                      "of it (default: the cores this "
                       "process may use, shared among the MPI ranks of the node, less one; at most 16); the events are the "
                       "same, their order in the file is not")
       ->option_text("N");

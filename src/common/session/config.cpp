@@ -136,7 +136,7 @@ constexpr OptionSpec kOptions[] = {
        return true;
      }},
     {"jobs", "N", "0",
-     "threads making the trace events of the files at the end besides the one reading the records (1 to 16; 0: the cores the process may use, shared among the MPI ranks of the node, less one)",
+     "threads making the trace events of the files at the end besides the one reading the records, N - 1 more decoding them ahead of it (1 to 16; 0: the cores the process may use, shared among the MPI ranks of the node, less one)",
      [](Config& c, std::string_view v, std::string& a) {
        unsigned n = 0;
        auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
