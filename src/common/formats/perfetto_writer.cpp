@@ -416,17 +416,19 @@ class PerfettoSink : public trace::TraceSink {
     fresh_.clear();
     const std::uint64_t cat_iid = intern_literal(seq, kCategories, e.cat);
     const std::uint64_t name_iid = e.name_fixed ? intern_fixed(seq, kNames, e.name) : intern(seq, kNames, e.name);
-    std::size_t n = 0;
+    std::size_t n = 0, args_bound = 0;  // the most bytes the annotations can take (packet_in_place)
     if (e.args) {
+      using R = proto::RawMessage;
       for (const Arg& a : *e.args) {
         if (a.type == Arg::Type::SharedStr)
           value_iids_[n] = a.fixed ? intern_fixed(seq, kStringValues, a.s) : intern(seq, kStringValues, a.s);
         key_iids_[n++] = intern_literal(seq, kArgNames, a.key);
+        args_bound += a.type == Arg::Type::Str ? R::kMaxStringMessage + a.s.size() : R::kMaxVarintsMessage;
       }
     }
     // Most packets: nothing newly interned, written in place.
     if (fresh_.empty()) {
-      packet_in_place(seq, uuid, type, cat_iid, name_iid, e);
+      packet_in_place(seq, uuid, type, cat_iid, name_iid, e, args_bound);
       return;
     }
     proto::Nested pk(w_, pf::trace::packet);
@@ -450,13 +452,10 @@ class PerfettoSink : public trace::TraceSink {
   // header, the TrackEvent's tag and one-byte length, its fields; both lengths set once the
   // fields are written (RawMessage::close). The same bytes as the message made whole first.
   void packet_in_place(Sequence& seq, std::uint64_t uuid, std::uint32_t type, std::uint64_t cat_iid, std::uint64_t name_iid,
-                       const trace::Event& e) {
+                       const trace::Event& e, std::size_t args_bound) {
     using R = proto::RawMessage;
-    std::size_t bound = 2 + 4 * R::kMaxVarintField + 2 + 4 * R::kMaxVarintField;  // lengths, header, TrackEvent fields
-    if (e.args) {
-      for (const Arg& a : *e.args)
-        bound += a.type == Arg::Type::Str ? R::kMaxStringMessage + a.s.size() : R::kMaxVarintsMessage;
-    }
+    // Lengths, header, TrackEvent fields, annotations, arrows.
+    std::size_t bound = 2 + 4 * R::kMaxVarintField + 2 + 4 * R::kMaxVarintField + args_bound;
     bound += (e.flows_out.size() + e.flows_in.size()) * R::kMaxFixed64;
     char* const start = w_.tail(bound + 16);
     R m(start + 2);

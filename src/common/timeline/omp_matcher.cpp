@@ -91,7 +91,8 @@ void OmpMatcher::add_thread(std::uint32_t track) {
     threads_.emplace_back();
     threads_.back().track = static_cast<std::uint32_t>(threads_.size() - 1);
   }
-  thread_count_ = threads_.size();
+  by_track_.clear();
+  for (ThreadState& t : threads_) by_track_.push_back(&t);
 }
 
 std::size_t OmpMatcher::kept() const {
@@ -126,8 +127,8 @@ void OmpMatcher::open_state(OpenState& out) const {
 
 void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) {
   ++c_.rest.omp_records;
-  if (track >= thread_count_) add_thread(track);  // (a deque's size() is not free: this is per record)
-  ThreadState& s = threads_[track];
+  if (track >= by_track_.size()) add_thread(track);
+  ThreadState& s = *by_track_[track];
   switch (r.type) {
     case Ev::OmpThreadBegin:
     case Ev::OmpThreadEnd:

@@ -105,8 +105,8 @@ class OmpMatcher {
   Context& c_;
   const CodeRange runtime_code_;  // the OpenMP runtime's own code: its hidden-helper team
   const OpenEnd* end_ = nullptr;  // set by finish
-  std::deque<ThreadState> threads_;  // by track
-  std::size_t thread_count_ = 0;     // threads_.size()
+  std::deque<ThreadState> threads_;  // by track (a deque: they never move)
+  std::vector<ThreadState*> by_track_;  // threads_[track], one load per record (a deque's index is not)
   PooledMap<std::uint64_t, OmpParallelSpan> open_parallels_;
   PooledMap<std::uint64_t, Team> teams_;
   std::unordered_set<std::uint64_t> hidden_regions_;  // libomp's hidden-helper team regions
