@@ -360,7 +360,7 @@ class PerfettoSink : public trace::TraceSink {
 
   // Time and sequence of an event packet: the time since the sequence's last packet, or when
   // that would be negative, the absolute time on CLOCK_MONOTONIC_RAW.
-  // w: the packet being written (proto::Writer, or a proto::SmallMessage made whole first).
+  // w: the packet being written (proto::Writer, or a proto::RawMessage written in place).
   template <class W>
   static void header(W& w, Sequence& seq, std::uint64_t ts) {
     if (ts >= seq.last) {
@@ -498,7 +498,7 @@ class PerfettoSink : public trace::TraceSink {
         proto::Nested m(w, pf::track_event::debug_annotations);
         w.add_varint(an::name_iid, key_iid);
         w.add_string(an::string_value, a.s);
-      } else {  // too long for the stack message: it says so (not ok) and the caller writes it the other way
+      } else {
         w.add_varint_string_message(pf::track_event::debug_annotations, an::name_iid, key_iid, an::string_value, a.s);
       }
       return;
@@ -514,10 +514,9 @@ class PerfettoSink : public trace::TraceSink {
       case Arg::Type::Null: break;
     }
     if constexpr (std::is_same_v<W, proto::Writer>) {
-      proto::SmallMessage m;
-      m.add_varint(an::name_iid, key_iid);
-      if (field != 0) m.add_varint(field, value);
-      w.add_message(pf::track_event::debug_annotations, m);
+      proto::Nested m(w, pf::track_event::debug_annotations);
+      w.add_varint(an::name_iid, key_iid);
+      if (field != 0) w.add_varint(field, value);
     } else {
       w.add_varints_message(pf::track_event::debug_annotations, an::name_iid, key_iid, field, value);
     }

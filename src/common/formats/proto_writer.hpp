@@ -89,102 +89,8 @@ namespace kob::proto {
 
 using PbfWriter = protozero::basic_pbf_writer<Bytes>;
 
-// A message encoded whole on the stack by protozero's varint encoder, then added whole
-// (Writer::add_message, Writer::add_parts): no nested writer to open and close, nothing moved
-// after. A field that does not fit marks it full (ok() false) and is left out: the caller then
-// writes the message the general way. The common packets (slice ends, numeric annotations, the
-// events of a track) fit; a long string argument does not need to.
-template <std::size_t N>
-class StackMessage {
- public:
-  void add_varint(std::uint32_t field, std::uint64_t v) {
-    if (!room(2 * kMaxVarint)) return;
-    char* p = varint(buf_ + n_, std::uint64_t(field) << 3);
-    end(varint(p, v));
-  }
-  void add_fixed64(std::uint32_t field, std::uint64_t v) {
-    if (!room(kMaxVarint + 8)) return;
-    char* p = varint(buf_ + n_, (std::uint64_t(field) << 3) | 1);
-    for (int i = 0; i < 8; ++i) *p++ = static_cast<char>(v >> (8 * i));  // little-endian
-    end(p);
-  }
-  void add_bytes(std::uint32_t field, const char* data, std::size_t size) {
-    if (!room(2 * kMaxVarint + size)) return;
-    char* p = varint(buf_ + n_, (std::uint64_t(field) << 3) | 2);
-    p = varint(p, size);
-    if (size) std::memcpy(p, data, size);
-    end(p + size);
-  }
-  void add_string(std::uint32_t field, std::string_view s) { add_bytes(field, s.data(), s.size()); }
-  template <std::size_t M>
-  void add_message(std::uint32_t field, const StackMessage<M>& m) {
-    if (!m.ok()) full_ = true;  // a part left out: so is the whole
-    else add_bytes(field, m.data(), m.size());
-  }
-  // A message of one or two varint fields (a numeric debug annotation; f2 0: none), written in
-  // place.
-  void add_varints_message(std::uint32_t field, std::uint32_t f1, std::uint64_t v1, std::uint32_t f2 = 0,
-                           std::uint64_t v2 = 0) {
-    if (!room(6 * kMaxVarint)) return;
-    const std::uint64_t tag1 = std::uint64_t(f1) << 3, tag2 = std::uint64_t(f2) << 3;
-    std::size_t size = varint_size(tag1) + varint_size(v1);
-    if (f2 != 0) size += varint_size(tag2) + varint_size(v2);
-    char* p = varint(buf_ + n_, (std::uint64_t(field) << 3) | 2);
-    p = varint(p, size);
-    p = varint(varint(p, tag1), v1);
-    if (f2 != 0) p = varint(varint(p, tag2), v2);
-    end(p);
-  }
-  // A message of a varint field and a string field (a string debug annotation), written in place;
-  // field numbers below 16.
-  void add_varint_string_message(std::uint32_t field, std::uint32_t f1, std::uint64_t v1, std::uint32_t f2,
-                                 std::string_view s) {
-    if (!room(5 * kMaxVarint + s.size())) return;
-    char* p = varint(buf_ + n_, (std::uint64_t(field) << 3) | 2);
-    p = varint(p, 2 + varint_size(v1) + varint_size(s.size()) + s.size());
-    *p++ = static_cast<char>(f1 << 3);
-    p = varint(p, v1);
-    *p++ = static_cast<char>((f2 << 3) | 2);
-    p = varint(p, s.size());
-    if (!s.empty()) std::memcpy(p, s.data(), s.size());
-    end(p + s.size());
-  }
-  // Only the tag and length of a length-delimited field whose bytes follow in another part.
-  void add_length_prefix(std::uint32_t field, std::size_t size) {
-    if (!room(2 * kMaxVarint)) return;
-    end(varint(varint(buf_ + n_, (std::uint64_t(field) << 3) | 2), size));
-  }
-  const char* data() const { return buf_; }
-  std::size_t size() const { return n_; }
-  bool ok() const { return !full_; }
-
- private:
-  static constexpr std::size_t kMaxVarint = 10;
-  bool room(std::size_t need) {
-    if (N - n_ >= need) return true;
-    full_ = true;
-    return false;
-  }
-  void end(char* p) { n_ = static_cast<std::size_t>(p - buf_); }
-  static std::size_t varint_size(std::uint64_t v) { return (static_cast<std::size_t>(std::bit_width(v | 1)) + 6) / 7; }
-  // Writes through a local pointer (the size is stored once per field, not per byte).
-  static char* varint(char* p, std::uint64_t v) {
-    if (v < 0x80) {  // most tags and values: one byte, no loop
-      *p = static_cast<char>(v);
-      return p + 1;
-    }
-    return p + protozero::add_varint_to_buffer(p, v);
-  }
-  char buf_[N];
-  std::size_t n_ = 0;
-  bool full_ = false;
-};
-
-// A numeric debug annotation, a slice's end: at most a few varints.
-using SmallMessage = StackMessage<80>;
-
 // Fields written straight at a pointer into room the caller made (Writer::tail) for all of them:
-// StackMessage's calls without its room checks and without the copy of the whole message after.
+// No room checked per field, nothing copied after.
 // A nested message's length is written after its fields, in the one byte left for it (moved up
 // in the rare case of a longer one): no size computed beforehand.
 class RawMessage {
@@ -215,7 +121,6 @@ class RawMessage {
     if (!s.empty()) std::memcpy(p, s.data(), s.size());
     p_ = close(len, p + s.size());
   }
-  bool ok() const { return true; }
   char* pos() const { return p_; }
   void skip(std::size_t n) { p_ += n; }
   // The most bytes each call can write (a string's own bytes aside).
@@ -278,17 +183,6 @@ class Writer {
   void add_int(std::uint32_t field, std::int64_t v) { top().add_int64(field, v); }
   void add_bool(std::uint32_t field, bool v) { top().add_bool(field, v); }
   void add_fixed64(std::uint32_t field, std::uint64_t v) { top().add_fixed64(field, v); }
-  template <std::size_t N>
-  void add_message(std::uint32_t field, const StackMessage<N>& m) {
-    top().add_message(field, m.data(), m.size());
-  }
-  // Whole top-level fields, already encoded (a packet made on the stack), parts one after the
-  // other: appended as they are. Not inside a Nested message (protozero owns that framing).
-  template <class... Parts>
-  void add_encoded(const Parts&... parts) {
-    assert(stack_.size() == 1);
-    (buf_.append(parts.data(), parts.size()), ...);
-  }
   // Room for `bytes` more at the end, for top-level fields written in place (RawMessage); then
   // commit(end) keeps what was written up to end.
   char* tail(std::size_t bytes) {

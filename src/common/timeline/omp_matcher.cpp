@@ -90,9 +90,8 @@ void OmpMatcher::add_thread(std::uint32_t track) {
   while (threads_.size() <= track) {
     threads_.emplace_back();
     threads_.back().track = static_cast<std::uint32_t>(threads_.size() - 1);
+    by_track_.push_back(&threads_.back());
   }
-  by_track_.clear();
-  for (ThreadState& t : threads_) by_track_.push_back(&t);
 }
 
 std::size_t OmpMatcher::kept() const {

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
-#include <memory>
 #include <queue>
 #include <thread>
 #include <tuple>
@@ -85,8 +84,9 @@ bool decode_next(const ThreadSource& th, std::size_t& chunk, ThreadTimes& times,
   return false;
 }
 
-// Chunks decoded ahead of the merge by `decoders` threads, kAhead per thread at most (memory: a
-// few chunks of each thread, as the merge holds one of each anyway).
+// Each thread's chunks for the merge: decoded ahead of it by `decoders` threads, kAhead per thread
+// at most (memory: a few chunks of each thread, as the merge holds one of each anyway), or, with
+// none, by the merge itself when it reaches the thread's next chunk.
 class Ahead {
  public:
   Ahead(const std::vector<const ThreadSource*>& threads, unsigned decoders) : lines_(threads.size()), workers_(decoders) {
@@ -100,7 +100,7 @@ class Ahead {
     } catch (...) {
       // Fewer decoders (no thread could be started): a line with none is decoded by the merge.
     }
-    for (std::size_t i = 0; i < lines_.size(); ++i) lines_[i].own = i % decoders < threads_.size() ? 0 : 1;
+    for (std::size_t i = 0; i < lines_.size(); ++i) lines_[i].own = decoders != 0 && i % decoders < threads_.size() ? 0 : 1;
   }
   ~Ahead() {
     stop_.store(true, std::memory_order_release);
@@ -141,7 +141,7 @@ class Ahead {
 
   struct Line {
     const ThreadSource* th = nullptr;
-    int own = 0;  // 1: decoded by the merge itself (its decoder could not be started)
+    int own = 0;  // 1: decoded by the merge itself (no decoders, or its decoder could not be started)
     // The decoder's side.
     std::size_t chunk = 0;
     ThreadTimes times;
@@ -198,11 +198,6 @@ struct Cursor {
   const Chunk* chunk = nullptr;
   std::size_t pos = 0;
   std::uint64_t ns = 0;  // of rec()
-  // The merge's own decoding (no decoders): the thread's chunk index, line and one chunk.
-  const ThreadSource* th = nullptr;
-  std::size_t index = 0;
-  ThreadTimes times;
-  Chunk mine;
 
   const Record& rec() const { return chunk->recs[pos]; }
   bool take(const Chunk* c) {
@@ -218,17 +213,9 @@ struct Cursor {
 
 void read_threads(const std::vector<const ThreadSource*>& threads, TimelineBuilder& builder, unsigned decoders) {
   std::vector<Cursor> cur(threads.size());
-  for (std::size_t i = 0; i < threads.size(); ++i) {
-    cur[i].th = threads[i];
-    cur[i].track = builder.add_thread(*threads[i]);
-  }
-  std::unique_ptr<Ahead> ahead;
-  if (decoders > 0 && !threads.empty()) ahead = std::make_unique<Ahead>(threads, std::min<std::size_t>(decoders, threads.size()));
-  const auto load = [&](std::size_t i) {
-    Cursor& c = cur[i];
-    if (ahead) return c.take(ahead->next(i));
-    return c.take(decode_next(*c.th, c.index, c.times, c.mine) ? &c.mine : nullptr);
-  };
+  for (std::size_t i = 0; i < threads.size(); ++i) cur[i].track = builder.add_thread(*threads[i]);
+  Ahead ahead(threads, static_cast<unsigned>(std::min<std::size_t>(decoders, threads.size())));
+  const auto load = [&](std::size_t i) { return cur[i].take(ahead.next(i)); };
   // The cursor with the earliest record on top; ties: the lower track.
   auto later = [&](std::size_t a, std::size_t b) { return std::tie(cur[a].ns, cur[a].track) > std::tie(cur[b].ns, cur[b].track); };
   std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heap(later);
