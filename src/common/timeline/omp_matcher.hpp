@@ -22,6 +22,8 @@ class OmpMatcher {
 
   void add_thread(std::uint32_t track);
   void record(const Record& r, std::uint64_t ns, std::uint32_t track);
+  // n records of one track in a row: the same as record on each in turn.
+  void record_run(const Record* recs, const std::uint64_t* ns, std::size_t n, std::uint32_t track);
   // Closes what is still open (records ended), hands it on, sets the tracks' totals.
   void finish(bool lost_ends, const OpenEnd& open_end);
   // Cross-thread entries kept (for tests: this stays small whatever the run length).
@@ -84,6 +86,7 @@ class OmpMatcher {
     std::uint64_t kernel = 0;
   };
 
+  void record_in(ThreadState& s, const Record& r, std::uint64_t ns, std::uint32_t track);
   void parallel_begin(const Record& r, std::uint64_t ns, ThreadState& s);
   void parallel_end(const Record& r, std::uint64_t ns);
   void implicit_end(const Record& r, std::uint64_t ns, ThreadState& s);

@@ -197,9 +197,7 @@ struct Cursor {
   std::uint32_t track = 0;
   const Chunk* chunk = nullptr;
   std::size_t pos = 0;
-  std::uint64_t ns = 0;  // of rec()
-
-  const Record& rec() const { return chunk->recs[pos]; }
+  std::uint64_t ns = 0;  // of the record at pos
   bool take(const Chunk* c) {
     chunk = c;
     pos = 0;
@@ -225,14 +223,30 @@ void read_threads(const std::vector<const ThreadSource*>& threads, TimelineBuild
     const std::size_t i = heap.top();
     heap.pop();
     Cursor& c = cur[i];
-    // Its records up to the next thread's first one, without going through the heap.
+    // Its records up to the next thread's first one, without going through the heap: the run
+    // goes to the builder in one call.
     for (;;) {
-      builder.record_at(c.track, c.rec(), c.ns);
-      if (++c.pos < c.chunk->recs.size()) {
-        c.ns = c.chunk->ns[c.pos];
-      } else if (!load(i)) {
+      const std::vector<std::uint64_t>& ns = c.chunk->ns;
+      std::size_t end = ns.size();
+      if (!heap.empty()) {
+        const Cursor& next = cur[heap.top()];
+        // The first record is the earliest of all (it was on top); the run takes those after it
+        // that are not later than the next thread's first (a tie: the lower track first).
+        end = c.pos + 1;
+        if (c.track < next.track) {
+          while (end < ns.size() && ns[end] <= next.ns) ++end;
+        } else {
+          while (end < ns.size() && ns[end] < next.ns) ++end;
+        }
+      }
+      builder.record_run(c.track, c.chunk->recs.data() + c.pos, ns.data() + c.pos, end - c.pos);
+      if (end < ns.size()) {
+        c.pos = end;
+        c.ns = ns[end];
+        heap.push(i);
         break;
       }
+      if (!load(i)) break;
       if (!heap.empty() && later(i, heap.top())) {
         heap.push(i);
         break;

@@ -85,7 +85,39 @@ struct TimelineBuilder::Impl {
   Impl(SpanSink& s, int initial_device_num, CodeRange omp_runtime_code)
       : sink(s), ctx{s, rest, problems}, omp(ctx, omp_runtime_code), target(ctx, initial_device_num), names(kob::names()) {}
 
-  void record(std::uint32_t track, const Record& r, std::uint64_t ns);
+  void record(std::uint32_t track, const Record& r, std::uint64_t ns) {
+    if (track < rest.tracks.size()) record_in(rest.tracks[track], track, r, ns);
+  }
+  // A run of one track's records (TimelineBuilder::record_run): the track looked up once, each
+  // record handled in this loop (record_in is inlined here, not called per record).
+  void record_run(std::uint32_t track, const Record* recs, const std::uint64_t* ns, std::size_t n) {
+    if (track >= rest.tracks.size()) return;
+    Track& tr = rest.tracks[track];
+    // Most records are OpenMP host events: each stretch of them goes straight to the matcher in
+    // one call (what record_in does with them one by one).
+    const auto omp_host = [](Ev t) { return t > Ev::OmpThreadBegin && t < Ev::OmpTargetBegin; };
+    for (std::size_t i = 0; i < n;) {
+      if (!omp_host(recs[i].type)) {
+        record_in(tr, track, recs[i], ns[i]);
+        ++i;
+        continue;
+      }
+      std::size_t j = i;
+      std::uint64_t lo = t_min, hi = t_max, last = tr.last_ns;
+      for (; j < n && omp_host(recs[j].type); ++j) {
+        lo = std::min(lo, ns[j]);
+        hi = std::max(hi, ns[j]);
+        last = std::max(last, ns[j]);
+      }
+      tr.host_records += j - i;
+      tr.last_ns = last;
+      t_min = lo;
+      t_max = hi;
+      omp.record_run(recs + i, ns + i, j - i, track);
+      i = j;
+    }
+  }
+  inline void record_in(Track& tr, std::uint32_t track, const Record& r, std::uint64_t ns);
   void finish(bool ended_cleanly, std::uint64_t run_end);
 
   SpanSink& sink;
@@ -139,6 +171,21 @@ void TimelineBuilder::record_at(std::uint32_t track, const Record& r, std::uint6
   if (poller_ != nullptr && --poll_in_ == 0) poll_in_ = std::max<std::uint32_t>(1, poller_->poll(*this));
 }
 
+void TimelineBuilder::record_run(std::uint32_t track, const Record* recs, const std::uint64_t* ns, std::size_t n) {
+  if (poller_ == nullptr) {
+    impl_->record_run(track, recs, ns, n);
+    return;
+  }
+  // The poller is called after the same records as record_at would call it.
+  while (n > 0) {
+    const std::size_t k = std::min<std::size_t>(n, poll_in_);
+    impl_->record_run(track, recs, ns, k);
+    recs += k, ns += k, n -= k;
+    poll_in_ -= static_cast<std::uint32_t>(k);
+    if (poll_in_ == 0) poll_in_ = std::max<std::uint32_t>(1, poller_->poll(*this));
+  }
+}
+
 void TimelineBuilder::set_poller(Poller* p) {
   poller_ = p;
   poll_in_ = 1;
@@ -172,9 +219,7 @@ std::size_t TimelineBuilder::kept() const {
          m.target.kept();
 }
 
-void TimelineBuilder::Impl::record(std::uint32_t track, const Record& r, std::uint64_t ns) {
-  if (track >= rest.tracks.size()) return;
-  Track& tr = rest.tracks[track];
+inline void TimelineBuilder::Impl::record_in(Track& tr, std::uint32_t track, const Record& r, std::uint64_t ns) {
   if (r.type == Ev::OmpDeviceRecord) {  // its times are in its fields, already in host ns
     using F = fields::OmpDeviceRecord;
     if (F::start.get(r) != 0) {

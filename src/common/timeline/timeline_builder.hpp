@@ -31,6 +31,8 @@ class TimelineBuilder {
   void record(std::uint32_t track, const Record& r) { record_at(track, r, clock::to_ns(r.tick)); }
   // The same, with r.tick already in ns (read_threads has it from its merge).
   void record_at(std::uint32_t track, const Record& r, std::uint64_t ns);
+  // n records of one track in a row, times in ns[i]: the same as record_at on each in turn.
+  void record_run(std::uint32_t track, const Record* recs, const std::uint64_t* ns, std::size_t n);
   // The records are over. ended_cleanly false: the run was cut short (crash, signal, _exit):
   // spans still open are cut at their own thread's last event instead of running to the end.
   // run_end: ns when the outputs were made (0: unknown). Hands on what is still open, then calls
