@@ -124,12 +124,6 @@ void OmpMatcher::open_state(OpenState& out) const {
     if (t.region_ended) out.waiting_teams.push_back(id);
 }
 
-void OmpMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) {
-  ++c_.rest.omp_records;
-  if (track >= by_track_.size()) add_thread(track);
-  record_in(*by_track_[track], r, ns, track);
-}
-
 void OmpMatcher::record_run(const Record* recs, const std::uint64_t* ns, std::size_t n, std::uint32_t track) {
   c_.rest.omp_records += n;
   if (track >= by_track_.size()) add_thread(track);
@@ -137,7 +131,7 @@ void OmpMatcher::record_run(const Record* recs, const std::uint64_t* ns, std::si
   for (std::size_t i = 0; i < n; ++i) record_in(s, recs[i], ns[i], track);
 }
 
-// Inlined in record and record_run's loop: a call per record was a fifth of the matcher's cost.
+// Inlined in record_run's loop: a call per record was a fifth of the matcher's cost.
 [[gnu::always_inline]] inline void OmpMatcher::record_in(ThreadState& s, const Record& r, std::uint64_t ns, std::uint32_t track) {
   switch (r.type) {
     case Ev::OmpThreadBegin:

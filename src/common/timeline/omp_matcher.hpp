@@ -21,9 +21,9 @@ class OmpMatcher {
   OmpMatcher(Context& c, CodeRange runtime_code) : c_(c), runtime_code_(runtime_code) {}
 
   void add_thread(std::uint32_t track);
-  void record(const Record& r, std::uint64_t ns, std::uint32_t track);
-  // n records of one track in a row: the same as record on each in turn.
+  // n records of one track in a row (in time order over all tracks, as the builder gets them).
   void record_run(const Record* recs, const std::uint64_t* ns, std::size_t n, std::uint32_t track);
+  void record(const Record& r, std::uint64_t ns, std::uint32_t track) { record_run(&r, &ns, 1, track); }
   // Closes what is still open (records ended), hands it on, sets the tracks' totals.
   void finish(bool lost_ends, const OpenEnd& open_end);
   // Cross-thread entries kept (for tests: this stays small whatever the run length).

@@ -85,26 +85,23 @@ struct TimelineBuilder::Impl {
   Impl(SpanSink& s, int initial_device_num, CodeRange omp_runtime_code)
       : sink(s), ctx{s, rest, problems}, omp(ctx, omp_runtime_code), target(ctx, initial_device_num), names(kob::names()) {}
 
-  void record(std::uint32_t track, const Record& r, std::uint64_t ns) {
-    if (track < rest.tracks.size()) record_in(rest.tracks[track], track, r, ns);
-  }
-  // A run of one track's records (TimelineBuilder::record_run): the track looked up once, each
-  // record handled in this loop (record_in is inlined here, not called per record).
+  // A run of one track's records (TimelineBuilder::record_run), the track looked up once.
   void record_run(std::uint32_t track, const Record* recs, const std::uint64_t* ns, std::size_t n) {
     if (track >= rest.tracks.size()) return;
     Track& tr = rest.tracks[track];
     // Most records are OpenMP host events: each stretch of them goes straight to the matcher in
     // one call (what record_in does with them one by one).
-    const auto omp_host = [](Ev t) { return t > Ev::OmpThreadBegin && t < Ev::OmpTargetBegin; };
     for (std::size_t i = 0; i < n;) {
-      if (!omp_host(recs[i].type)) {
+      if (!omp_only(recs[i].type)) {
         record_in(tr, track, recs[i], ns[i]);
         ++i;
         continue;
       }
+      // host_time of each, with the figures in registers (a store per field per record was 1 % of
+      // a summary conversion).
       std::size_t j = i;
       std::uint64_t lo = t_min, hi = t_max, last = tr.last_ns;
-      for (; j < n && omp_host(recs[j].type); ++j) {
+      for (; j < n && omp_only(recs[j].type); ++j) {
         lo = std::min(lo, ns[j]);
         hi = std::max(hi, ns[j]);
         last = std::max(last, ns[j]);
@@ -116,6 +113,16 @@ struct TimelineBuilder::Impl {
       omp.record_run(recs + i, ns + i, j - i, track);
       i = j;
     }
+  }
+  // The record types record_in hands to the OpenMP matcher with nothing else to do: the OpenMP
+  // host events but thread_begin (which may tell a track's thread type).
+  static bool omp_only(Ev t) { return t > Ev::OmpThreadBegin && t < Ev::OmpTargetBegin; }
+  // A host record of the track at ns: its count and last time, the run's first and last.
+  void host_time(Track& tr, std::uint64_t ns) {
+    ++tr.host_records;
+    tr.last_ns = std::max(tr.last_ns, ns);
+    t_min = std::min(t_min, ns);
+    t_max = std::max(t_max, ns);
   }
   inline void record_in(Track& tr, std::uint32_t track, const Record& r, std::uint64_t ns);
   void finish(bool ended_cleanly, std::uint64_t run_end);
@@ -166,17 +173,12 @@ std::uint32_t TimelineBuilder::add_thread(const ThreadSource& b) {
   return track;
 }
 
-void TimelineBuilder::record_at(std::uint32_t track, const Record& r, std::uint64_t ns) {
-  impl_->record(track, r, ns);
-  if (poller_ != nullptr && --poll_in_ == 0) poll_in_ = std::max<std::uint32_t>(1, poller_->poll(*this));
-}
-
 void TimelineBuilder::record_run(std::uint32_t track, const Record* recs, const std::uint64_t* ns, std::size_t n) {
   if (poller_ == nullptr) {
     impl_->record_run(track, recs, ns, n);
     return;
   }
-  // The poller is called after the same records as record_at would call it.
+  // The poller is called between records, every poll_in_ records whatever the runs.
   while (n > 0) {
     const std::size_t k = std::min<std::size_t>(n, poll_in_);
     impl_->record_run(track, recs, ns, k);
@@ -230,10 +232,7 @@ inline void TimelineBuilder::Impl::record_in(Track& tr, std::uint32_t track, con
     ++tr.device_records;
     return;
   }
-  ++tr.host_records;
-  tr.last_ns = std::max(tr.last_ns, ns);
-  t_min = std::min(t_min, ns);
-  t_max = std::max(t_max, ns);
+  host_time(tr, ns);
   // A raw trace cut short may lack the thread's identity entry: its thread_begin tells the type.
   if (r.type == Ev::OmpThreadBegin && tr.omp_thread_type == 0) tr.omp_thread_type = fields::OmpThread::thread_type.get(r);
   switch (r.type) {

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "common/timeline/builder_parts.hpp"
-#include "common/record/clock.hpp"
 #include "common/timeline/span_sink.hpp"
 #include "common/timeline/thread_source.hpp"
 
@@ -27,11 +26,8 @@ class TimelineBuilder {
 
   // A thread (its identity and losses); its track is the number of threads added before it.
   std::uint32_t add_thread(const ThreadSource& th);
-  // One record of a track; records come in time order over all tracks (see read_threads).
-  void record(std::uint32_t track, const Record& r) { record_at(track, r, clock::to_ns(r.tick)); }
-  // The same, with r.tick already in ns (read_threads has it from its merge).
-  void record_at(std::uint32_t track, const Record& r, std::uint64_t ns);
-  // n records of one track in a row, times in ns[i]: the same as record_at on each in turn.
+  // n records of one track in a row, their times in ns on the time line (read_threads has them
+  // from its merge); records come in time order over all tracks (see read_threads).
   void record_run(std::uint32_t track, const Record* recs, const std::uint64_t* ns, std::size_t n);
   // The records are over. ended_cleanly false: the run was cut short (crash, signal, _exit):
   // spans still open are cut at their own thread's last event instead of running to the end.
