@@ -361,3 +361,33 @@ TEST_CASE("streaming builder: records of several threads are read in time order"
   b.finish(true);
   CHECK(times.ids == std::vector<std::uint64_t>{1, 2});
 }
+
+TEST_CASE("streaming builder: runs of one thread's records and ties between threads keep time order, lower track first") {
+  Synth s(2);
+  // At time 3 both threads end a kernel: track 0's first. From 5 on, track 0 has a run of records
+  // (5, 6, 6, 7) around track 1's two at 6: track 0's end at 6 comes before them, its begin at 6
+  // (put 1 ns later: a begin at its thread's last time) after them.
+  s.kernel_begin(1, 1, 10, "a");
+  s.kernel_begin(0, 2, 20, "b");
+  s.kernel_end(0, 3, 20);
+  s.kernel_end(1, 3, 10);
+  s.kernel_begin(0, 5, 30, "c");
+  s.kernel_end(0, 6, 30);
+  s.kernel_begin(0, 6, 31, "d");
+  s.kernel_end(0, 7, 31);
+  s.kernel_begin(1, 6, 40, "e");
+  s.kernel_end(1, 6, 40);
+  // Track 1's run from 10 stops before its end at 12: track 0 ends a kernel at 12 too.
+  s.kernel_begin(0, 9, 60, "f");
+  s.kernel_begin(1, 10, 50, "g");
+  s.kernel_end(1, 12, 50);
+  s.kernel_end(0, 12, 60);
+  struct Ends : kob::SpanSink {
+    std::vector<std::uint64_t> ids;
+    void kernel(const kob::KernelSpan& k) override { ids.push_back(k.id); }
+  } ends;
+  kob::TimelineBuilder b(ends);
+  kob::read_threads(s.list(), b);
+  b.finish(true);
+  CHECK(ends.ids == std::vector<std::uint64_t>{20, 10, 30, 40, 31, 60, 50});
+}
