@@ -345,6 +345,19 @@ TEST_CASE("streaming builder: nested regions come children first, and the collec
   CHECK(t.regions[3].path == "outer/mid2");
 }
 
+// The ids of s's kernels in the order the builder hands their spans on (as each ends), its
+// threads read by read_threads.
+static std::vector<std::uint64_t> kernel_end_order(Synth& s) {
+  struct Ids : kob::SpanSink {
+    std::vector<std::uint64_t> ids;
+    void kernel(const kob::KernelSpan& k) override { ids.push_back(k.id); }
+  } sink;
+  kob::TimelineBuilder b(sink);
+  kob::read_threads(s.list(), b);
+  b.finish(true);
+  return sink.ids;
+}
+
 TEST_CASE("streaming builder: records of several threads are read in time order") {
   Synth s(2);
   // Kernel 1 begins on track 0 and ends on track 1 later; ticks interleave.
@@ -352,14 +365,7 @@ TEST_CASE("streaming builder: records of several threads are read in time order"
   s.kernel_begin(1, 5, 2, "k2");
   s.kernel_end(1, 20, 1);
   s.kernel_end(0, 30, 2);
-  struct Times : kob::SpanSink {
-    std::vector<std::uint64_t> ids;
-    void kernel(const kob::KernelSpan& k) override { ids.push_back(k.id); }
-  } times;
-  kob::TimelineBuilder b(times);
-  kob::read_threads(s.list(), b);
-  b.finish(true);
-  CHECK(times.ids == std::vector<std::uint64_t>{1, 2});
+  CHECK(kernel_end_order(s) == std::vector<std::uint64_t>{1, 2});
 }
 
 TEST_CASE("streaming builder: runs of one thread's records and ties between threads keep time order, lower track first") {
@@ -382,12 +388,5 @@ TEST_CASE("streaming builder: runs of one thread's records and ties between thre
   s.kernel_begin(1, 10, 50, "g");
   s.kernel_end(1, 12, 50);
   s.kernel_end(0, 12, 60);
-  struct Ends : kob::SpanSink {
-    std::vector<std::uint64_t> ids;
-    void kernel(const kob::KernelSpan& k) override { ids.push_back(k.id); }
-  } ends;
-  kob::TimelineBuilder b(ends);
-  kob::read_threads(s.list(), b);
-  b.finish(true);
-  CHECK(ends.ids == std::vector<std::uint64_t>{20, 10, 30, 40, 31, 60, 50});
+  CHECK(kernel_end_order(s) == std::vector<std::uint64_t>{20, 10, 30, 40, 31, 60, 50});
 }
