@@ -166,6 +166,20 @@ if a.findings_program:
     fprefix = record("findings", 2, os.path.abspath(a.findings_program))
     _, fsummary = kc.load_outputs(fprefix)
     flist = fsummary.get("findings") or []
+    # Built with -g: its own OpenMP constructs are named by the line of their directive, the
+    # function without its parameter list (the full signature stays in the JSON's function).
+    fcons = fsummary["openmp"].get("constructs", [])
+    own = [c for c in fcons if c.get("file", "").endswith("/tuning_sample.cpp")]
+    src_lines = open(own[0]["file"]).read().splitlines() if own else []
+    kc.expect_eq(sorted((c["kind"], c["label"], src_lines[c["line"] - 1].split()[:3]) for c in own),
+                 sorted([("critical", f"main tuning_sample.cpp:{c['line']}", ["#pragma", "omp", "critical(accumulate_total)"])
+                         for c in own if c["kind"] == "critical"] +
+                        [("parallel", f"main tuning_sample.cpp:{c['line']}", ["#pragma", "omp", "parallel"])
+                         for c in own if c["kind"] == "parallel"]), "tuning_sample's constructs at their directives' lines")
+    kc.expect_eq(sorted(c["kind"] for c in own), ["critical", "parallel"], "tuning_sample's own constructs")
+    kokkos_own = [c for c in fcons if c["function"].startswith("Kokkos::OpenMP::impl_initialize(")]
+    kc.check(bool(kokkos_own) and all(c["label"].startswith("Kokkos::OpenMP::impl_initialize+0x") for c in kokkos_own),
+             f"a symbol without DWARF shown without its parameters: {[c['label'] for c in kokkos_own]}")
     kc.check(len(flist) >= 1, f"the findings program has findings ({[f.get('id') for f in flist]})")
     fd = dom("file://" + fprefix + ".html")
     kc.expect_eq(fd.findings, len(flist), "one box per finding")

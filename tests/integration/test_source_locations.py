@@ -66,6 +66,16 @@ else:
     FUNCTIONS["after_plugin"] = "after_plugin"
     FUNCTIONS["lock_init"] = FUNCTIONS["lock_destroy"] = "main"
     FUNCTIONS["plugin_parallel"] = FUNCTIONS["plugin_loop"] = FUNCTIONS["plugin_critical"] = "plugin_run"
+# How slice names and tables show those functions: without parameter list and return type.
+SHOWN = {"physics::Grid::step(int)": "physics::Grid::step",
+         "double physics::weighted_sum<double>(double const*, int)": "physics::weighted_sum<double>",
+         "inlined_region(int)": "inlined_region"}
+
+
+def shown(function):
+    return SHOWN.get(function, function)
+
+
 # Without DWARF (g0): the symbol holding each label's construct in the C program.
 SYMBOLS = {label: "compute_step.omp_outlined" for label in ("loop_static", "barrier", "critical", "lock", "single", "task")}
 SYMBOLS.update({"parallel": "compute_step", "inlined_parallel": "main", "after_plugin": "after_plugin",
@@ -255,8 +265,8 @@ def expected_source(label, src):
         path = v[1].group("path") if v and v[0] == "dwarf" else file
         want = FUNCTIONS[label]
         if isinstance(want, tuple):
-            return f"{want[0]} ({path}:{line}) in {want[1]}", f"{want[0]} {file}:{line}", path
-        return f"{want} ({path}:{line})", f"{want} {file}:{line}", path
+            return f"{want[0]} ({path}:{line}) in {want[1]}", f"{shown(want[0])} {file}:{line}", path
+        return f"{want} ({path}:{line})", f"{shown(want)} {file}:{line}", path
     vaddr = module_offset(*parsed[src]) if parsed.get(src) else 0
     if style == "module":
         return f"{module}+0x{vaddr:x}", f"{module}+0x{vaddr:x}", None

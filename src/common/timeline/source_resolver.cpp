@@ -132,13 +132,13 @@ SourceLocation SourceResolver::resolve(std::uint64_t codeptr) {
     const std::string fn = loc.function.empty() ? module + "+" + hex(loc.offset) : loc.function;
     loc.source = fn + " (" + loc.file + ":" + std::to_string(loc.line) + ")";
     if (!loc.caller.empty()) loc.source += " in " + loc.caller;
-    loc.label = fn + " " + base_name(loc.file) + ":" + std::to_string(loc.line);
+    loc.label = labels_.label(fn, " " + base_name(loc.file) + ":" + std::to_string(loc.line));
     return loc;
   } else if (!found.symbol.empty()) {
     // The symbol's own name: the offset is from its start (an outlined body has its own).
     loc.function = found.symbol;
-    loc.label = found.symbol + "+" + hex(found.symbol_offset);
-    loc.source = loc.label + " (" + module + ")";
+    loc.source = found.symbol + "+" + hex(found.symbol_offset) + " (" + module + ")";
+    loc.label = labels_.label(found.symbol, "+" + hex(found.symbol_offset));
     return loc;
   }
   loc.source = loc.label = module + "+" + hex(loc.offset);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/record/module_map.hpp"
+#include "common/timeline/function_name.hpp"
 #include "common/timeline/raw_reader.hpp"
 
 namespace kob {
@@ -31,7 +32,8 @@ struct SourceLocation {
   // The trace's `source` arg (CONTRACT.md): "function (file:line)", "inlined (file:line) in caller",
   // "function+0xOFF (module)", "module+0xOFF", or the bare address "0x..." when no module held it.
   std::string source;
-  // Short, for slice names and tables: "function file.cpp:12", "function+0xOFF", "module+0xOFF".
+  // Short, for slice names and tables: "function file.cpp:12", "function+0xOFF", "module+0xOFF",
+  // the function without its parameter list (common/timeline/function_name.hpp).
   std::string label;
   bool known() const { return !source.empty(); }
   // The same construct whatever address the compiler gave it (a duplicated loop has two).
@@ -68,6 +70,7 @@ class SourceResolver {
   std::deque<SourceLocation> locs_;  // stable addresses
   SourceLocation none_;
   std::set<std::string> warned_;  // modules already reported as rebuilt or unreadable
+  FunctionLabels labels_;
 };
 
 // One consumer's view of a resolver: its own table of the addresses it has met (open addressing

@@ -96,7 +96,7 @@ TEST_CASE("source resolver: function, file and line; an inlined directive with i
   CHECK(l.caller.empty());
   CHECK(l.offset == at - 1 - m.bias);
   CHECK(l.source == "kob_resolver_test::directive() (" + l.file + ":" + std::to_string(plain.line) + ")");
-  CHECK(l.label == "kob_resolver_test::directive() test_source_resolver.cpp:" + std::to_string(plain.line));
+  CHECK(l.label == "kob_resolver_test::directive test_source_resolver.cpp:" + std::to_string(plain.line));
   CHECK(l.file.size() > 24);
   CHECK(l.file.substr(l.file.size() - 24) == "test_source_resolver.cpp");
   CHECK(&resolver.at(at) == &l);  // once per distinct address
@@ -107,6 +107,7 @@ TEST_CASE("source resolver: function, file and line; an inlined directive with i
   CHECK(i.caller == "kob_resolver_test::caller(int*)");
   CHECK(i.source == "kob_resolver_test::inlined_directive() (" + i.file + ":" + std::to_string(inl.line) +
                         ") in kob_resolver_test::caller(int*)");
+  CHECK(i.label == "kob_resolver_test::inlined_directive test_source_resolver.cpp:" + std::to_string(inl.line));
   CHECK(!i.same_place(l));
   CHECK(resolver.distinct() == 2);
 }
