@@ -19,6 +19,8 @@ LAYERS = [
     ["common/timeline"],
     ["common/analysis"],
     ["common/formats"],
+    # The HTML report: a format the session writes like the others, built on the formats' events.
+    # Its own folder outside common/ (the project's layout names src/report/), one layer up.
     ["report"],
     ["common/session"],
     ["kokkos_hooks", "ompt_backend", "mpi_layer"],

@@ -43,7 +43,7 @@ struct StringHash {
 };
 
 // Strings to interning ids (1, 2, ...), one table per kind of name.
-class InternTable {
+class IidTable {
  public:
   // The id of s. Names come mostly from a few places (literals, the interned names of the run),
   // so a small cache by address answers most lookups without hashing the text; the text is
@@ -540,7 +540,7 @@ class PerfettoSink : public trace::TraceSink {
   // A later process: its slices are closed, its texts may sit at the last one's addresses.
   void next_process() {
     open_.clear();
-    for (InternTable& t : tables_) t.forget_fixed();
+    for (IidTable& t : tables_) t.forget_fixed();
     uuid_base_ = std::uint64_t(processes_ - 1) << 40;
   }
 
@@ -574,7 +574,7 @@ class PerfettoSink : public trace::TraceSink {
   std::unordered_map<std::pair<std::uint64_t, const char*>, Sequence*, PtrKeyHash> sequence_by_ptr_;
   std::pair<std::uint64_t, const char*> last_key_{0, nullptr};
   Sequence* last_seq_ = nullptr;
-  InternTable tables_[4];
+  IidTable tables_[4];
   std::vector<Fresh> fresh_;
   std::uint64_t key_iids_[trace::Args::kMax] = {};
   std::uint64_t value_iids_[trace::Args::kMax] = {};  // SharedStr args: their interned value

@@ -115,7 +115,7 @@ void TraceWindow::omp_task(const OmpTaskSpan& s) {
   t_.omp_tasks.push_back(k);
 }
 
-std::uint32_t TraceWindow::poll(const TimelineBuilder& b) {
+std::uint32_t TraceWindow::poll(TimelineBuilder& b) {
   // Records until the window may be big enough (a record makes at most one span), at most 4096.
   std::size_t size = entries(t_);
   auto until_big = [&] { return static_cast<std::uint32_t>(std::min<std::size_t>(4096, next_try_ > size ? next_try_ - size : 1)); };

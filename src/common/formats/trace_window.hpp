@@ -51,7 +51,7 @@ class TraceWindow : public TimelineCollector, public TimelineBuilder::Poller {
   void finish(const Timeline& rest) override;
 
   // Between two records: writes the window if it is big enough and the records allow a cut.
-  std::uint32_t poll(const TimelineBuilder& b) override;
+  std::uint32_t poll(TimelineBuilder& b) override;
 
   // After finish: the tracks not used yet and the end of the trace.
   bool end(const std::string& other_data_json);

@@ -205,27 +205,14 @@ class ThreadBuffer {
   std::atomic<int> omp_proc{-1};
   std::atomic<int> omp_place{-1};
 
-  // Test-only: calls f(const Record&) for every committed record still in memory, in order. A
-  // registered thread's slots are recycled by the writer, so only the records not yet copied to
-  // the file are seen; a buffer that was never registered (unit tests' Synth) keeps every record,
-  // in chunks charged to the memory cap.
-  template <class F>
-  void for_each_committed(F&& f, std::uint64_t after_seq = 0) const {
-    for (const auto& [committed, recs, seq] : in_memory())
-      if (seq > after_seq)
-        for (std::uint32_t i = 0; i < committed; ++i) f(recs[i]);
-  }
-  // What the exit path reads when there is no raw trace (it could not be made): the records still
-  // in memory, i.e. what the thread recorded since its slots were last copied (their copies had
-  // nowhere to go).
+  // Calls f(const Record&) for every committed record still in memory, in order: what the exit
+  // path reads when there is no raw trace (it could not be made), i.e. what the thread recorded
+  // since its slots were last copied (their copies had nowhere to go). A buffer that was never
+  // registered (unit tests' Synth) keeps every record, in chunks charged to the memory cap.
   template <class F>
   void for_each(F&& f) const {
-    for_each_committed(f);
-  }
-  std::vector<Record> in_memory_records() const {
-    std::vector<Record> out;
-    for_each_committed([&](const Record& r) { out.push_back(r); });
-    return out;
+    for (const auto& [committed, recs, seq] : in_memory())
+      for (std::uint32_t i = 0; i < committed; ++i) f(recs[i]);
   }
   std::uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
   std::size_t record_count() const;

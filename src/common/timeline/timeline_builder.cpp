@@ -208,7 +208,7 @@ void TimelineBuilder::open_state(builder::OpenState& out) const {
   m.omp.open_state(out);
 }
 
-const Timeline& TimelineBuilder::so_far() const {
+const Timeline& TimelineBuilder::so_far() {
   Impl& m = *impl_;
   m.rest.t0 = m.t_min <= m.t_max ? m.t_min : 0;
   m.target.devices(m.rest.omp_devices);

@@ -40,8 +40,9 @@ class TimelineBuilder {
 
   // For a trace written a window at a time (trace_window.hpp). What is open now:
   void open_state(builder::OpenState& out) const;
-  // The run as known so far: its tracks and omp_devices; t0 the earliest time read so far.
-  const Timeline& so_far() const;
+  // The run as known so far: its tracks and omp_devices; t0 the earliest time read so far. Not
+  // const: it brings those fields of the builder's Timeline up to date first.
+  const Timeline& so_far();
   // Whether OpenState::can_cut would be true now (cheap: nothing is collected).
   bool can_cut() const;
   // Something to call between two records; poll returns how many records to read before the
@@ -49,7 +50,7 @@ class TimelineBuilder {
   class Poller {
    public:
     virtual ~Poller() = default;
-    virtual std::uint32_t poll(const TimelineBuilder& b) = 0;
+    virtual std::uint32_t poll(TimelineBuilder& b) = 0;
   };
   void set_poller(Poller* p);
 
