@@ -2,6 +2,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,170 @@ const char* kDescription =
 const char* kFooter =
     "kob COMMAND --help describes a command. Exit status: 2 a usage error; see each command for the rest.";
 
+// A subcommand: its CLI11 app and what to run once the command line is parsed (the exit status).
+struct Command {
+  CLI::App* app;
+  std::function<int()> run;
+};
+
+// kob convert: its options, and the conversion once they are parsed.
+Command add_convert(CLI::App& app) {
+  struct State {
+    kob::cli::ConvertRequest conv;
+    std::string to, trace_window, jobs;
+  };
+  auto s = std::make_shared<State>();
+  CLI::App* convert = app.add_subcommand(
+      "convert", "write the output files of runs from their raw traces: kob convert RUN... [--to=LIST] [--output=PREFIX]");
+  convert->footer(
+      "RUN is a raw trace PREFIX.kob or its PREFIX; the files are PREFIX.pftrace, PREFIX.summary.txt, ...\n"
+      "next to it. A run that did not end cleanly (crash, signal, _exit) converts too: spans still open at\n"
+      "its end are cut at their thread's last event and marked \"cut\": true. A progress line is shown on a\n"
+      "terminal for conversions longer than a second.\n"
+      "Exit status: 0 every RUN converted, 1 a RUN could not be read or a file could not be written,\n"
+      "2 a usage error.");
+  convert->add_option("RUN", s->conv.runs, "raw traces (PREFIX.kob or PREFIX)");
+  convert->add_option("--to", s->to,
+                      "formats to write, as the tool's --format takes them (" + kob::format_names(kob::kFormatAll) +
+                          ", all, none); default: the formats the run was recorded with")
+      ->option_text("LIST");
+  convert->add_option("-o,--output", s->conv.output, "prefix of the files written (one RUN only)")->option_text("PREFIX");
+  convert->add_flag("-q,--quiet", s->conv.quiet, "no line naming the files written");
+  convert->add_option("--trace-window", s->trace_window,
+                      "spans the trace writers collect before they write them out (default " +
+                          std::to_string(kob::TraceWindow::kDefaultSpans) + "); memory follows it, the files are the same")
+      ->option_text("SPANS");
+  convert->add_option("-j,--jobs", s->jobs,
+                      "threads making the trace events besides the one reading the records, N - 1 more decoding them ahead "
+                      "of it (default: the cores this "
+                      "process may use, shared among the MPI ranks of the node, less one; at most 16); the events are the "
+                      "same, their order in the file is not")
+      ->option_text("N");
+  return {convert, [s, convert] {
+    if (!s->to.empty()) {
+      if (!kob::cli::parse_formats(s->to, s->conv.formats)) return 2;
+      s->conv.formats_given = true;
+    } else if (convert->count("--to") > 0) {
+      std::fprintf(stderr, "kob: --to: an empty list (kob convert --help)\n");
+      return 2;
+    }
+    if (convert->count("--trace-window") > 0 && !kob::cli::parse_trace_window(s->trace_window, s->conv.trace_window)) return 2;
+    if (convert->count("--jobs") > 0 && !kob::cli::parse_jobs(s->jobs, s->conv.jobs)) return 2;
+    return kob::cli::convert_runs(s->conv);
+  }};
+}
+
+Command add_summary(CLI::App& app) {
+  auto runs = std::make_shared<std::vector<std::string>>();
+  CLI::App* summary = app.add_subcommand("summary", "print the text summary of runs from their raw traces: kob summary RUN...");
+  summary->footer(
+      "The summary kob convert --to=summary writes to PREFIX.summary.txt, printed on stdout instead; no file\n"
+      "is written. Exit status: 0 every RUN read, 1 a RUN could not be read, 2 a usage error.");
+  summary->add_option("RUN", *runs, "raw traces (PREFIX.kob or PREFIX)");
+  return {summary, [runs] { return kob::cli::summary_runs(*runs); }};
+}
+
+Command add_merge(CLI::App& app) {
+  struct State {
+    kob::cli::MergeRequest req;
+    std::string to;
+  };
+  auto s = std::make_shared<State>();
+  CLI::App* merge = app.add_subcommand(
+      "merge", "put the runs of several processes (MPI ranks) on one timeline: kob merge RUN... -o OUT [--to=LIST]");
+  merge->footer(
+      "Writes OUT.pftrace (a process per run, named by rank and host), OUT.otf2/ (an OTF2 archive, a location\n"
+      "group per run), OUT.summary.txt and OUT.summary.json (per kernel and region: min / mean / max of the\n"
+      "total time over the ranks, the imbalance (max - mean) / max and the slowest rank; how each clock was\n"
+      "aligned). Runs are ordered by rank and put on rank 0's time line with the clock offsets the MPI layer\n"
+      "measured (kob run --mpi: ping-pong at MPI_Init and MPI_Finalize, linear drift between), else by each\n"
+      "run's wall-clock reading at its start, with a warning. A progress line is shown on a terminal.\n"
+      "Exit status: 0 merged, 1 a RUN could not be read or a file could not be written, 2 a usage error.");
+  merge->add_option("RUN", s->req.runs, "raw traces (PREFIX.kob or PREFIX), one per process")->required();
+  merge->add_option("-o,--output", s->req.output, "prefix of the merged files")->option_text("OUT")->required();
+  merge->add_option("--to", s->to, "formats to write: perfetto, otf2, summary, json (default: all four)")->option_text("LIST");
+  merge->add_flag("-q,--quiet", s->req.quiet, "no line naming the files written");
+  return {merge, [s, merge] {
+    if (merge->count("--to") > 0) {
+      if (s->to.empty()) {
+        std::fprintf(stderr, "kob: --to: an empty list (kob merge --help)\n");
+        return 2;
+      }
+      if (!kob::cli::parse_formats(s->to, s->req.formats)) return 2;
+      if (s->req.formats == 0) {
+        std::fprintf(stderr, "kob: --to=none: nothing to write (kob merge --help)\n");
+        return 2;
+      }
+    }
+    return kob::cli::merge_runs(s->req);
+  }};
+}
+
+Command add_report(CLI::App& app) {
+  auto req = std::make_shared<kob::cli::ReportRequest>();
+  CLI::App* report = app.add_subcommand(
+      "report", "write a self-contained HTML report of runs from their raw traces: kob report RUN... [-o FILE.html]");
+  report->footer(
+      "One HTML file that opens in any browser, offline (script and style inline, the data in the page):\n"
+      "the findings first, then a zoomable timeline of the threads and devices (wheel or +/- to zoom, drag\n"
+      "or arrows to pan), the kernel table (click a column to sort), the region tree as a flame graph, the\n"
+      "memory of each space over time, deep copies and target transfers, and each thread's busy and wait time.\n"
+      "Several RUNs (the ranks of an MPI job) give one report with a row per rank, ordered by rank, each on\n"
+      "its own time line from its first event. The page holds the same data as --format=html (or kob convert\n"
+      "--to=html) writes to PREFIX.html. A long run is boiled down as it is read: per track and category the\n"
+      "time covered in 4096 bins, and the 20000 longest spans for the detail; memory follows that, not the\n"
+      "run's length. A progress line is shown on a terminal.\n"
+      "Exit status: 0 written, 1 a RUN could not be read or the file could not be written, 2 a usage error.");
+  report->add_option("RUN", req->runs, "raw traces (PREFIX.kob or PREFIX); several: a row per rank")->required();
+  report->add_option("-o,--output", req->output, "the file to write (default: the first RUN's PREFIX.html)")->option_text("FILE.html");
+  report->add_flag("-q,--quiet", req->quiet, "no line naming the file written");
+  return {report, [req] { return kob::cli::report_runs(*req); }};
+}
+
+Command add_diff(CLI::App& app) {
+  struct State {
+    kob::cli::DiffRequest req;
+    std::string fail_above;
+  };
+  auto s = std::make_shared<State>();
+  CLI::App* diff = app.add_subcommand(
+      "diff", "compare two runs per Kokkos kernel, region and OpenMP construct: kob diff A B [--fail-above=PCT] [--json] [-o FILE]");
+  diff->footer(
+      "Per kernel (name and kind) and region (path): calls, total and mean time in A and B, the change of the\n"
+      "total (time and %) and of the mean (%), largest time at stake |total B - total A| first; kernels and\n"
+      "regions in one run only are \"new\" or \"gone\". status: slower / faster / same by the total time.\n"
+      "spread: (max - min) / mean of one run's calls (kernels with 2 calls or more). A change is \"within\n"
+      "noise\" when both runs made the same calls and each run's mean per call lies within the other run's\n"
+      "per-call [min, max] (regions: only when the means are equal).\n"
+      "--fail-above=PCT: a regression is a kernel or region in both runs whose total time grew by more than\n"
+      "PCT percent and by at least 1% of A's run time; each is one line on stderr (new kernels are not).\n"
+      "Exit status: 0 compared (no regression), 1 a run could not be read or FILE not written, 2 a usage\n"
+      "error, 3 a regression over --fail-above.");
+  diff->add_option("A", s->req.a, "the run before: a raw trace PREFIX.kob or its PREFIX")->required();
+  diff->add_option("B", s->req.b, "the run after: a raw trace PREFIX.kob or its PREFIX")->required();
+  diff->add_option("--fail-above", s->fail_above, "exit 3 when a kernel or region that matters got slower by more than PCT % in total time")
+      ->option_text("PCT");
+  diff->add_flag("--json", s->req.json, "print JSON instead of the text tables (schema in README)");
+  diff->add_option("-o,--output", s->req.output, "write the report to FILE instead of stdout")->option_text("FILE");
+  return {diff, [s, diff] {
+    if (diff->count("--fail-above") > 0) {
+      if (!kob::cli::parse_fail_above(s->fail_above, s->req.fail_above)) return 2;
+      s->req.fail_given = true;
+    }
+    return kob::cli::diff_runs(s->req);
+  }};
+}
+
+// A CLI11 parse error as one line, as every kob error: which command, what, where to look.
+int usage_error(const CLI::App& app, const CLI::ParseError& e) {
+  std::string where = "kob";
+  for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
+  std::string what = e.what();
+  if (what.empty()) what = e.get_name();
+  std::fprintf(stderr, "kob: %s (%s --help)\n", what.c_str(), where.c_str());
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,104 +211,11 @@ int main(int argc, char** argv) {
   app.footer(kFooter);
   app.set_version_flag("--version", std::string("kob (kokkos-ompt-bridge) ") + KOB_VERSION);
   app.require_subcommand(1);
-
   // Listed for --help; handled above.
   app.add_subcommand("run", "run PROGRAM with the library loaded: kob run [--mpi] [TOOL OPTIONS] [--] PROGRAM [ARGS...]")
       ->allow_extras()
       ->prefix_command();
-
-  kob::cli::ConvertRequest conv;
-  std::string to, trace_window, jobs;
-  CLI::App* convert = app.add_subcommand(
-      "convert", "write the output files of runs from their raw traces: kob convert RUN... [--to=LIST] [--output=PREFIX]");
-  convert->footer(
-      "RUN is a raw trace PREFIX.kob or its PREFIX; the files are PREFIX.pftrace, PREFIX.summary.txt, ...\n"
-      "next to it. A run that did not end cleanly (crash, signal, _exit) converts too: spans still open at\n"
-      "its end are cut at their thread's last event and marked \"cut\": true. A progress line is shown on a\n"
-      "terminal for conversions longer than a second.\n"
-      "Exit status: 0 every RUN converted, 1 a RUN could not be read or a file could not be written,\n"
-      "2 a usage error.");
-  convert->add_option("RUN", conv.runs, "raw traces (PREFIX.kob or PREFIX)");
-  convert->add_option("--to", to,
-                      "formats to write, as the tool's --format takes them (" + kob::format_names(kob::kFormatAll) +
-                          ", all, none); default: the formats the run was recorded with")
-      ->option_text("LIST");
-  convert->add_option("-o,--output", conv.output, "prefix of the files written (one RUN only)")->option_text("PREFIX");
-  convert->add_flag("-q,--quiet", conv.quiet, "no line naming the files written");
-  convert->add_option("--trace-window", trace_window,
-                      "spans the trace writers collect before they write them out (default " +
-                          std::to_string(kob::TraceWindow::kDefaultSpans) + "); memory follows it, the files are the same")
-      ->option_text("SPANS");
-  convert->add_option("-j,--jobs", jobs,
-                      "threads making the trace events besides the one reading the records, N - 1 more decoding them ahead "
-                      "of it (default: the cores this "
-                      "process may use, shared among the MPI ranks of the node, less one; at most 16); the events are the "
-                      "same, their order in the file is not")
-      ->option_text("N");
-
-  std::vector<std::string> summary_runs;
-  CLI::App* summary = app.add_subcommand("summary", "print the text summary of runs from their raw traces: kob summary RUN...");
-  summary->footer(
-      "The summary kob convert --to=summary writes to PREFIX.summary.txt, printed on stdout instead; no file\n"
-      "is written. Exit status: 0 every RUN read, 1 a RUN could not be read, 2 a usage error.");
-  summary->add_option("RUN", summary_runs, "raw traces (PREFIX.kob or PREFIX)");
-
-  kob::cli::MergeRequest mreq;
-  std::string merge_to;
-  CLI::App* merge = app.add_subcommand(
-      "merge", "put the runs of several processes (MPI ranks) on one timeline: kob merge RUN... -o OUT [--to=LIST]");
-  merge->footer(
-      "Writes OUT.pftrace (a process per run, named by rank and host), OUT.otf2/ (an OTF2 archive, a location\n"
-      "group per run), OUT.summary.txt and OUT.summary.json (per kernel and region: min / mean / max of the\n"
-      "total time over the ranks, the imbalance (max - mean) / max and the slowest rank; how each clock was\n"
-      "aligned). Runs are ordered by rank and put on rank 0's time line with the clock offsets the MPI layer\n"
-      "measured (kob run --mpi: ping-pong at MPI_Init and MPI_Finalize, linear drift between), else by each\n"
-      "run's wall-clock reading at its start, with a warning. A progress line is shown on a terminal.\n"
-      "Exit status: 0 merged, 1 a RUN could not be read or a file could not be written, 2 a usage error.");
-  merge->add_option("RUN", mreq.runs, "raw traces (PREFIX.kob or PREFIX), one per process")->required();
-  merge->add_option("-o,--output", mreq.output, "prefix of the merged files")->option_text("OUT")->required();
-  merge->add_option("--to", merge_to, "formats to write: perfetto, otf2, summary, json (default: all four)")->option_text("LIST");
-  merge->add_flag("-q,--quiet", mreq.quiet, "no line naming the files written");
-
-  kob::cli::ReportRequest rreq;
-  CLI::App* report = app.add_subcommand(
-      "report", "write a self-contained HTML report of runs from their raw traces: kob report RUN... [-o FILE.html]");
-  report->footer(
-      "One HTML file that opens in any browser, offline (script and style inline, the data in the page):\n"
-      "the findings first, then a zoomable timeline of the threads and devices (wheel or +/- to zoom, drag\n"
-      "or arrows to pan), the kernel table (click a column to sort), the region tree as a flame graph, the\n"
-      "memory of each space over time, deep copies and target transfers, and each thread's busy and wait time.\n"
-      "Several RUNs (the ranks of an MPI job) give one report with a row per rank, ordered by rank, each on\n"
-      "its own time line from its first event. The page holds the same data as --format=html (or kob convert\n"
-      "--to=html) writes to PREFIX.html. A long run is boiled down as it is read: per track and category the\n"
-      "time covered in 4096 bins, and the 20000 longest spans for the detail; memory follows that, not the\n"
-      "run's length. A progress line is shown on a terminal.\n"
-      "Exit status: 0 written, 1 a RUN could not be read or the file could not be written, 2 a usage error.");
-  report->add_option("RUN", rreq.runs, "raw traces (PREFIX.kob or PREFIX); several: a row per rank")->required();
-  report->add_option("-o,--output", rreq.output, "the file to write (default: the first RUN's PREFIX.html)")->option_text("FILE.html");
-  report->add_flag("-q,--quiet", rreq.quiet, "no line naming the file written");
-
-  kob::cli::DiffRequest dreq;
-  std::string fail_above;
-  CLI::App* diff = app.add_subcommand(
-      "diff", "compare two runs per Kokkos kernel, region and OpenMP construct: kob diff A B [--fail-above=PCT] [--json] [-o FILE]");
-  diff->footer(
-      "Per kernel (name and kind) and region (path): calls, total and mean time in A and B, the change of the\n"
-      "total (time and %) and of the mean (%), largest time at stake |total B - total A| first; kernels and\n"
-      "regions in one run only are \"new\" or \"gone\". status: slower / faster / same by the total time.\n"
-      "spread: (max - min) / mean of one run's calls (kernels with 2 calls or more). A change is \"within\n"
-      "noise\" when both runs made the same calls and each run's mean per call lies within the other run's\n"
-      "per-call [min, max] (regions: only when the means are equal).\n"
-      "--fail-above=PCT: a regression is a kernel or region in both runs whose total time grew by more than\n"
-      "PCT percent and by at least 1% of A's run time; each is one line on stderr (new kernels are not).\n"
-      "Exit status: 0 compared (no regression), 1 a run could not be read or FILE not written, 2 a usage\n"
-      "error, 3 a regression over --fail-above.");
-  diff->add_option("A", dreq.a, "the run before: a raw trace PREFIX.kob or its PREFIX")->required();
-  diff->add_option("B", dreq.b, "the run after: a raw trace PREFIX.kob or its PREFIX")->required();
-  diff->add_option("--fail-above", fail_above, "exit 3 when a kernel or region that matters got slower by more than PCT % in total time")
-      ->option_text("PCT");
-  diff->add_flag("--json", dreq.json, "print JSON instead of the text tables (schema in README)");
-  diff->add_option("-o,--output", dreq.output, "write the report to FILE instead of stdout")->option_text("FILE");
+  const Command commands[] = {add_convert(app), add_summary(app), add_merge(app), add_report(app), add_diff(app)};
 
   try {
     app.parse(argc, argv);
@@ -153,49 +226,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // One line, as every kob error: which command, what, where to look.
-    std::string where = "kob";
-    for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
-    std::string what = e.what();
-    if (what.empty()) what = e.get_name();
-    std::fprintf(stderr, "kob: %s (%s --help)\n", what.c_str(), where.c_str());
-    return 2;
+    return usage_error(app, e);
   }
-
-  if (convert->parsed()) {
-    if (!to.empty()) {
-      if (!kob::cli::parse_formats(to, conv.formats)) return 2;
-      conv.formats_given = true;
-    } else if (convert->count("--to") > 0) {
-      std::fprintf(stderr, "kob: --to: an empty list (kob convert --help)\n");
-      return 2;
-    }
-    if (convert->count("--trace-window") > 0 && !kob::cli::parse_trace_window(trace_window, conv.trace_window)) return 2;
-    if (convert->count("--jobs") > 0 && !kob::cli::parse_jobs(jobs, conv.jobs)) return 2;
-    return kob::cli::convert_runs(conv);
-  }
-  if (summary->parsed()) return kob::cli::summary_runs(summary_runs);
-  if (merge->parsed()) {
-    if (merge->count("--to") > 0) {
-      if (merge_to.empty()) {
-        std::fprintf(stderr, "kob: --to: an empty list (kob merge --help)\n");
-        return 2;
-      }
-      if (!kob::cli::parse_formats(merge_to, mreq.formats)) return 2;
-      if (mreq.formats == 0) {
-        std::fprintf(stderr, "kob: --to=none: nothing to write (kob merge --help)\n");
-        return 2;
-      }
-    }
-    return kob::cli::merge_runs(mreq);
-  }
-  if (report->parsed()) return kob::cli::report_runs(rreq);
-  if (diff->parsed()) {
-    if (diff->count("--fail-above") > 0) {
-      if (!kob::cli::parse_fail_above(fail_above, dreq.fail_above)) return 2;
-      dreq.fail_given = true;
-    }
-    return kob::cli::diff_runs(dreq);
-  }
+  for (const Command& c : commands)
+    if (c.app->parsed()) return c.run();
   return 2;
 }

@@ -138,22 +138,11 @@ bool merge_formats_ok(std::uint32_t formats) {
   return true;
 }
 
-int merge_runs(const MergeRequest& o) {
-  if (o.runs.empty()) {
-    say("no RUN given (kob merge --help)");
-    return 2;
-  }
-  if (o.output.empty()) {
-    say("-o OUT is required (kob merge --help)");
-    return 2;
-  }
-  const std::uint32_t formats = o.formats ? o.formats : kMergeFormats;
-  if (!merge_formats_ok(formats)) return 2;
-  if ((formats & kFormatOtf2) && !otf2::available()) {
-    say("this kob was built without OTF2: no OUT.otf2 (install libopen-trace-format2-dev and rebuild)");
-  }
+namespace {
 
-  std::vector<Run> runs;
+// Reads each RUN's facts; false when one could not be read (the others are kept). By rank, runs
+// without one after, in the order given.
+bool read_runs(const MergeRequest& o, std::vector<Run>& runs) {
   bool ok = true;
   for (std::size_t i = 0; i < o.runs.size(); ++i) {
     Run r;
@@ -163,8 +152,6 @@ int merge_runs(const MergeRequest& o) {
       ok = false;
     }
   }
-  if (runs.empty()) return 1;
-  // By rank (runs without one after, in the order given).
   std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) {
     if ((a.rank < 0) != (b.rank < 0)) return a.rank >= 0;
     return a.rank < b.rank;
@@ -172,13 +159,16 @@ int merge_runs(const MergeRequest& o) {
   std::set<int> ranks;
   for (const Run& r : runs)
     if (r.rank >= 0 && !ranks.insert(r.rank).second) say("rank " + std::to_string(r.rank) + " is given twice (" + r.path + ")");
+  return ok;
+}
 
-  // The time line is the first run's (rank 0's): the others are moved onto it with the PMPI
-  // layer's offsets when every run has them, else by their wall-clock references.
+// The time line is the first run's (rank 0's): the others are moved onto it with the PMPI
+// layer's offsets when every run has them, else by their wall-clock references.
+void align_runs(const std::vector<Run>& runs, std::vector<MergedRun>& merged, std::vector<Alignment>& align) {
   const Run& ref = runs[0];
   const bool all_mpi = std::all_of(runs.begin(), runs.end(), [](const Run& r) { return r.start.present; });
-  std::vector<MergedRun> merged(runs.size());
-  std::vector<Alignment> align(runs.size());
+  merged.resize(runs.size());
+  align.resize(runs.size());
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Run& r = runs[i];
     MergedRun& m = merged[i];
@@ -216,76 +206,95 @@ int merge_runs(const MergeRequest& o) {
         (any_wall ? "aligned by each run's wall-clock reading at its start, as exact as the hosts' clocks agree (NTP: often ms)"
                   : "no clock reference either: times as recorded"));
   }
+}
 
-  // Outputs.
-  std::string error;
-  const std::size_t slash = o.output.rfind('/');
-  if (slash != std::string::npos && slash > 0 && !atomic_file::make_directories(o.output.substr(0, slash), error)) {
-    say(error);
-    return 1;
-  }
+// The merged trace files: the Perfetto file and the OTF2 archive, fed through one tee.
+struct MergedTraces {
   trace::TeeTraceSink tee;
   atomic_file::File pf_file;
   std::unique_ptr<trace::TraceSink> pf_sink;
-  const std::string pf_path = o.output + ".pftrace";
-  if (formats & kFormatPerfetto) {
-    if (pf_file.open(pf_path, error)) {
-      pf_sink = make_perfetto_sink(pf_file.get());
-      tee.add(pf_sink.get());
-    } else {
-      say(error);
-      ok = false;
-    }
-  }
+  std::string pf_path;
   std::unique_ptr<otf2::ArchiveSink> otf2_sink;
-  if ((formats & kFormatOtf2) && otf2::available()) {
-    otf2_sink = std::make_unique<otf2::ArchiveSink>();
-    if (ref.has_wall) otf2_sink->set_realtime_reference(ref.wall_raw, ref.wall_real);
-    tee.add(otf2_sink.get());
+
+  // False when the Perfetto file cannot be made (said; the rest goes on).
+  bool open(const std::string& out, std::uint32_t formats, const Run& ref) {
+    std::string error;
+    bool ok = true;
+    pf_path = out + ".pftrace";
+    if (formats & kFormatPerfetto) {
+      if (pf_file.open(pf_path, error)) {
+        pf_sink = make_perfetto_sink(pf_file.get());
+        tee.add(pf_sink.get());
+      } else {
+        say(error);
+        ok = false;
+      }
+    }
+    if ((formats & kFormatOtf2) && otf2::available()) {
+      otf2_sink = std::make_unique<otf2::ArchiveSink>();
+      if (ref.has_wall) otf2_sink->set_realtime_reference(ref.wall_raw, ref.wall_real);
+      tee.add(otf2_sink.get());
+    }
+    return ok;
   }
 
-  std::set<std::uint64_t> pids;
-  bool traces_ok = true;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    Run& r = runs[i];
-    raw::Reader reader;
-    if (!reader.open(r.path, error)) {
-      say(error);
-      ok = false;
-      continue;
+  // Each run streamed through the tee on the reference time line; its summary into merged.
+  bool stream(std::vector<Run>& runs, const std::vector<Alignment>& align, std::vector<MergedRun>& merged, bool quiet,
+              bool& traces_ok) {
+    std::set<std::uint64_t> pids;
+    std::string error;
+    bool ok = true;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      Run& r = runs[i];
+      raw::Reader reader;
+      if (!reader.open(r.path, error)) {
+        say(error);
+        ok = false;
+        continue;
+      }
+      RunData data = prepare_run(reader, r.facts, quiet);
+      TraceInfo info;
+      // Perfetto tells processes apart by pid: ranks on different hosts may share one.
+      info.pid = r.pid;
+      while (!pids.insert(info.pid).second) info.pid += 1u << 22;
+      info.process_name = process_name(r.facts) + " on " + r.host;
+      if (otf2_sink) otf2_sink->next_process(r.host, r.rank);
+      Progress progress(r.path);
+      reader.on_progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
+      ShiftSink shifted(tee, align[i]);
+      merged[i].summary = stream_run(data, r.facts, shifted, info);
+      traces_ok = traces_ok && (!pf_sink || tee.ok(0));
     }
-    RunData data = prepare_run(reader, r.facts, o.quiet);
-    TraceInfo info;
-    // Perfetto tells processes apart by pid: ranks on different hosts may share one.
-    info.pid = r.pid;
-    while (!pids.insert(info.pid).second) info.pid += 1u << 22;
-    info.process_name = process_name(r.facts) + " on " + r.host;
-    if (otf2_sink) otf2_sink->next_process(r.host, r.rank);
-    Progress progress(r.path);
-    reader.on_progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
-    ShiftSink shifted(tee, align[i]);
-    merged[i].summary = stream_run(data, r.facts, shifted, info);
-    traces_ok = traces_ok && (!pf_sink || tee.ok(0));
+    return ok;
   }
 
-  std::vector<std::string> written;
-  if (pf_sink) {
-    if (pf_file.commit(traces_ok, error)) {
-      written.push_back(pf_path);
-    } else {
-      say(error);
-      ok = false;
+  // Commits the trace files; the paths written go to `written`.
+  bool finish(const std::string& out, bool traces_ok, std::vector<std::string>& written) {
+    std::string error;
+    bool ok = true;
+    if (pf_sink) {
+      if (pf_file.commit(traces_ok, error)) {
+        written.push_back(pf_path);
+      } else {
+        say(error);
+        ok = false;
+      }
     }
-  }
-  if (otf2_sink) {
-    if (otf2_sink->write(o.output + ".otf2", error)) {
-      written.push_back(o.output + ".otf2");
-    } else {
-      say(error);
-      ok = false;
+    if (otf2_sink) {
+      if (otf2_sink->write(out + ".otf2", error)) {
+        written.push_back(out + ".otf2");
+      } else {
+        say(error);
+        ok = false;
+      }
     }
+    return ok;
   }
-  const MergedSummary ms = merge_summaries(std::move(merged));
+};
+
+bool write_summaries(const std::string& out, std::uint32_t formats, const MergedSummary& ms, std::vector<std::string>& written) {
+  bool ok = true;
+  std::string error;
   auto emit = [&](std::uint32_t format, const std::string& path, const std::string& text) {
     if (!(formats & format)) return;
     if (atomic_file::write(path, [&](std::FILE* f) { return std::fwrite(text.data(), 1, text.size(), f) == text.size(); }, error)) {
@@ -295,8 +304,47 @@ int merge_runs(const MergeRequest& o) {
       ok = false;
     }
   };
-  emit(kFormatSummary, o.output + ".summary.txt", merged_summary_text(ms));
-  emit(kFormatJson, o.output + ".summary.json", merged_summary_json(ms));
+  emit(kFormatSummary, out + ".summary.txt", merged_summary_text(ms));
+  emit(kFormatJson, out + ".summary.json", merged_summary_json(ms));
+  return ok;
+}
+
+}  // namespace
+
+int merge_runs(const MergeRequest& o) {
+  if (o.runs.empty()) {
+    say("no RUN given (kob merge --help)");
+    return 2;
+  }
+  if (o.output.empty()) {
+    say("-o OUT is required (kob merge --help)");
+    return 2;
+  }
+  const std::uint32_t formats = o.formats ? o.formats : kMergeFormats;
+  if (!merge_formats_ok(formats)) return 2;
+  if ((formats & kFormatOtf2) && !otf2::available()) {
+    say("this kob was built without OTF2: no OUT.otf2 (install libopen-trace-format2-dev and rebuild)");
+  }
+  std::vector<Run> runs;
+  bool ok = read_runs(o, runs);
+  if (runs.empty()) return 1;
+  std::vector<MergedRun> merged;
+  std::vector<Alignment> align;
+  align_runs(runs, merged, align);
+
+  std::string error;
+  const std::size_t slash = o.output.rfind('/');
+  if (slash != std::string::npos && slash > 0 && !atomic_file::make_directories(o.output.substr(0, slash), error)) {
+    say(error);
+    return 1;
+  }
+  MergedTraces traces;
+  ok = traces.open(o.output, formats, runs[0]) && ok;
+  bool traces_ok = true;
+  ok = traces.stream(runs, align, merged, o.quiet, traces_ok) && ok;
+  std::vector<std::string> written;
+  ok = traces.finish(o.output, traces_ok, written) && ok;
+  ok = write_summaries(o.output, formats, merge_summaries(std::move(merged)), written) && ok;
   if (!o.quiet && !written.empty()) {
     std::string line = "merged " + std::to_string(runs.size()) + " runs into";
     for (std::size_t i = 0; i < written.size(); ++i) line += (i ? ", " : " ") + written[i];

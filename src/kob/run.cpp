@@ -147,10 +147,11 @@ std::string run_help() {
          "Exit status: PROGRAM's; 127 PROGRAM could not be started; 2 a usage error (nothing is run).\n";
 }
 
-int run_main(int argc, char** argv) {
-  // kob's and the tool's options come first; the program starts at `--` or at the first
-  // argument that is not an option.
-  std::vector<std::string> options;
+namespace {
+
+// kob's and the tool's options, which come first: the program starts at `--` or at the first
+// argument that is not an option (its index). --mpi is taken out into `mpi`.
+int split_options(int argc, char** argv, std::vector<std::string>& options, bool& mpi) {
   int at = 0;
   for (; at < argc; ++at) {
     const std::string a = argv[at];
@@ -159,51 +160,36 @@ int run_main(int argc, char** argv) {
       break;
     }
     if (a.size() < 2 || a[0] != '-') break;
+    if (a == "--mpi") {
+      mpi = true;
+      continue;
+    }
     options.push_back(a);
   }
-  bool mpi = false;
-  for (auto it = options.begin(); it != options.end();) {
-    if (*it == "--mpi") {
-      mpi = true;
-      it = options.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  for (const std::string& o : options) {
-    if (o == "--help" || o == "-h") {
-      std::fputs(run_help().c_str(), stdout);
-      return 0;
-    }
-  }
-  Config tool;
+  return at;
+}
+
+// The tool options as the library will read them; false (said) when one is bad.
+bool check_options(const std::vector<std::string>& options, Config& tool) {
   std::vector<std::string> errors;
   tool.apply(options, errors);
   if (!errors.empty()) {
     std::string e = errors.front();
     if (e.rfind("ignoring ", 0) == 0) e.erase(0, 9);  // the library goes on without it; kob run stops
     say("run: " + e + " (kob run --help lists the options)");
-    return 2;
+    return false;
   }
   for (const std::string& o : options) {
     if (o.find_first_of(" \t\n") != std::string::npos) {
       say("run: '" + o + "': option values cannot hold blanks (KOB_ARGS splits on them)");
-      return 2;
+      return false;
     }
   }
-  if (at >= argc) {
-    say("run needs a PROGRAM to run; kob run --help");
-    return 2;
-  }
-  std::string error;
-  const std::string lib = library_path(error);
-  if (lib.empty()) {
-    say("run: " + error);
-    return 2;
-  }
-  std::string mpi_layer;
-  if (mpi) mpi_layer = choose_mpi_layer(argv[at]);
+  return true;
+}
 
+// The environment that loads the library into the program (and the MPI layer, when there is one).
+void set_environment(const std::string& lib, const std::vector<std::string>& options, const std::string& mpi_layer) {
   setenv("KOKKOS_TOOLS_LIBS", lib.c_str(), 1);
   setenv("KOKKOS_PROFILE_LIBRARY", lib.c_str(), 1);
   setenv("OMP_TOOL_LIBRARIES", lib.c_str(), 1);
@@ -215,37 +201,30 @@ int run_main(int argc, char** argv) {
   }
   // After what is there: a sanitizer runtime must stay first, and any position precedes libmpi.
   if (!mpi_layer.empty()) append_path("LD_PRELOAD", mpi_layer);
+}
 
-  // Where each process of the run says what it wrote (common/session/run_report.hpp).
+// Where each process of the run says what it wrote (common/session/run_report.hpp): a new file in
+// $TMPDIR, else /tmp; "" when none can be made.
+std::string make_report_file() {
   char report[] = "/tmp/kob-run-XXXXXX";
   const char* tmpdir = std::getenv("TMPDIR");
   std::string report_path;
-  {
-    std::string tmpl = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") + "/kob-run-XXXXXX";
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    int fd = mkstemp(buf.data());
-    if (fd < 0) {
-      fd = mkstemp(report);  // TMPDIR unusable: /tmp
-      if (fd >= 0) report_path = report;
-    } else {
-      report_path = buf.data();
-    }
-    if (fd >= 0) close(fd);
+  std::string tmpl = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") + "/kob-run-XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  int fd = mkstemp(buf.data());
+  if (fd < 0) {
+    fd = mkstemp(report);  // TMPDIR unusable: /tmp
+    if (fd >= 0) report_path = report;
+  } else {
+    report_path = buf.data();
   }
-  if (!report_path.empty()) setenv(run_report::kVariable, report_path.c_str(), 1);
+  if (fd >= 0) close(fd);
+  return report_path;
+}
 
-  const pid_t child = fork();
-  if (child < 0) {
-    say(std::string("run: cannot start ") + argv[at] + ": fork: " + std::strerror(errno));
-    if (!report_path.empty()) unlink(report_path.c_str());
-    return 127;
-  }
-  if (child == 0) {
-    execvp(argv[at], argv + at);
-    std::fprintf(stderr, "kob: run: cannot run %s: %s\n", argv[at], std::strerror(errno));
-    _exit(127);
-  }
+// Waits for the program, passing on the signals sent to kob meanwhile; its wait status.
+int wait_for(pid_t child) {
   g_child = child;
   struct sigaction fwd {}, ign {}, old[sizeof kForwarded / sizeof kForwarded[0] + sizeof kIgnored / sizeof kIgnored[0]];
   fwd.sa_handler = forward_signal;
@@ -267,22 +246,27 @@ int run_main(int argc, char** argv) {
   n = 0;
   for (int sig : kForwarded) sigaction(sig, &old[n++], nullptr);
   for (int sig : kIgnored) sigaction(sig, &old[n++], nullptr);
+  return status;
+}
 
-  if (!report_path.empty()) {
-    std::vector<run_report::Entry> entries = run_report::read(report_path);
-    unlink(report_path.c_str());
-    if (!tool.quiet) {
-      for (const run_report::Entry& e : entries) {
-        std::string line = "pid " + std::to_string(e.pid) + " wrote";
-        for (std::size_t i = 0; i < e.files.size(); ++i) line += (i ? ", " : " ") + e.files[i];
-        say(line);
-      }
-      const bool not_started = WIFEXITED(status) && WEXITSTATUS(status) == 127;  // said by the child already
-      if (entries.empty() && !not_started)
-        say(std::string(argv[at]) + " ended with " + describe_status(status) +
-            " and no process of it wrote its files; a raw trace PREFIX.kob it left converts with `kob convert`");
-    }
+// One line per process that wrote its files, or one saying that none did.
+void report_written(const std::string& report_path, const char* program, int status, bool quiet) {
+  std::vector<run_report::Entry> entries = run_report::read(report_path);
+  unlink(report_path.c_str());
+  if (quiet) return;
+  for (const run_report::Entry& e : entries) {
+    std::string line = "pid " + std::to_string(e.pid) + " wrote";
+    for (std::size_t i = 0; i < e.files.size(); ++i) line += (i ? ", " : " ") + e.files[i];
+    say(line);
   }
+  const bool not_started = WIFEXITED(status) && WEXITSTATUS(status) == 127;  // said by the child already
+  if (entries.empty() && !not_started)
+    say(std::string(program) + " ended with " + describe_status(status) +
+        " and no process of it wrote its files; a raw trace PREFIX.kob it left converts with `kob convert`");
+}
+
+// kob ends as the program did: by the same signal, or with its exit status.
+int end_as(int status) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     std::fflush(stdout);
@@ -296,6 +280,50 @@ int run_main(int argc, char** argv) {
     return 128 + sig;  // a signal that does not end a process by default
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+}  // namespace
+
+int run_main(int argc, char** argv) {
+  std::vector<std::string> options;
+  bool mpi = false;
+  const int at = split_options(argc, argv, options, mpi);
+  for (const std::string& o : options) {
+    if (o == "--help" || o == "-h") {
+      std::fputs(run_help().c_str(), stdout);
+      return 0;
+    }
+  }
+  Config tool;
+  if (!check_options(options, tool)) return 2;
+  if (at >= argc) {
+    say("run needs a PROGRAM to run; kob run --help");
+    return 2;
+  }
+  std::string error;
+  const std::string lib = library_path(error);
+  if (lib.empty()) {
+    say("run: " + error);
+    return 2;
+  }
+  set_environment(lib, options, mpi ? choose_mpi_layer(argv[at]) : std::string());
+  const std::string report_path = make_report_file();
+  if (!report_path.empty()) setenv(run_report::kVariable, report_path.c_str(), 1);
+
+  const pid_t child = fork();
+  if (child < 0) {
+    say(std::string("run: cannot start ") + argv[at] + ": fork: " + std::strerror(errno));
+    if (!report_path.empty()) unlink(report_path.c_str());
+    return 127;
+  }
+  if (child == 0) {
+    execvp(argv[at], argv + at);
+    std::fprintf(stderr, "kob: run: cannot run %s: %s\n", argv[at], std::strerror(errno));
+    _exit(127);
+  }
+  const int status = wait_for(child);
+  if (!report_path.empty()) report_written(report_path, argv[at], status, tool.quiet);
+  return end_as(status);
 }
 
 }  // namespace kob::cli

@@ -260,6 +260,16 @@ struct ArchiveSink::Impl {
     if (track >= track_loc.size() || track_loc[track] < 0) return nullptr;
     return &locations[static_cast<std::size_t>(track_loc[track])];
   }
+
+#ifdef KOB_HAVE_OTF2
+  // The steps of ArchiveSink::write: each location's events (counts: the records of each), its
+  // local definitions, then the global ones.
+  bool write_events(OTF2_Archive* ar, std::vector<std::uint64_t>& counts);
+  bool write_location(OTF2_EvtWriter* w, Location& loc, OTF2_AttributeList* list, std::uint64_t& n);
+  bool write_local_definitions(OTF2_Archive* ar);
+  bool write_global_definitions(OTF2_Archive* ar, const std::vector<std::uint64_t>& counts);
+  bool write_system_tree(OTF2_GlobalDefWriter* g, std::uint32_t machine, std::uint32_t node);
+#endif
 };
 
 ArchiveSink::ArchiveSink() : impl_(std::make_unique<Impl>()) {}
@@ -423,8 +433,155 @@ struct ErrorScope {
 
 }  // namespace
 
+// One location's events in time order: spans by start (the longer first, then as given: outer
+// first), Leaves as the next start passes their end, metrics merged in by time.
+bool ArchiveSink::Impl::write_location(OTF2_EvtWriter* w, Location& loc, OTF2_AttributeList* list, std::uint64_t& n) {
+  std::vector<std::uint32_t> order(loc.spans.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const Span& x = loc.spans[a];
+    const Span& y = loc.spans[b];
+    return x.start != y.start ? x.start < y.start : x.end > y.end;
+  });
+  std::stable_sort(loc.metrics.begin(), loc.metrics.end(), [](const MetricPoint& a, const MetricPoint& b) { return a.time < b.time; });
+  bool ok = true;
+  std::size_t next_metric = 0;
+  auto metrics_until = [&](std::uint64_t t) {
+    for (; ok && next_metric < loc.metrics.size() && loc.metrics[next_metric].time <= t; ++next_metric) {
+      const MetricPoint& p = loc.metrics[next_metric];
+      OTF2_Type type = OTF2_TYPE_UINT64;
+      OTF2_MetricValue v;
+      v.unsigned_int = p.value;
+      ok = OTF2_EvtWriter_Metric(w, nullptr, p.time, p.metric, 1, &type, &v) == OTF2_SUCCESS;
+      ++n;
+    }
+  };
+  auto leave = [&](const Span* s) {
+    metrics_until(s->end);
+    ok = ok && OTF2_EvtWriter_Leave(w, nullptr, s->end, s->region) == OTF2_SUCCESS;
+    ++n;
+  };
+  std::vector<const Span*> stack;
+  for (std::uint32_t i : order) {
+    const Span& s = loc.spans[i];
+    while (!stack.empty() && stack.back()->end <= s.start) {
+      leave(stack.back());
+      stack.pop_back();
+    }
+    metrics_until(s.start);
+    OTF2_AttributeList_RemoveAllAttributes(list);
+    for (std::uint32_t k = 0; k < s.nargs; ++k) {
+      const AttrValue& a = args[s.args_at + k];
+      OTF2_AttributeValue v;
+      OTF2_Type type;
+      switch (attrs[a.attr].type) {
+        case 0: type = OTF2_TYPE_UINT64; v.uint64 = a.value; break;
+        case 1: type = OTF2_TYPE_INT64; v.int64 = static_cast<std::int64_t>(a.value); break;
+        default: type = OTF2_TYPE_STRING; v.stringRef = static_cast<OTF2_StringRef>(a.value); break;
+      }
+      OTF2_AttributeList_AddAttribute(list, a.attr, type, v);
+    }
+    ok = ok && OTF2_EvtWriter_Enter(w, s.nargs ? list : nullptr, s.start, s.region) == OTF2_SUCCESS;
+    ++n;
+    stack.push_back(&s);
+    if (!ok) return false;
+  }
+  while (ok && !stack.empty()) {
+    leave(stack.back());
+    stack.pop_back();
+  }
+  metrics_until(UINT64_MAX);
+  return ok;
+}
+
+bool ArchiveSink::Impl::write_events(OTF2_Archive* ar, std::vector<std::uint64_t>& counts) {
+  counts.assign(locations.size(), 0);
+  OTF2_AttributeList* list = OTF2_AttributeList_New();
+  bool ok = OTF2_Archive_OpenEvtFiles(ar) == OTF2_SUCCESS;
+  for (std::size_t li = 0; ok && li < locations.size(); ++li) {
+    Location& loc = locations[li];
+    OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(ar, li);
+    if (!w) {
+      ok = false;
+      break;
+    }
+    ok = write_location(w, loc, list, counts[li]);
+    ok = OTF2_Archive_CloseEvtWriter(ar, w) == OTF2_SUCCESS && ok;
+    // Spans are no longer needed once written.
+    std::vector<Span>().swap(loc.spans);
+    std::vector<MetricPoint>().swap(loc.metrics);
+  }
+  OTF2_AttributeList_Delete(list);
+  return OTF2_Archive_CloseEvtFiles(ar) == OTF2_SUCCESS && ok;
+}
+
+// None, but every location has its (empty) file, as readers expect.
+bool ArchiveSink::Impl::write_local_definitions(OTF2_Archive* ar) {
+  bool ok = OTF2_Archive_OpenDefFiles(ar) == OTF2_SUCCESS;
+  for (std::size_t li = 0; ok && li < locations.size(); ++li) {
+    OTF2_DefWriter* dw = OTF2_Archive_GetDefWriter(ar, li);
+    ok = dw != nullptr && OTF2_Archive_CloseDefWriter(ar, dw) == OTF2_SUCCESS;
+  }
+  return ok && OTF2_Archive_CloseDefFiles(ar) == OTF2_SUCCESS;
+}
+
+// The machine, a node per host, and the location groups under them.
+bool ArchiveSink::Impl::write_system_tree(OTF2_GlobalDefWriter* g, std::uint32_t machine, std::uint32_t node) {
+  bool ok = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, machine, machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE) == OTF2_SUCCESS;
+  for (std::size_t i = 0; ok && i < hosts.size(); ++i)
+    ok = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, i + 1, str(hosts[i]), node, 0) == OTF2_SUCCESS;
+  for (std::size_t i = 0; ok && i < groups.size(); ++i) {
+    const Group& gr = groups[i];
+    const bool device = gr.parent >= 0;
+    ok = OTF2_GlobalDefWriter_WriteLocationGroup(
+             g, i, str(gr.name), device ? OTF2_LOCATION_GROUP_TYPE_ACCELERATOR : OTF2_LOCATION_GROUP_TYPE_PROCESS, gr.host + 1,
+             device ? static_cast<OTF2_LocationGroupRef>(gr.parent) : OTF2_UNDEFINED_LOCATION_GROUP) == OTF2_SUCCESS;
+  }
+  return ok;
+}
+
+bool ArchiveSink::Impl::write_global_definitions(OTF2_Archive* ar, const std::vector<std::uint64_t>& counts) {
+  OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(ar);
+  if (!g) return false;
+  const std::uint64_t t0 = t_min == UINT64_MAX ? 0 : t_min;
+  const std::uint64_t realtime = have_realtime ? ref_realtime_ns + t0 - ref_trace_ns : OTF2_UNDEFINED_TIMESTAMP;
+  bool ok = OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000ull, t0, t_max >= t0 ? t_max - t0 + 1 : 1, realtime) ==
+            OTF2_SUCCESS;
+  // Strings first (everything refers to them): every string the definitions use is made first.
+  const std::uint32_t machine = str("machine"), node = str("node"), empty = str("");
+  std::vector<std::uint32_t> loc_names;
+  for (const std::string& h : hosts) str(h);
+  for (const Group& gr : groups) str(gr.name);
+  for (const Location& l : locations) loc_names.push_back(str(l.name));
+  const std::uint32_t attr_desc = str("an argument of the event, as in the Chrome and Perfetto traces");
+  const std::uint32_t bytes = str("bytes"), mem_desc = str("bytes allocated in this Kokkos memory space");
+  for (std::size_t i = 0; ok && i < strings.size(); ++i) ok = OTF2_GlobalDefWriter_WriteString(g, i, strings[i].c_str()) == OTF2_SUCCESS;
+  ok = ok && write_system_tree(g, machine, node);
+  for (std::size_t i = 0; ok && i < locations.size(); ++i) {
+    const Location& l = locations[i];
+    const OTF2_LocationType type = l.kind == LocKind::Device ? OTF2_LOCATION_TYPE_ACCELERATOR_STREAM : OTF2_LOCATION_TYPE_CPU_THREAD;
+    ok = OTF2_GlobalDefWriter_WriteLocation(g, i, loc_names[i], type, counts[i], l.group) == OTF2_SUCCESS;
+  }
+  for (std::size_t i = 0; ok && i < regions.size(); ++i) {
+    const Region& r = regions[i];
+    ok = OTF2_GlobalDefWriter_WriteRegion(g, i, r.name, r.canonical, empty, static_cast<OTF2_RegionRole>(r.role),
+                                          otf2_paradigm(r.paradigm), OTF2_REGION_FLAG_NONE, empty, 0, 0) == OTF2_SUCCESS;
+  }
+  for (std::size_t i = 0; ok && i < attrs.size(); ++i) {
+    const OTF2_Type type = attrs[i].type == 0 ? OTF2_TYPE_UINT64 : attrs[i].type == 1 ? OTF2_TYPE_INT64 : OTF2_TYPE_STRING;
+    ok = OTF2_GlobalDefWriter_WriteAttribute(g, i, attrs[i].name, attr_desc, type) == OTF2_SUCCESS;
+  }
+  for (std::size_t i = 0; ok && i < metric_names.size(); ++i) {
+    const OTF2_MetricMemberRef member = i;
+    ok = OTF2_GlobalDefWriter_WriteMetricMember(g, member, metric_names[i], mem_desc, OTF2_METRIC_TYPE_USER, OTF2_METRIC_ABSOLUTE_POINT,
+                                                OTF2_TYPE_UINT64, OTF2_BASE_BINARY, 0, bytes) == OTF2_SUCCESS &&
+         OTF2_GlobalDefWriter_WriteMetricClass(g, i, 1, &member, OTF2_METRIC_ASYNCHRONOUS, OTF2_RECORDER_KIND_ABSTRACT) ==
+             OTF2_SUCCESS;
+  }
+  return OTF2_Archive_CloseGlobalDefWriter(ar, g) == OTF2_SUCCESS && ok;
+}
+
 bool ArchiveSink::write(const std::string& dir, std::string& error) {
-  Impl& m = *impl_;
   namespace fs = std::filesystem;
   std::string otf2_error;
   ErrorScope scope(otf2_error);
@@ -446,142 +603,10 @@ bool ArchiveSink::write(const std::string& dir, std::string& error) {
             OTF2_Archive_SetSerialCollectiveCallbacks(ar) == OTF2_SUCCESS;
   OTF2_Archive_SetCreator(ar, "kokkos-ompt-bridge");
   OTF2_Archive_SetDescription(ar, "Kokkos and OpenMP (OMPT) events, linked by correlation ids");
-  ok = ok && OTF2_Archive_OpenEvtFiles(ar) == OTF2_SUCCESS;
-  const std::uint64_t t_min = m.t_min == UINT64_MAX ? 0 : m.t_min;
-  std::vector<std::uint64_t> counts(m.locations.size(), 0);
-  OTF2_AttributeList* list = OTF2_AttributeList_New();
-  // One location's events in time order: spans by start (the longer first, then as given: outer
-  // first), Leaves as the next start passes their end, metrics merged in by time.
-  std::vector<std::uint32_t> order;
-  std::vector<const Span*> stack;
-  for (std::size_t li = 0; ok && li < m.locations.size(); ++li) {
-    Location& loc = m.locations[li];
-    OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(ar, li);
-    if (!w) {
-      ok = false;
-      break;
-    }
-    order.resize(loc.spans.size());
-    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const Span& x = loc.spans[a];
-      const Span& y = loc.spans[b];
-      return x.start != y.start ? x.start < y.start : x.end > y.end;
-    });
-    std::stable_sort(loc.metrics.begin(), loc.metrics.end(), [](const MetricPoint& a, const MetricPoint& b) { return a.time < b.time; });
-    std::size_t next_metric = 0;
-    std::uint64_t n = 0;
-    auto metrics_until = [&](std::uint64_t t) {
-      for (; ok && next_metric < loc.metrics.size() && loc.metrics[next_metric].time <= t; ++next_metric) {
-        const MetricPoint& p = loc.metrics[next_metric];
-        OTF2_Type type = OTF2_TYPE_UINT64;
-        OTF2_MetricValue v;
-        v.unsigned_int = p.value;
-        ok = OTF2_EvtWriter_Metric(w, nullptr, p.time, p.metric, 1, &type, &v) == OTF2_SUCCESS;
-        ++n;
-      }
-    };
-    auto leave = [&](const Span* s) {
-      metrics_until(s->end);
-      ok = ok && OTF2_EvtWriter_Leave(w, nullptr, s->end, s->region) == OTF2_SUCCESS;
-      ++n;
-    };
-    stack.clear();
-    for (std::uint32_t i : order) {
-      const Span& s = loc.spans[i];
-      while (!stack.empty() && stack.back()->end <= s.start) {
-        leave(stack.back());
-        stack.pop_back();
-      }
-      metrics_until(s.start);
-      OTF2_AttributeList_RemoveAllAttributes(list);
-      for (std::uint32_t k = 0; k < s.nargs; ++k) {
-        const AttrValue& a = m.args[s.args_at + k];
-        OTF2_AttributeValue v;
-        OTF2_Type type;
-        switch (m.attrs[a.attr].type) {
-          case 0: type = OTF2_TYPE_UINT64; v.uint64 = a.value; break;
-          case 1: type = OTF2_TYPE_INT64; v.int64 = static_cast<std::int64_t>(a.value); break;
-          default: type = OTF2_TYPE_STRING; v.stringRef = static_cast<OTF2_StringRef>(a.value); break;
-        }
-        OTF2_AttributeList_AddAttribute(list, a.attr, type, v);
-      }
-      ok = ok && OTF2_EvtWriter_Enter(w, s.nargs ? list : nullptr, s.start, s.region) == OTF2_SUCCESS;
-      ++n;
-      stack.push_back(&s);
-      if (!ok) break;
-    }
-    while (ok && !stack.empty()) {
-      leave(stack.back());
-      stack.pop_back();
-    }
-    metrics_until(UINT64_MAX);
-    counts[li] = n;
-    ok = OTF2_Archive_CloseEvtWriter(ar, w) == OTF2_SUCCESS && ok;
-    // Spans are no longer needed once written.
-    std::vector<Span>().swap(loc.spans);
-    std::vector<MetricPoint>().swap(loc.metrics);
-  }
-  OTF2_AttributeList_Delete(list);
-  ok = OTF2_Archive_CloseEvtFiles(ar) == OTF2_SUCCESS && ok;
-  // Local definitions: none, but every location has its (empty) file, as readers expect.
-  ok = ok && OTF2_Archive_OpenDefFiles(ar) == OTF2_SUCCESS;
-  for (std::size_t li = 0; ok && li < m.locations.size(); ++li) {
-    OTF2_DefWriter* dw = OTF2_Archive_GetDefWriter(ar, li);
-    ok = dw != nullptr && OTF2_Archive_CloseDefWriter(ar, dw) == OTF2_SUCCESS;
-  }
-  ok = ok && OTF2_Archive_CloseDefFiles(ar) == OTF2_SUCCESS;
-  OTF2_GlobalDefWriter* g = ok ? OTF2_Archive_GetGlobalDefWriter(ar) : nullptr;
-  if (g) {
-    const std::uint64_t realtime = m.have_realtime ? m.ref_realtime_ns + t_min - m.ref_trace_ns : OTF2_UNDEFINED_TIMESTAMP;
-    ok = OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000ull, t_min, m.t_max >= t_min ? m.t_max - t_min + 1 : 1, realtime) ==
-         OTF2_SUCCESS;
-    // Strings first (everything refers to them), then the system tree, groups, locations, regions.
-    const std::uint32_t machine = m.str("machine"), node = m.str("node"), empty = m.str("");
-    std::vector<std::uint32_t> host_names, group_names, loc_names;
-    for (const std::string& h : m.hosts) host_names.push_back(m.str(h));
-    for (const Group& gr : m.groups) group_names.push_back(m.str(gr.name));
-    for (const Location& l : m.locations) loc_names.push_back(m.str(l.name));
-    const std::uint32_t attr_desc = m.str("an argument of the event, as in the Chrome and Perfetto traces");
-    const std::uint32_t bytes = m.str("bytes"), mem_desc = m.str("bytes allocated in this Kokkos memory space");
-    for (std::size_t i = 0; ok && i < m.strings.size(); ++i)
-      ok = OTF2_GlobalDefWriter_WriteString(g, i, m.strings[i].c_str()) == OTF2_SUCCESS;
-    ok = ok && OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, machine, machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE) == OTF2_SUCCESS;
-    for (std::size_t i = 0; ok && i < m.hosts.size(); ++i)
-      ok = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, i + 1, host_names[i], node, 0) == OTF2_SUCCESS;
-    for (std::size_t i = 0; ok && i < m.groups.size(); ++i) {
-      const Group& gr = m.groups[i];
-      const bool device = gr.parent >= 0;
-      ok = OTF2_GlobalDefWriter_WriteLocationGroup(
-               g, i, group_names[i], device ? OTF2_LOCATION_GROUP_TYPE_ACCELERATOR : OTF2_LOCATION_GROUP_TYPE_PROCESS,
-               gr.host + 1, device ? static_cast<OTF2_LocationGroupRef>(gr.parent) : OTF2_UNDEFINED_LOCATION_GROUP) == OTF2_SUCCESS;
-    }
-    for (std::size_t i = 0; ok && i < m.locations.size(); ++i) {
-      const Location& l = m.locations[i];
-      const OTF2_LocationType type = l.kind == LocKind::Device ? OTF2_LOCATION_TYPE_ACCELERATOR_STREAM : OTF2_LOCATION_TYPE_CPU_THREAD;
-      ok = OTF2_GlobalDefWriter_WriteLocation(g, i, loc_names[i], type, counts[i], l.group) == OTF2_SUCCESS;
-    }
-    for (std::size_t i = 0; ok && i < m.regions.size(); ++i) {
-      const Region& r = m.regions[i];
-      ok = OTF2_GlobalDefWriter_WriteRegion(g, i, r.name, r.canonical, empty, static_cast<OTF2_RegionRole>(r.role),
-                                            otf2_paradigm(r.paradigm), OTF2_REGION_FLAG_NONE, empty, 0, 0) == OTF2_SUCCESS;
-    }
-    for (std::size_t i = 0; ok && i < m.attrs.size(); ++i) {
-      const OTF2_Type type = m.attrs[i].type == 0 ? OTF2_TYPE_UINT64 : m.attrs[i].type == 1 ? OTF2_TYPE_INT64 : OTF2_TYPE_STRING;
-      ok = OTF2_GlobalDefWriter_WriteAttribute(g, i, m.attrs[i].name, attr_desc, type) == OTF2_SUCCESS;
-    }
-    for (std::size_t i = 0; ok && i < m.metric_names.size(); ++i) {
-      const OTF2_MetricMemberRef member = i;
-      ok = OTF2_GlobalDefWriter_WriteMetricMember(g, member, m.metric_names[i], mem_desc, OTF2_METRIC_TYPE_USER,
-                                                  OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_UINT64, OTF2_BASE_BINARY, 0, bytes) ==
-               OTF2_SUCCESS &&
-           OTF2_GlobalDefWriter_WriteMetricClass(g, i, 1, &member, OTF2_METRIC_ASYNCHRONOUS, OTF2_RECORDER_KIND_ABSTRACT) ==
-               OTF2_SUCCESS;
-    }
-    ok = OTF2_Archive_CloseGlobalDefWriter(ar, g) == OTF2_SUCCESS && ok;
-  } else {
-    ok = false;
-  }
+  std::vector<std::uint64_t> counts;
+  ok = ok && impl_->write_events(ar, counts);
+  ok = ok && impl_->write_local_definitions(ar);
+  ok = ok && impl_->write_global_definitions(ar, counts);
   ok = OTF2_Archive_Close(ar) == OTF2_SUCCESS && ok;
   if (!ok) return fail("the OTF2 library failed");
   fs::remove_all(final_dir, ec);

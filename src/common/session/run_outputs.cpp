@@ -241,27 +241,12 @@ Summary summarize_run(const RunData& run, const Facts& facts) {
   return fold.result();
 }
 
-std::vector<std::string> write_run_outputs(const RunData& run, const Facts& facts, const OutputRequest& req, bool* ok_out) {
-  const Config c = config_from_facts(facts);
-  if (req.formats == 0 && req.summary_text_out == nullptr) {
-    // --format=none: the raw trace is the whole output (kob convert makes the rest, with the
-    // notes and figures). No timeline is built, so the exit costs nothing whatever the run length.
-    std::uint64_t dropped = 0;
-    for (const ThreadSource* th : run.threads) dropped += th->dropped;
-    if (dropped) log::warn(std::to_string(dropped) + " events were lost; `kob convert` on the raw trace says where");
-    if (ok_out) *ok_out = true;
-    return {};
-  }
-  const CodeRange omp_code = omp_runtime_code(facts);
-  bool ok = true;
-  std::string error;
-  const bool can_write = req.directory.empty() || atomic_file::make_directories(req.directory, error);
-  if (!can_write) {
-    if (!req.directory_reported) log::warn(error);
-    ok = false;
-  }
-  // The trace files are open during the pass: the trace is written a window at a time as the
-  // records are read (trace_window.hpp), so that its memory follows the window, not the run.
+namespace {
+
+// The files the pass writes into as it goes: the trace files (open during the pass: the trace is
+// written a window at a time as the records are read, trace_window.hpp, so that its memory follows
+// the window, not the run), the OTF2 archive and the HTML report (both written after the pass).
+struct PassSinks {
   struct TraceFile {
     std::uint32_t format;
     std::string path;
@@ -269,68 +254,53 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
     std::unique_ptr<trace::TraceSink> sink;
     std::size_t at = 0;  // its position in the tee
   };
-  TraceFile trace_files[] = {{kFormatPerfetto, req.prefix + ".pftrace", {}, {}, 0},
-                             {kFormatChrome, req.prefix + ".trace.json", {}, {}, 0}};
+  TraceFile trace_files[2];
   trace::TeeTraceSink tee;
   std::size_t sinks = 0;
-  for (TraceFile& tf : trace_files) {
-    if (!can_write || (req.formats & tf.format) == 0) continue;
-    if (!tf.file.open(tf.path, error)) {
-      log::warn(error);
-      ok = false;
-      continue;
-    }
-    tf.sink = tf.format == kFormatPerfetto ? make_perfetto_sink(tf.file.get()) : make_chrome_sink(tf.file.get());
-    tf.at = sinks++;
-    tee.add(tf.sink.get());
-  }
-  // OTF2 keeps the events until the end (otf2_writer.hpp) and writes its archive after the pass.
   std::unique_ptr<otf2::ArchiveSink> otf2_sink;
-  if (can_write && (req.formats & kFormatOtf2)) {
-    otf2_sink = std::make_unique<otf2::ArchiveSink>();
-    otf2_sink->next_process(fact_value(facts, fact::kSection, fact::kHost), number_as<int>(facts, fact::kRank, -1));
-    unsigned long long raw_ns = 0, real_ns = 0;
-    if (std::sscanf(fact_value(facts, fact::kSection, fact::kWallReference).c_str(), "%llu %llu", &raw_ns, &real_ns) == 2)
-      otf2_sink->set_realtime_reference(raw_ns, real_ns);
-    tee.add(otf2_sink.get());
-    ++sinks;
-  }
-  // The HTML report boils the events down as they pass (bounded memory) and is written after.
   std::unique_ptr<report::HtmlReport> html_sink;
-  if (can_write && (req.formats & kFormatHtml)) {
-    html_sink = std::make_unique<report::HtmlReport>();
-    tee.add(html_sink.get());
-    ++sinks;
+
+  explicit PassSinks(const std::string& prefix)
+      : trace_files{{kFormatPerfetto, prefix + ".pftrace", {}, {}, 0}, {kFormatChrome, prefix + ".trace.json", {}, {}, 0}} {}
+
+  // False when a trace file cannot be made (said; the others go on).
+  bool open(std::uint32_t formats, const Facts& facts) {
+    bool ok = true;
+    std::string error;
+    for (TraceFile& tf : trace_files) {
+      if ((formats & tf.format) == 0) continue;
+      if (!tf.file.open(tf.path, error)) {
+        log::warn(error);
+        ok = false;
+        continue;
+      }
+      tf.sink = tf.format == kFormatPerfetto ? make_perfetto_sink(tf.file.get()) : make_chrome_sink(tf.file.get());
+      tf.at = sinks++;
+      tee.add(tf.sink.get());
+    }
+    // OTF2 keeps the events until the end (otf2_writer.hpp) and writes its archive after the pass.
+    if (formats & kFormatOtf2) {
+      otf2_sink = std::make_unique<otf2::ArchiveSink>();
+      otf2_sink->next_process(fact_value(facts, fact::kSection, fact::kHost), number_as<int>(facts, fact::kRank, -1));
+      unsigned long long raw_ns = 0, real_ns = 0;
+      if (std::sscanf(fact_value(facts, fact::kSection, fact::kWallReference).c_str(), "%llu %llu", &raw_ns, &real_ns) == 2)
+        otf2_sink->set_realtime_reference(raw_ns, real_ns);
+      tee.add(otf2_sink.get());
+      ++sinks;
+    }
+    // The HTML report boils the events down as they pass (bounded memory) and is written after.
+    if (formats & kFormatHtml) {
+      html_sink = std::make_unique<report::HtmlReport>();
+      tee.add(html_sink.get());
+      ++sinks;
+    }
+    return ok;
   }
-  // Before the producer and the fold that use it, so that it outlives both.
-  SourceResolver sources(SourceResolver::modules_from(facts));
-  TraceInfo info;
-  info.pid = number_as<std::uint64_t>(facts, fact::kPid, 0);
-  info.process_name = process_name(facts);
-  info.sources = &sources;
-  // By default the thread reading the records keeps a core, the trace events get the others.
-  info.jobs = req.jobs != 0 ? req.jobs : std::clamp(idle_cores() - 1, 1u, OutputRequest::kMaxJobs);
-  TraceProducer producer(tee, info);
-  // The windows are written on a thread of their own while this one reads the records on.
-  TraceWindow window(producer, req.trace_window != 0 ? req.trace_window : TraceWindow::kDefaultSpans, true);
-  // One pass over the records: the summary folds them as they come (its memory follows what is
-  // open, not the run length), and the trace windows are written as they fill.
-  SummaryFold fold;
-  fold.set_sources(&sources);
-  TeeSink both(fold, window);
-  FilterSink filtered(sinks > 0 ? static_cast<SpanSink&>(both) : fold, c.include, c.exclude);
-  {
-    TimelineBuilder builder(filtered, run.initial_device_num, omp_code);
-    if (sinks > 0) builder.set_poller(&window);
-    // With more than one thread: the threads' chunks decoded ahead on all but one of them.
-    read_threads(run.threads, builder, info.jobs - 1);
-    builder.finish(run.ended_cleanly, run.run_end);
-  }
-  const Summary sum = fold.result();
-  const std::string other = other_data_json(facts, sum);
-  std::vector<std::string> written;
-  if (sinks > 0) {
-    window.end(other);
+
+  // After the pass: the trace files committed and the OTF2 archive written; the paths go to written.
+  bool commit(const std::string& prefix, std::vector<std::string>& written) {
+    bool ok = true;
+    std::string error;
     for (TraceFile& tf : trace_files) {
       if (!tf.sink) continue;
       if (tf.file.commit(tee.ok(tf.at), error)) {
@@ -341,7 +311,7 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
       }
     }
     if (otf2_sink) {
-      const std::string dir = req.prefix + ".otf2";
+      const std::string dir = prefix + ".otf2";
       if (otf2_sink->write(dir, error)) {
         written.push_back(dir);
       } else {
@@ -349,14 +319,18 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
         ok = false;
       }
     }
-    // Both traces cut the same events; the note comes once.
-    if (producer.clipped())
-      log::warn(std::to_string(producer.clipped()) +
-                " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
+    return ok;
   }
-  // Each file whole or not at all; a failure is one line and the other files are still tried.
+};
+
+// The summary and the report's page, whole or not at all; a failure is one line and the other
+// files are still tried.
+bool write_summary_files(const Summary& sum, const std::string& other, const std::string& text, const OutputRequest& req,
+                         PassSinks& pass, std::vector<std::string>& written) {
+  bool ok = true;
+  std::string error;
   auto emit = [&](std::uint32_t format, const std::string& path, const std::function<bool(std::FILE*)>& write) {
-    if (!can_write || (req.formats & format) == 0) return;
+    if ((req.formats & format) == 0) return;
     if (atomic_file::write(path, write, error)) {
       written.push_back(path);
     } else {
@@ -364,22 +338,24 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
       ok = false;
     }
   };
-  const std::string text = summary_text(sum, fact_value(facts, fact::kSection, fact::kExe, "program") + " (pid " +
-                                                 number(facts, fact::kPid) + ")");
-  if (req.summary_text_out != nullptr) *req.summary_text_out = text;
   emit(kFormatSummary, req.prefix + ".summary.txt",
        [&](std::FILE* f) { return std::fwrite(text.data(), 1, text.size(), f) == text.size(); });
-  if (html_sink) {
-    html_sink->set_summary(summary_json(sum, other));
-    emit(kFormatHtml, req.prefix + ".html", [&](std::FILE* f) { return html_sink->write(f); });
+  if (pass.html_sink) {
+    pass.html_sink->set_summary(summary_json(sum, other));
+    emit(kFormatHtml, req.prefix + ".html", [&](std::FILE* f) { return pass.html_sink->write(f); });
   }
   if (req.formats & kFormatJson) {
     const std::string js = summary_json(sum, other);
-    emit(kFormatJson, req.prefix + ".summary.json",
-         [&](std::FILE* f) { return std::fwrite(js.data(), 1, js.size(), f) == js.size(); });
+    emit(kFormatJson, req.prefix + ".summary.json", [&](std::FILE* f) { return std::fwrite(js.data(), 1, js.size(), f) == js.size(); });
   }
-  // Odd hook orders and the like: one line each on stderr, in the printed summary's notes or
-  // as warnings when no summary is printed.
+  return ok;
+}
+
+// What is said on stderr after the files: the summary (unless --quiet), odd hook orders and the
+// like (in the printed summary's notes, or as warnings when none is printed), lost events, and the
+// files written.
+void say_after(const Summary& sum, const std::string& text, const OutputRequest& req, const Config& c,
+               const std::vector<std::string>& written) {
   const bool summary_printed = req.print_summary && (req.formats & kFormatSummary);
   if (!summary_printed && req.summary_text_out == nullptr) {
     for (const auto& p : sum.problems) log::warn(p);
@@ -391,6 +367,72 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
     for (std::size_t i = 0; i < written.size(); ++i) line += (i ? ", " : " ") + written[i];
     if (log::level() != log::Level::Off) log::plain(line + "\n");
   }
+}
+
+}  // namespace
+
+std::vector<std::string> write_run_outputs(const RunData& run, const Facts& facts, const OutputRequest& req, bool* ok_out) {
+  const Config c = config_from_facts(facts);
+  if (req.formats == 0 && req.summary_text_out == nullptr) {
+    // --format=none: the raw trace is the whole output (kob convert makes the rest, with the
+    // notes and figures). No timeline is built, so the exit costs nothing whatever the run length.
+    std::uint64_t dropped = 0;
+    for (const ThreadSource* th : run.threads) dropped += th->dropped;
+    if (dropped) log::warn(std::to_string(dropped) + " events were lost; `kob convert` on the raw trace says where");
+    if (ok_out) *ok_out = true;
+    return {};
+  }
+  bool ok = true;
+  std::string error;
+  const bool can_write = req.directory.empty() || atomic_file::make_directories(req.directory, error);
+  if (!can_write) {
+    if (!req.directory_reported) log::warn(error);
+    ok = false;
+  }
+  OutputRequest to_write = req;
+  if (!can_write) to_write.formats = 0;
+  PassSinks pass(req.prefix);
+  ok = pass.open(to_write.formats, facts) && ok;
+  // Before the producer and the fold that use it, so that it outlives both.
+  SourceResolver sources(SourceResolver::modules_from(facts));
+  TraceInfo info;
+  info.pid = number_as<std::uint64_t>(facts, fact::kPid, 0);
+  info.process_name = process_name(facts);
+  info.sources = &sources;
+  // By default the thread reading the records keeps a core, the trace events get the others.
+  info.jobs = req.jobs != 0 ? req.jobs : std::clamp(idle_cores() - 1, 1u, OutputRequest::kMaxJobs);
+  TraceProducer producer(pass.tee, info);
+  // The windows are written on a thread of their own while this one reads the records on.
+  TraceWindow window(producer, req.trace_window != 0 ? req.trace_window : TraceWindow::kDefaultSpans, true);
+  // One pass over the records: the summary folds them as they come (its memory follows what is
+  // open, not the run length), and the trace windows are written as they fill.
+  SummaryFold fold;
+  fold.set_sources(&sources);
+  TeeSink both(fold, window);
+  FilterSink filtered(pass.sinks > 0 ? static_cast<SpanSink&>(both) : fold, c.include, c.exclude);
+  {
+    TimelineBuilder builder(filtered, run.initial_device_num, omp_runtime_code(facts));
+    if (pass.sinks > 0) builder.set_poller(&window);
+    // With more than one thread: the threads' chunks decoded ahead on all but one of them.
+    read_threads(run.threads, builder, info.jobs - 1);
+    builder.finish(run.ended_cleanly, run.run_end);
+  }
+  const Summary sum = fold.result();
+  const std::string other = other_data_json(facts, sum);
+  std::vector<std::string> written;
+  if (pass.sinks > 0) {
+    window.end(other);
+    ok = pass.commit(req.prefix, written) && ok;
+    // Both traces cut the same events; the note comes once.
+    if (producer.clipped())
+      log::warn(std::to_string(producer.clipped()) +
+                " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
+  }
+  const std::string text = summary_text(sum, fact_value(facts, fact::kSection, fact::kExe, "program") + " (pid " +
+                                                 number(facts, fact::kPid) + ")");
+  if (req.summary_text_out != nullptr) *req.summary_text_out = text;
+  ok = write_summary_files(sum, other, text, to_write, pass, written) && ok;
+  say_after(sum, text, req, c, written);
   if (ok_out) *ok_out = ok;
   return written;
 }

@@ -106,6 +106,16 @@ bool Reader::open(const std::string& path, std::string& error) {
     return false;
   }
   size_ = static_cast<std::uint64_t>(st.st_size);
+  if (!read_header(error)) return false;
+  ChunkCopies chunks;
+  walk_blocks(chunks);
+  drop_bad_names();
+  make_threads(chunks);
+  return true;
+}
+
+bool Reader::read_header(std::string& error) {
+  const std::string& path = path_;
   std::uint8_t h[96];
   if (size_ < kHeaderSize || !read_at(0, h, sizeof h)) {
     error = path + " is not a kokkos-ompt-bridge raw trace (shorter than its 4096-byte header)";
@@ -139,21 +149,16 @@ bool Reader::open(const std::string& path, std::string& error) {
   header_.start_ns = get<std::uint64_t>(h + 64);
   header_.start_width = get<std::uint64_t>(h + 72);
   header_.wall_ns = get<std::uint64_t>(h + 80);
+  return true;
+}
 
-  // Walk the blocks. Per thread and sequence number, the COMPACT copy and the ring slot with the
-  // most records; which of the two is read is decided once END is known (below).
-  std::map<std::uint32_t, std::map<std::uint64_t, std::pair<FileThread::Chunk, FileThread::Chunk>>> chunks;
-  std::map<std::uint32_t, Identity> identity;  // THREAD entries, the last one of each thread
-  std::map<std::uint32_t, std::vector<Loss>> losses;
-  std::vector<std::uint8_t> meta;
+void Reader::walk_blocks(ChunkCopies& chunks) {
   std::uint64_t off = kHeaderSize;
   while (off + kBlockHeaderSize <= size_) {
     std::uint8_t b[kBlockHeaderSize];
     if (!read_at(off, b, sizeof b) || get<std::uint32_t>(b) != kBlockMagic) break;
     const auto kind = static_cast<BlockKind>(get<std::uint16_t>(b + 4));
-    const std::uint32_t thread = get<std::uint32_t>(b + 8);
     const std::uint32_t payload = get<std::uint32_t>(b + 12);
-    const std::uint64_t seq = get<std::uint64_t>(b + 16);
     const std::uint64_t next = off + round8(kBlockHeaderSize + std::uint64_t(payload));
     // A block past the end ends the walk (a write cut short). A ring slot is the exception: its
     // records are written in place, so those before the cut are whole (a copy of the file cut short).
@@ -162,47 +167,9 @@ bool Reader::open(const std::string& path, std::string& error) {
                                                 std::end(kRingPayloads)))
       break;
     const std::uint64_t present = cut ? size_ - off - kBlockHeaderSize : payload;
-    FileThread::Chunk c;
-    c.seq = seq;
-    c.block = off;
-    switch (kind) {
-      case BlockKind::Compact:
-        c.offset = off + kBlockHeaderSize;
-        c.bytes = payload;
-        c.records = get<std::uint32_t>(b + 24);
-        c.base_tick = get<std::uint64_t>(b + 32);
-        if (c.records > payload / kMinCompactRecordBytes) {
-          note_damage(off + 24, "a COMPACT block of thread " + std::to_string(thread) + " claims " +
-                                    std::to_string(c.records) + " records in " + std::to_string(payload) +
-                                    " bytes; only what the bytes hold is read");
-          c.records = payload / kMinCompactRecordBytes;
-        }
-        break;
-      case BlockKind::Ring: {
-        std::uint8_t w[8];
-        if (present < kRingRecordsOffset - kBlockHeaderSize || !read_at(off + kBlockHeaderSize, w, sizeof w)) break;
-        const std::uint32_t state = get<std::uint32_t>(w), committed = get<std::uint32_t>(w + 4);
-        const std::uint64_t room = (present - (kRingRecordsOffset - kBlockHeaderSize)) / sizeof(Record);
-        if (seq == 0 || (state != 1 && state != 2) || (committed == 0 && state != 1)) break;
-        c.ring = true;
-        c.offset = off + kRingRecordsOffset;
-        c.records = static_cast<std::uint32_t>(std::min<std::uint64_t>(committed, room));
-        // The slot being filled: its thread publishes no count per event (the writer thread
-        // brings `committed` up to date now and then), but slots are zeroed before reuse, so the
-        // complete records past the count are those with a type and a tick.
-        if (state == 1) c.records = complete_ring_records(c.offset, c.records, room);
-        break;
-      }
-      case BlockKind::Meta:
-        meta.resize(payload);
-        if (read_at(off + kBlockHeaderSize, meta.data(), payload))
-          parse_meta(meta.data(), payload, off + kBlockHeaderSize);
-        break;
-      default:  // PAD, or a kind this reader does not know: skipped whole
-        break;
-    }
+    const FileThread::Chunk c = block_chunk(b, off, present);
     if (c.records != 0) {
-      auto& [compact, ring] = chunks[thread][seq];
+      auto& [compact, ring] = chunks[get<std::uint32_t>(b + 8)][c.seq];
       FileThread::Chunk& best = c.ring ? ring : compact;
       if (c.records > best.records) best = c;
     }
@@ -210,8 +177,55 @@ bool Reader::open(const std::string& path, std::string& error) {
     off = next;
   }
   cut_tail_ = off < size_ ? size_ - off : 0;
+}
 
-  // NAME ids far beyond the entries' count cannot be the file's (see kNameIdSlack).
+FileThread::Chunk Reader::block_chunk(const std::uint8_t* b, std::uint64_t off, std::uint64_t present) {
+  const auto kind = static_cast<BlockKind>(get<std::uint16_t>(b + 4));
+  const std::uint32_t thread = get<std::uint32_t>(b + 8);
+  const std::uint32_t payload = get<std::uint32_t>(b + 12);
+  FileThread::Chunk c;
+  c.seq = get<std::uint64_t>(b + 16);
+  c.block = off;
+  switch (kind) {
+    case BlockKind::Compact:
+      c.offset = off + kBlockHeaderSize;
+      c.bytes = payload;
+      c.records = get<std::uint32_t>(b + 24);
+      c.base_tick = get<std::uint64_t>(b + 32);
+      if (c.records > payload / kMinCompactRecordBytes) {
+        note_damage(off + 24, "a COMPACT block of thread " + std::to_string(thread) + " claims " + std::to_string(c.records) +
+                                  " records in " + std::to_string(payload) + " bytes; only what the bytes hold is read");
+        c.records = payload / kMinCompactRecordBytes;
+      }
+      break;
+    case BlockKind::Ring: {
+      std::uint8_t w[8];
+      if (present < kRingRecordsOffset - kBlockHeaderSize || !read_at(off + kBlockHeaderSize, w, sizeof w)) break;
+      const std::uint32_t state = get<std::uint32_t>(w), committed = get<std::uint32_t>(w + 4);
+      const std::uint64_t room = (present - (kRingRecordsOffset - kBlockHeaderSize)) / sizeof(Record);
+      if (c.seq == 0 || (state != 1 && state != 2) || (committed == 0 && state != 1)) break;
+      c.ring = true;
+      c.offset = off + kRingRecordsOffset;
+      c.records = static_cast<std::uint32_t>(std::min<std::uint64_t>(committed, room));
+      // The slot being filled: its thread publishes no count per event (the writer thread
+      // brings `committed` up to date now and then), but slots are zeroed before reuse, so the
+      // complete records past the count are those with a type and a tick.
+      if (state == 1) c.records = complete_ring_records(c.offset, c.records, room);
+      break;
+    }
+    case BlockKind::Meta: {
+      std::vector<std::uint8_t> meta(payload);
+      if (read_at(off + kBlockHeaderSize, meta.data(), payload)) parse_meta(meta.data(), payload, off + kBlockHeaderSize);
+      break;
+    }
+    default:  // PAD, or a kind this reader does not know: skipped whole
+      break;
+  }
+  return c;
+}
+
+// NAME ids far beyond the entries' count cannot be the file's (see kNameIdSlack).
+void Reader::drop_bad_names() {
   const std::uint64_t max_name_id = kNameIdSlack + 16 * std::uint64_t(names_.size());
   for (std::size_t i = 0; i < names_.size(); ++i)
     if (names_[i].first > max_name_id)
@@ -219,8 +233,12 @@ bool Reader::open(const std::string& path, std::string& error) {
                                         std::to_string(names_.size()) + " names; ignored");
   std::erase_if(names_, [&](const auto& n) { return n.first > max_name_id; });
   name_offsets_.clear();
+}
 
+void Reader::make_threads(const ChunkCopies& chunks) {
   // META was parsed into kv_, names_, calibs_; the THREAD and LOST entries were kept aside.
+  std::map<std::uint32_t, Identity> identity;  // THREAD entries, the last one of each thread
+  std::map<std::uint32_t, std::vector<Loss>> losses;
   for (const auto& [index, id] : thread_entries_) identity[index] = id;
   for (const auto& [index, l] : loss_entries_) losses[index].push_back(l);
   thread_entries_.clear();
@@ -255,7 +273,6 @@ bool Reader::open(const std::string& path, std::string& error) {
       }
     threads_.push_back(std::move(t));
   }
-  return true;
 }
 
 void Reader::note_damage(std::uint64_t offset, std::string what) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -131,6 +132,15 @@ class Reader {
   // A META block's payload, which starts at byte `at` of the file.
   void parse_meta(const std::uint8_t* p, std::size_t n, std::uint64_t at);
   void note_damage(std::uint64_t offset, std::string what);
+  // The steps of open(): the file header; the walk over the blocks, keeping per thread and
+  // sequence number the COMPACT copy and the ring slot with the most records; one block's chunk
+  // (no records: nothing to read); NAME entries that cannot be the file's; the threads.
+  using ChunkCopies = std::map<std::uint32_t, std::map<std::uint64_t, std::pair<FileThread::Chunk, FileThread::Chunk>>>;
+  bool read_header(std::string& error);
+  void walk_blocks(ChunkCopies& chunks);
+  FileThread::Chunk block_chunk(const std::uint8_t* b, std::uint64_t off, std::uint64_t present);
+  void drop_bad_names();
+  void make_threads(const ChunkCopies& chunks);
   // After a chunk of `records` records was decoded, of which `lost` were not (damaged, in the
   // block at byte `block`); calls on_progress. Any thread.
   void note_chunk(std::uint64_t records, std::uint64_t lost, std::uint64_t block) const;
