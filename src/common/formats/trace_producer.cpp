@@ -511,50 +511,45 @@ class Producer {
     std::string_view name, source;
     bool has_source = false;
   };
-  void complete_event(Ctx& c, const XRef& x, const Located* located_before = nullptr) {
+  // A complete event's category and name (name_fixed: its text never changes at its address,
+  // Event::name_fixed; all but the names composed in a reused buffer). cat null: no event.
+  struct SliceName {
+    const char* cat = nullptr;
+    std::string_view name;
+    bool name_fixed = true;
+  };
+  static void nonzero(Args& a, const char* key, std::uint64_t v) {
+    if (v != 0) a.u(key, v);
+  }
+  // An OpenMP construct's name outside a Kokkos kernel, and its `source` arg; found before when a
+  // shard makes the event.
+  std::string_view located(const XRef& x, Args& a, const Located* located_before) {
+    if (located_before != nullptr) {
+      if (located_before->has_source) a.shared_fixed("source", located_before->source);
+      return located_before->name;
+    }
+    const Site st = site(x);
+    return locate(a, st.construct, st.codeptr, st.kernel);
+  }
+
+  // The Kokkos spans and MPI calls: their args into a.
+  [[gnu::always_inline]] SliceName kokkos_slice(Ctx& c, const XRef& x, Args& a) {
     const Timeline& t = *t_;
-    Args& a = c.args.clear();
-    auto kernel_arg = [&](std::uint64_t k) {
-      if (k != 0) a.u("kokkos_kernel", k);
-    };
-    auto id_arg = [&](const char* key, std::uint64_t v) {
-      if (v != 0) a.u(key, v);
-    };
-    // An OpenMP construct: its `source` arg, and outside a Kokkos kernel (which names what ran
-    // inside it) a name that says where it is.
-    auto located = [&] {
-      if (located_before != nullptr) {
-        if (located_before->has_source) a.shared_fixed("source", located_before->source);
-        return located_before->name;
-      }
-      const Site st = site(x);
-      return locate(a, st.construct, st.codeptr, st.kernel);
-    };
-    // name_fixed: its text never changes at its address (Event::name_fixed); all but the names
-    // composed in a reused buffer.
-    auto slice = [&](const char* cat, std::string_view name, bool name_fixed = true) {
-      if (cut(x)) a.b("cut", true);  // left open when the run ended without a clean exit
-      with_flows(c, x.kind, x.index);
-      emit_to(c, Phase::Slice, cat, name, x.track, x.start, &a, x.end, 0, name_fixed);
-    };
     switch (x.kind) {
       case SpanKind::Kernel: {
         const KernelSpan& k = t.kernels[x.index];
         a.u("id", k.id).shared_fixed("kind", kernel_kind_name(k.kind)).u("devid", k.devid).shared("device", label(c, k.devid)).shared("region", k.region);
-        slice("kokkos.kernel", names_.str(k.name));
-        break;
+        return {"kokkos.kernel", names_.str(k.name)};
       }
       case SpanKind::Fence: {
         const FenceSpan& fe = t.fences[x.index];
         a.u("id", fe.id).u("devid", fe.devid).shared("device", label(c, fe.devid));
-        slice("kokkos.fence", names_.str(fe.name));
-        break;
+        return {"kokkos.fence", names_.str(fe.name)};
       }
       case SpanKind::Region: {
         const RegionSpan& r = t.regions[x.index];
         a.shared("path", r.path);
-        slice("kokkos.region", names_.str(r.name));
-        break;
+        return {"kokkos.region", names_.str(r.name)};
       }
       case SpanKind::DeepCopy: {
         const DeepCopySpan& d = t.deep_copies[x.index];
@@ -562,87 +557,93 @@ class Producer {
         c.s1.assign(dst).append(" <- ").append(src);
         a.u("id", d.id).shared_fixed("dst_space", names_.str(d.dst_space)).shared_fixed("dst_name", dst).shared_fixed("src_space", names_.str(d.src_space));
         a.shared_fixed("src_name", src).u("bytes", d.bytes);
-        slice("kokkos.deep_copy", c.s1, false);
-        break;
+        return {"kokkos.deep_copy", c.s1, false};
       }
       case SpanKind::Mpi: {
         const MpiSpan& m = t.mpi_calls[x.index];
         a.u("bytes", m.bytes).i("peer", m.peer);
-        slice("mpi", kob_mpi_call_name(m.call));
-        break;
+        return {"mpi", kob_mpi_call_name(m.call)};
       }
+      default: return {};
+    }
+  }
+
+  // The host's OpenMP spans. An OpenMP construct: its `source` arg, and outside a Kokkos kernel
+  // (which names what ran inside it) a name that says where it is.
+  [[gnu::always_inline]] SliceName omp_slice(const XRef& x, Args& a, const Located* located_before) {
+    const Timeline& t = *t_;
+    switch (x.kind) {
       case SpanKind::OmpParallel: {
         const OmpParallelSpan& p = t.omp_parallels[x.index];
         a.u("parallel_id", p.id).u("requested_team_size", p.requested_team_size).u("flags", p.flags).u("team_size", p.team_size);
-        kernel_arg(p.kernel);
-        slice("omp.parallel", located());
-        break;
+        nonzero(a, "kokkos_kernel", p.kernel);
+        return {"omp.parallel", located(x, a, located_before)};
       }
       case SpanKind::OmpImplicitTask: {
         const OmpImplicitTaskSpan& i = t.omp_implicit_tasks[x.index];
         a.u("parallel_id", i.parallel_id).u("thread_num", i.thread_num).u("team_size", i.team_size).u("wait_ns", i.wait_ns);
-        kernel_arg(i.kernel);
-        slice("omp.implicit_task", i.initial ? "initial task" : "implicit task");
-        break;
+        nonzero(a, "kokkos_kernel", i.kernel);
+        return {"omp.implicit_task", i.initial ? "initial task" : "implicit task"};
       }
       case SpanKind::OmpWork: {
         const OmpWorkSpan& w = t.omp_works[x.index];
         a.u("count", w.count).u("parallel_id", w.parallel_id);
-        kernel_arg(w.kernel);
-        slice("omp.work", located());
-        break;
+        nonzero(a, "kokkos_kernel", w.kernel);
+        return {"omp.work", located(x, a, located_before)};
       }
       case SpanKind::OmpSync: {
         const OmpSyncSpan& y = t.omp_syncs[x.index];
         a.u("wait_ns", y.wait_ns).u("parallel_id", y.parallel_id);
-        id_arg("task_id", y.task_id);
-        kernel_arg(y.kernel);
-        slice("omp.sync", located());
-        break;
+        nonzero(a, "task_id", y.task_id);
+        nonzero(a, "kokkos_kernel", y.kernel);
+        return {"omp.sync", located(x, a, located_before)};
       }
       case SpanKind::OmpTask: {
         const OmpTaskSpan& k = t.omp_tasks[x.index];
         a.u("task_id", k.task_id).u("flags", k.flags).shared_fixed("status", k.status == 0 ? "none" : omp_names::task_status(k.status));
-        kernel_arg(k.kernel);
-        slice("omp.task", located());
-        break;
+        nonzero(a, "kokkos_kernel", k.kernel);
+        return {"omp.task", located(x, a, located_before)};
       }
       case SpanKind::OmpMutex: {
         const OmpMutexSpan& m = t.omp_mutexes[x.index];
         a.u("wait_id", m.wait_id).shared_fixed("phase", m.hold ? "hold" : "wait");
         if (m.nested) a.b("nested", true);
         if (m.failed) a.b("acquired", false);
-        kernel_arg(m.kernel);
-        slice("omp.mutex", located());
-        break;
+        nonzero(a, "kokkos_kernel", m.kernel);
+        return {"omp.mutex", located(x, a, located_before)};
       }
+      default: return {};
+    }
+  }
+
+  // Target offload: target regions, data ops, submits and the device's own records.
+  SliceName target_slice(const XRef& x, Args& a, const Located* located_before) {
+    const Timeline& t = *t_;
+    switch (x.kind) {
       case SpanKind::OmpTarget: {
         const OmpTargetSpan& g = t.omp_targets[x.index];
         a.u("target_id", g.id).i("device", g.device);
-        kernel_arg(g.kernel);
-        id_arg("kokkos_deep_copy", g.deep_copy);
-        slice("omp.target", located());
-        break;
+        nonzero(a, "kokkos_kernel", g.kernel);
+        nonzero(a, "kokkos_deep_copy", g.deep_copy);
+        return {"omp.target", located(x, a, located_before)};
       }
       case SpanKind::OmpDataOp: {
         const OmpDataOpSpan& d = t.omp_data_ops[x.index];
         a.u("host_op_id", d.host_op_id).i("src_device", d.src_device).i("dst_device", d.dst_device).u("bytes", d.bytes);
-        id_arg("target_id", d.target_id);
-        kernel_arg(d.kernel);
-        id_arg("kokkos_deep_copy", d.deep_copy);
-        id_arg("kokkos_alloc", d.kokkos_alloc);
+        nonzero(a, "target_id", d.target_id);
+        nonzero(a, "kokkos_kernel", d.kernel);
+        nonzero(a, "kokkos_deep_copy", d.deep_copy);
+        nonzero(a, "kokkos_alloc", d.kokkos_alloc);
         if (d.point) a.b("point", true);
-        slice("omp.target_data", omp_names::data_op(d.optype));
-        break;
+        return {"omp.target_data", omp_names::data_op(d.optype)};
       }
       case SpanKind::OmpSubmit: {
         const OmpSubmitSpan& m = t.omp_submits[x.index];
         a.u("host_op_id", m.host_op_id).u("requested_teams", m.requested_teams);
-        id_arg("target_id", m.target_id);
-        kernel_arg(m.kernel);
+        nonzero(a, "target_id", m.target_id);
+        nonzero(a, "kokkos_kernel", m.kernel);
         if (m.point) a.b("point", true);
-        slice("omp.target_submit", "submit");
-        break;
+        return {"omp.target_submit", "submit"};
       }
       case SpanKind::OmpDevice: {
         const OmpDeviceOp& d = t.omp_device_ops[x.index];
@@ -661,11 +662,37 @@ class Producer {
         }
         a.shared_fixed("record_type", omp_names::callback(rt));
         if (d.point) a.b("point", true);
-        slice("omp.device", name, false);
-        break;
+        return {"omp.device", name, false};
       }
-      case SpanKind::OmpTaskCreate: break;  // an instant, never a complete event
+      default: return {};
     }
+  }
+
+  void complete_event(Ctx& c, const XRef& x, const Located* located_before = nullptr) {
+    Args& a = c.args.clear();
+    SliceName n;
+    switch (x.kind) {
+      case SpanKind::Kernel:
+      case SpanKind::Fence:
+      case SpanKind::Region:
+      case SpanKind::DeepCopy:
+      case SpanKind::Mpi: n = kokkos_slice(c, x, a); break;
+      case SpanKind::OmpParallel:
+      case SpanKind::OmpImplicitTask:
+      case SpanKind::OmpWork:
+      case SpanKind::OmpSync:
+      case SpanKind::OmpTask:
+      case SpanKind::OmpMutex: n = omp_slice(x, a, located_before); break;
+      case SpanKind::OmpTarget:
+      case SpanKind::OmpDataOp:
+      case SpanKind::OmpSubmit:
+      case SpanKind::OmpDevice: n = target_slice(x, a, located_before); break;
+      case SpanKind::OmpTaskCreate: return;  // an instant, never a complete event
+    }
+    if (n.cat == nullptr) return;
+    if (cut(x)) a.b("cut", true);  // left open when the run ended without a clean exit
+    with_flows(c, x.kind, x.index);
+    emit_to(c, Phase::Slice, n.cat, n.name, x.track, x.start, &a, x.end, 0, n.name_fixed);
   }
 
   // Sections overlap freely, so they are async events keyed by section id.

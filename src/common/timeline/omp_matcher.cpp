@@ -131,74 +131,148 @@ void OmpMatcher::record_run(const Record* recs, const std::uint64_t* ns, std::si
   for (std::size_t i = 0; i < n; ++i) record_in(s, recs[i], ns[i], track);
 }
 
+// An implicit task begins: its team counts it; a thread of the hidden-helper team is marked so.
+[[gnu::always_inline]] inline void OmpMatcher::implicit_begin(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track) {
+  OmpImplicitTaskSpan i;
+  i.start = ns;
+  i.track = track;
+  using F = fields::OmpImplicitTask;
+  i.parallel_id = F::parallel_id.get(r);
+  i.kernel = F::kernel.get(r);
+  i.thread_num = F::thread_num.get(r);
+  i.team_size = F::team_size.get(r);
+  i.initial = (F::flags.get(r) & 1) != 0;
+  i.level = s.open_implicit();
+  if (!i.initial) {
+    ++teams_[i.parallel_id].begun;
+    if (!hidden_regions_.empty() && hidden_regions_.count(i.parallel_id)) {  // a thread of libomp's hidden-helper team
+      c_.rest.tracks[track].hidden_helper = true;
+      c_.rest.tracks[track].hidden_helper_num = i.thread_num;
+    }
+  }
+  s.implicit.push_back({i, {}});
+}
+
+// A worksharing construct or a masked block begins.
+void OmpMatcher::work_begin(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track) {
+  OmpWorkSpan w;
+  w.start = ns;
+  w.track = track;
+  const bool masked = r.type == Ev::OmpMaskedBegin;
+  w.type = masked ? omp_names::kMasked : fields::OmpWork::work_type.get(r);
+  w.parallel_id = fields::InParallel::parallel_id.get(r);
+  w.kernel = fields::InParallel::kernel.get(r);
+  w.count = masked ? 0 : fields::OmpWork::count.get(r);
+  w.codeptr = masked ? fields::OmpMasked::codeptr.get(r) : fields::OmpWork::codeptr.get(r);
+  s.work.push_back(w);
+}
+
+// ... and ends: the innermost open one of its type (loops of any schedule match each other).
+void OmpMatcher::work_end(const Record& r, std::uint64_t ns, ThreadState& s) {
+  const std::uint16_t type = r.type == Ev::OmpMaskedEnd ? omp_names::kMasked : fields::OmpWork::work_type.get(r);
+  const long i = find_top(
+      s.work, [&](const OmpWorkSpan& x) { return x.type == type; },
+      [&](const OmpWorkSpan& x) { return is_loop(type) && is_loop(x.type); });
+  if (i < 0) {
+    c_.problems.add(type == omp_names::kMasked ? "OMPT masked end with no begin on that thread: ignored"
+                                               : "OMPT work end with no begin of that type on that thread: ignored");
+    return;
+  }
+  OmpWorkSpan& w = s.work[std::size_t(i)];
+  w.end = ns;
+  if (w.count == 0 && type != omp_names::kMasked) w.count = fields::OmpWork::count.get(r);
+  c_.out.omp_work(w);
+  s.work.erase(s.work.begin() + i);
+}
+
+// The OpenMP events with no length.
+void OmpMatcher::instant(const Record& r, std::uint64_t ns, std::uint32_t track) {
+  OmpInstant e;
+  e.time = ns;
+  e.track = track;
+  e.carry(r);
+  e.codeptr = code_address(r);
+  e.kernel = instant_kernel(r);
+  c_.out.omp_instant(e);
+}
+
+// A sync region (barrier, taskwait, taskgroup, reduction) begins.
+[[gnu::always_inline]] inline void OmpMatcher::sync_begin(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track) {
+  OmpSyncSpan y;
+  y.start = ns;
+  y.track = track;
+  using F = fields::OmpSync;
+  y.kind = F::kind.get(r);
+  y.parallel_id = F::parallel_id.get(r);
+  y.kernel = F::kernel.get(r);
+  y.task_id = F::task_id.get(r);
+  y.codeptr = F::codeptr.get(r);
+  s.sync.push_back({y, {}});
+}
+
+// A wait inside a sync region ends: it is added to the region it waited in.
+[[gnu::always_inline]] inline void OmpMatcher::sync_wait_end(const Record& r, std::uint64_t ns, ThreadState& s) {
+  const std::uint16_t kind = fields::OmpSync::kind.get(r);
+  const long i = find_top(
+      s.waits, [&](const Wait& x) { return x.kind == kind; },
+      [&](const Wait& x) { return is_barrier(kind) && is_barrier(x.kind); });
+  if (i < 0) {
+    c_.problems.add("OMPT sync_region_wait end with no begin of that kind on that thread: ignored");
+    return;
+  }
+  const Wait w = s.waits[std::size_t(i)];
+  s.waits.erase(s.waits.begin() + i);
+  s.add_wait(w.kind, w.start, ns);
+}
+
+// An explicit task is created (an instant; its runs are spans of their own).
+void OmpMatcher::task_create(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track) {
+  OmpTaskCreate c;
+  c.time = ns;
+  c.track = track;
+  using F = fields::OmpTaskCreate;
+  c.task_id = F::task_id.get(r);
+  c.kernel = F::kernel.get(r);
+  c.flags = F::flags.get(r);
+  c.has_dependences = F::has_dependences.get(r);
+  c.codeptr = F::codeptr.get(r);
+  if (!created_.emplace(c.task_id, Created{creates_, c.flags, c.kernel}).second)
+    c_.problems.add("OMPT task_create with a task id already used");
+  ++creates_;
+  c_.out.omp_task_create(c);
+  if (c.flags & kTaskwaitFlag) s.taskwait_creates[c.task_id] = ns;
+}
+
+// A thread leaves one task for another: the prior one's run ends, the next one's begins.
+void OmpMatcher::task_schedule(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track) {
+  using F = fields::OmpTaskSchedule;
+  const std::uint64_t prior = F::prior_task_id.get(r), next = F::next_task_id.get(r);
+  const std::uint32_t status = F::prior_status.get(r);
+  if (prior != 0) schedule_prior(s, ns, prior, status, next);
+  if (next != 0) {
+    started_.insert(next);
+    OmpTaskSpan k;
+    k.start = ns;
+    k.track = track;
+    k.task_id = next;
+    k.kernel = F::next_kernel.get(r);
+    if (!s.running.emplace(next, k).second) c_.problems.add("OMPT task_schedule starts a task already running on that thread: ignored");
+  }
+}
+
 // Inlined in record_run's loop: a call per record was a fifth of the matcher's cost.
 [[gnu::always_inline]] inline void OmpMatcher::record_in(ThreadState& s, const Record& r, std::uint64_t ns, std::uint32_t track) {
   switch (r.type) {
     case Ev::OmpThreadBegin:
-    case Ev::OmpThreadEnd:
-      break;
-    case Ev::OmpParallelBegin:
-      parallel_begin(r, ns, s);
-      break;
-    case Ev::OmpParallelEnd:
-      parallel_end(r, ns);
-      break;
-    case Ev::OmpImplicitTaskBegin: {
-      OmpImplicitTaskSpan i;
-      i.start = ns;
-      i.track = track;
-      using F = fields::OmpImplicitTask;
-      i.parallel_id = F::parallel_id.get(r);
-      i.kernel = F::kernel.get(r);
-      i.thread_num = F::thread_num.get(r);
-      i.team_size = F::team_size.get(r);
-      i.initial = (F::flags.get(r) & 1) != 0;
-      i.level = s.open_implicit();
-      if (!i.initial) {
-        ++teams_[i.parallel_id].begun;
-        if (!hidden_regions_.empty() && hidden_regions_.count(i.parallel_id)) {  // a thread of libomp's hidden-helper team
-          c_.rest.tracks[track].hidden_helper = true;
-          c_.rest.tracks[track].hidden_helper_num = i.thread_num;
-        }
-      }
-      s.implicit.push_back({i, {}});
-      break;
-    }
-    case Ev::OmpImplicitTaskEnd:
-      implicit_end(r, ns, s);
-      break;
+    case Ev::OmpThreadEnd: break;
+    case Ev::OmpParallelBegin: parallel_begin(r, ns, s); break;
+    case Ev::OmpParallelEnd: parallel_end(r, ns); break;
+    case Ev::OmpImplicitTaskBegin: implicit_begin(r, ns, s, track); break;
+    case Ev::OmpImplicitTaskEnd: implicit_end(r, ns, s); break;
     case Ev::OmpWorkBegin:
-    case Ev::OmpMaskedBegin: {
-      OmpWorkSpan w;
-      w.start = ns;
-      w.track = track;
-      const bool masked = r.type == Ev::OmpMaskedBegin;
-      w.type = masked ? omp_names::kMasked : fields::OmpWork::work_type.get(r);
-      w.parallel_id = fields::InParallel::parallel_id.get(r);
-      w.kernel = fields::InParallel::kernel.get(r);
-      w.count = masked ? 0 : fields::OmpWork::count.get(r);
-      w.codeptr = masked ? fields::OmpMasked::codeptr.get(r) : fields::OmpWork::codeptr.get(r);
-      s.work.push_back(w);
-      break;
-    }
+    case Ev::OmpMaskedBegin: work_begin(r, ns, s, track); break;
     case Ev::OmpWorkEnd:
-    case Ev::OmpMaskedEnd: {
-      const std::uint16_t type = r.type == Ev::OmpMaskedEnd ? omp_names::kMasked : fields::OmpWork::work_type.get(r);
-      const long i = find_top(
-          s.work, [&](const OmpWorkSpan& x) { return x.type == type; },
-          [&](const OmpWorkSpan& x) { return is_loop(type) && is_loop(x.type); });
-      if (i < 0) {
-        c_.problems.add(type == omp_names::kMasked ? "OMPT masked end with no begin on that thread: ignored"
-                                                   : "OMPT work end with no begin of that type on that thread: ignored");
-        break;
-      }
-      OmpWorkSpan& w = s.work[std::size_t(i)];
-      w.end = ns;
-      if (w.count == 0 && type != omp_names::kMasked) w.count = fields::OmpWork::count.get(r);
-      c_.out.omp_work(w);
-      s.work.erase(s.work.begin() + i);
-      break;
-    }
+    case Ev::OmpMaskedEnd: work_end(r, ns, s); break;
     case Ev::OmpDispatch:
     case Ev::OmpDependences:
     case Ev::OmpTaskDependence:
@@ -207,90 +281,18 @@ void OmpMatcher::record_run(const Record* recs, const std::uint64_t* ns, std::si
     case Ev::OmpCancel:
     case Ev::OmpFlush:
     case Ev::OmpControlTool:
-    case Ev::OmpError: {
-      OmpInstant e;
-      e.time = ns;
-      e.track = track;
-      e.carry(r);
-      e.codeptr = code_address(r);
-      e.kernel = instant_kernel(r);
-      c_.out.omp_instant(e);
-      break;
-    }
-    case Ev::OmpSyncBegin: {
-      OmpSyncSpan y;
-      y.start = ns;
-      y.track = track;
-      using F = fields::OmpSync;
-      y.kind = F::kind.get(r);
-      y.parallel_id = F::parallel_id.get(r);
-      y.kernel = F::kernel.get(r);
-      y.task_id = F::task_id.get(r);
-      y.codeptr = F::codeptr.get(r);
-      s.sync.push_back({y, {}});
-      break;
-    }
-    case Ev::OmpSyncEnd:
-      sync_end(r, ns, s);
-      break;
-    case Ev::OmpSyncWaitBegin:
-      s.waits.push_back({fields::OmpSync::kind.get(r), ns});
-      break;
-    case Ev::OmpSyncWaitEnd: {
-      const std::uint16_t kind = fields::OmpSync::kind.get(r);
-      const long i = find_top(
-          s.waits, [&](const Wait& x) { return x.kind == kind; },
-          [&](const Wait& x) { return is_barrier(kind) && is_barrier(x.kind); });
-      if (i < 0) {
-        c_.problems.add("OMPT sync_region_wait end with no begin of that kind on that thread: ignored");
-        break;
-      }
-      const Wait w = s.waits[std::size_t(i)];
-      s.waits.erase(s.waits.begin() + i);
-      s.add_wait(w.kind, w.start, ns);
-      break;
-    }
-    case Ev::OmpTaskCreate: {
-      OmpTaskCreate c;
-      c.time = ns;
-      c.track = track;
-      using F = fields::OmpTaskCreate;
-      c.task_id = F::task_id.get(r);
-      c.kernel = F::kernel.get(r);
-      c.flags = F::flags.get(r);
-      c.has_dependences = F::has_dependences.get(r);
-      c.codeptr = F::codeptr.get(r);
-      if (!created_.emplace(c.task_id, Created{creates_, c.flags, c.kernel}).second)
-        c_.problems.add("OMPT task_create with a task id already used");
-      ++creates_;
-      c_.out.omp_task_create(c);
-      if (c.flags & kTaskwaitFlag) s.taskwait_creates[c.task_id] = ns;
-      break;
-    }
-    case Ev::OmpTaskSchedule: {
-      using F = fields::OmpTaskSchedule;
-      const std::uint64_t prior = F::prior_task_id.get(r), next = F::next_task_id.get(r);
-      const std::uint32_t status = F::prior_status.get(r);
-      if (prior != 0) schedule_prior(s, ns, prior, status, next);
-      if (next != 0) {
-        started_.insert(next);
-        OmpTaskSpan k;
-        k.start = ns;
-        k.track = track;
-        k.task_id = next;
-        k.kernel = F::next_kernel.get(r);
-        if (!s.running.emplace(next, k).second) c_.problems.add("OMPT task_schedule starts a task already running on that thread: ignored");
-      }
-      break;
-    }
+    case Ev::OmpError: instant(r, ns, track); break;
+    case Ev::OmpSyncBegin: sync_begin(r, ns, s, track); break;
+    case Ev::OmpSyncEnd: sync_end(r, ns, s); break;
+    case Ev::OmpSyncWaitBegin: s.waits.push_back({fields::OmpSync::kind.get(r), ns}); break;
+    case Ev::OmpSyncWaitEnd: sync_wait_end(r, ns, s); break;
+    case Ev::OmpTaskCreate: task_create(r, ns, s, track); break;
+    case Ev::OmpTaskSchedule: task_schedule(r, ns, s, track); break;
     case Ev::OmpMutexAcquire:
     case Ev::OmpMutexAcquired:
     case Ev::OmpMutexReleased:
-    case Ev::OmpNestLock:
-      mutex_record(r, ns, s);
-      break;
-    default:
-      break;
+    case Ev::OmpNestLock: mutex_record(r, ns, s); break;
+    default: break;
   }
 }
 
@@ -529,114 +531,121 @@ void OmpMatcher::foreign_release(std::uint64_t ns, std::uint16_t kind, std::uint
 }
 
 void OmpMatcher::mutex_record(const Record& r, std::uint64_t ns, ThreadState& s) {
+  switch (r.type) {
+    case Ev::OmpMutexAcquire: mutex_acquire(r, ns, s); break;
+    case Ev::OmpMutexAcquired: mutex_acquired(r, ns, s); break;
+    case Ev::OmpMutexReleased: mutex_released(r, ns, s); break;
+    case Ev::OmpNestLock: nest_lock(r, ns, s); break;
+    default: break;
+  }
+}
+
+void OmpMatcher::mutex_acquire(const Record& r, std::uint64_t ns, ThreadState& s) {
   const std::uint32_t track = s.track;
   using M = fields::OmpMutex;
+  const std::uint16_t fam = omp_names::mutex_family(M::kind.get(r));
+  const long i = s.find_mutex(s.acquiring, fam, M::wait_id.get(r));
+  if (i >= 0) {
+    if (s.acquiring[std::size_t(i)].test) {
+      failed_try(s.acquiring[std::size_t(i)].span);
+    } else {
+      c_.problems.add("OMPT mutex_acquire twice without mutex_acquired: the first ignored");
+    }
+    s.acquiring.erase(s.acquiring.begin() + i);
+  }
+  Acquire a;
+  a.span.start = ns;
+  a.span.track = track;
+  a.span.kind = fam;
+  a.span.wait_id = M::wait_id.get(r);
+  a.span.kernel = M::kernel.get(r);
+  a.span.codeptr = M::codeptr.get(r);
+  a.test = omp_names::is_test_mutex(M::kind.get(r));
+  s.acquiring.push_back(a);
+}
+
+void OmpMatcher::mutex_acquired(const Record& r, std::uint64_t ns, ThreadState& s) {
+  const std::uint32_t track = s.track;
+  using M = fields::OmpMutex;
+  const std::uint16_t fam = omp_names::mutex_family(M::kind.get(r));
+  const long i = s.find_mutex(s.acquiring, fam, M::wait_id.get(r));
+  std::uint64_t codeptr = 0;
+  if (i >= 0) {
+    OmpMutexSpan w = s.acquiring[std::size_t(i)].span;
+    s.acquiring.erase(s.acquiring.begin() + i);
+    w.end = ns;
+    codeptr = w.codeptr;
+    c_.out.omp_mutex(w);
+  } else {
+    c_.problems.add("OMPT mutex_acquired with no mutex_acquire on that thread: hold shown without a wait");
+  }
+  OmpMutexSpan h;
+  h.codeptr = codeptr;
+  h.start = ns;
+  h.track = track;
+  h.kind = fam;
+  h.hold = true;
+  h.wait_id = M::wait_id.get(r);
+  h.kernel = M::kernel.get(r);
+  s.holds.push_back(h);
+}
+
+void OmpMatcher::mutex_released(const Record& r, std::uint64_t ns, ThreadState& s) {
+  using M = fields::OmpMutex;
+  const std::uint16_t fam = omp_names::mutex_family(M::kind.get(r));
+  long i = -1;
+  for (std::size_t j = s.holds.size(); j-- > 0;)
+    if (!s.holds[j].nested && s.holds[j].kind == fam && s.holds[j].wait_id == M::wait_id.get(r)) {
+      i = static_cast<long>(j);
+      break;
+    }
+  if (i < 0) {
+    foreign_release(ns, fam, M::wait_id.get(r));
+    return;
+  }
+  s.holds[std::size_t(i)].end = ns;
+  c_.out.omp_mutex(s.holds[std::size_t(i)]);
+  s.holds.erase(s.holds.begin() + i);
+}
+
+void OmpMatcher::nest_lock(const Record& r, std::uint64_t ns, ThreadState& s) {
+  const std::uint32_t track = s.track;
   using N = fields::OmpNestLock;
-  switch (r.type) {
-    case Ev::OmpMutexAcquire: {
-      const std::uint16_t fam = omp_names::mutex_family(M::kind.get(r));
-      const long i = s.find_mutex(s.acquiring, fam, M::wait_id.get(r));
-      if (i >= 0) {
-        if (s.acquiring[std::size_t(i)].test) {
-          failed_try(s.acquiring[std::size_t(i)].span);
-        } else {
-          c_.problems.add("OMPT mutex_acquire twice without mutex_acquired: the first ignored");
-        }
-        s.acquiring.erase(s.acquiring.begin() + i);
-      }
-      Acquire a;
-      a.span.start = ns;
-      a.span.track = track;
-      a.span.kind = fam;
-      a.span.wait_id = M::wait_id.get(r);
-      a.span.kernel = M::kernel.get(r);
-      a.span.codeptr = M::codeptr.get(r);
-      a.test = omp_names::is_test_mutex(M::kind.get(r));
-      s.acquiring.push_back(a);
-      break;
+  constexpr std::uint16_t kNest = 3;
+  if (N::endpoint.get(r) == 1) {  // begin: the thread sets a nest lock it already holds
+    const long i = s.find_mutex(s.acquiring, kNest, N::wait_id.get(r));
+    std::uint64_t codeptr = 0;
+    if (i >= 0) {
+      OmpMutexSpan w = s.acquiring[std::size_t(i)].span;
+      s.acquiring.erase(s.acquiring.begin() + i);
+      w.end = ns;  // the wait of the nested set (nested marks holds only)
+      codeptr = w.codeptr;
+      c_.out.omp_mutex(w);
     }
-    case Ev::OmpMutexAcquired: {
-      const std::uint16_t fam = omp_names::mutex_family(M::kind.get(r));
-      const long i = s.find_mutex(s.acquiring, fam, M::wait_id.get(r));
-      std::uint64_t codeptr = 0;
-      if (i >= 0) {
-        OmpMutexSpan w = s.acquiring[std::size_t(i)].span;
-        s.acquiring.erase(s.acquiring.begin() + i);
-        w.end = ns;
-        codeptr = w.codeptr;
-        c_.out.omp_mutex(w);
-      } else {
-        c_.problems.add("OMPT mutex_acquired with no mutex_acquire on that thread: hold shown without a wait");
-      }
-      OmpMutexSpan h;
-      h.codeptr = codeptr;
-      h.start = ns;
-      h.track = track;
-      h.kind = fam;
-      h.hold = true;
-      h.wait_id = M::wait_id.get(r);
-      h.kernel = M::kernel.get(r);
-      s.holds.push_back(h);
-      break;
-    }
-    case Ev::OmpMutexReleased: {
-      const std::uint16_t fam = omp_names::mutex_family(M::kind.get(r));
-      long i = -1;
-      for (std::size_t j = s.holds.size(); j-- > 0;)
-        if (!s.holds[j].nested && s.holds[j].kind == fam && s.holds[j].wait_id == M::wait_id.get(r)) {
-          i = static_cast<long>(j);
-          break;
-        }
-      if (i < 0) {
-        foreign_release(ns, fam, M::wait_id.get(r));
+    OmpMutexSpan h;
+    h.codeptr = codeptr;
+    h.start = ns;
+    h.track = track;
+    h.kind = kNest;
+    h.hold = true;
+    h.nested = true;
+    h.wait_id = N::wait_id.get(r);
+    h.kernel = N::kernel.get(r);
+    s.holds.push_back(h);
+  } else {
+    long i = -1;
+    for (std::size_t j = s.holds.size(); j-- > 0;)
+      if (s.holds[j].nested && s.holds[j].wait_id == N::wait_id.get(r)) {
+        i = static_cast<long>(j);
         break;
       }
-      s.holds[std::size_t(i)].end = ns;
-      c_.out.omp_mutex(s.holds[std::size_t(i)]);
-      s.holds.erase(s.holds.begin() + i);
-      break;
+    if (i < 0) {
+      c_.problems.add("OMPT nest_lock end with no nest_lock begin on that thread: ignored");
+      return;
     }
-    case Ev::OmpNestLock: {
-      constexpr std::uint16_t kNest = 3;
-      if (N::endpoint.get(r) == 1) {  // begin: the thread sets a nest lock it already holds
-        const long i = s.find_mutex(s.acquiring, kNest, N::wait_id.get(r));
-        std::uint64_t codeptr = 0;
-        if (i >= 0) {
-          OmpMutexSpan w = s.acquiring[std::size_t(i)].span;
-          s.acquiring.erase(s.acquiring.begin() + i);
-          w.end = ns;  // the wait of the nested set (nested marks holds only)
-          codeptr = w.codeptr;
-          c_.out.omp_mutex(w);
-        }
-        OmpMutexSpan h;
-        h.codeptr = codeptr;
-        h.start = ns;
-        h.track = track;
-        h.kind = kNest;
-        h.hold = true;
-        h.nested = true;
-        h.wait_id = N::wait_id.get(r);
-        h.kernel = N::kernel.get(r);
-        s.holds.push_back(h);
-      } else {
-        long i = -1;
-        for (std::size_t j = s.holds.size(); j-- > 0;)
-          if (s.holds[j].nested && s.holds[j].wait_id == N::wait_id.get(r)) {
-            i = static_cast<long>(j);
-            break;
-          }
-        if (i < 0) {
-          c_.problems.add("OMPT nest_lock end with no nest_lock begin on that thread: ignored");
-          break;
-        }
-        s.holds[std::size_t(i)].end = ns;
-        c_.out.omp_mutex(s.holds[std::size_t(i)]);
-        s.holds.erase(s.holds.begin() + i);
-      }
-      break;
-    }
-    default:
-      break;
+    s.holds[std::size_t(i)].end = ns;
+    c_.out.omp_mutex(s.holds[std::size_t(i)]);
+    s.holds.erase(s.holds.begin() + i);
   }
 }
 

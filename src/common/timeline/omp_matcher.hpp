@@ -87,12 +87,27 @@ class OmpMatcher {
   };
 
   void record_in(ThreadState& s, const Record& r, std::uint64_t ns, std::uint32_t track);
+  // record_in's cases that take more than a call (the frequent ones inlined into its loop).
+  void implicit_begin(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track);
+  void work_begin(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track);
+  void work_end(const Record& r, std::uint64_t ns, ThreadState& s);
+  void instant(const Record& r, std::uint64_t ns, std::uint32_t track);
+  void sync_begin(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track);
+  void sync_wait_end(const Record& r, std::uint64_t ns, ThreadState& s);
+  void task_create(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track);
+  void task_schedule(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track);
   void parallel_begin(const Record& r, std::uint64_t ns, ThreadState& s);
   void parallel_end(const Record& r, std::uint64_t ns);
   void implicit_end(const Record& r, std::uint64_t ns, ThreadState& s);
   void sync_end(const Record& r, std::uint64_t ns, ThreadState& s);
   void schedule_prior(ThreadState& s, std::uint64_t ns, std::uint64_t prior, std::uint32_t status, std::uint64_t next);
   void mutex_record(const Record& r, std::uint64_t ns, ThreadState& s);
+  // mutex_record, by event: the wait begins, the hold begins, the hold ends, a nest lock set again
+  // (or unset once) by the thread holding it.
+  void mutex_acquire(const Record& r, std::uint64_t ns, ThreadState& s);
+  void mutex_acquired(const Record& r, std::uint64_t ns, ThreadState& s);
+  void mutex_released(const Record& r, std::uint64_t ns, ThreadState& s);
+  void nest_lock(const Record& r, std::uint64_t ns, ThreadState& s);
   void foreign_release(std::uint64_t ns, std::uint16_t kind, std::uint64_t wait_id);
   void failed_try(const OmpMutexSpan& acquire);
   void give_task(OmpTaskSpan k);

@@ -110,6 +110,25 @@ void TargetMatcher::give_data_op(OmpDataOpSpan d) {
 void TargetMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) {
   ++c_.rest.omp_target_records;
   switch (r.type) {
+    case Ev::OmpTargetBegin:
+    case Ev::OmpTargetEnd: target_record(r, ns, track); break;
+    case Ev::OmpDataOpBegin:
+    case Ev::OmpDataOp:
+    case Ev::OmpDataOpEnd: data_op_record(r, ns, track); break;
+    case Ev::OmpSubmitBegin:
+    case Ev::OmpSubmit:
+    case Ev::OmpSubmitEnd: submit_record(r, ns, track); break;
+    case Ev::OmpDeviceInit:
+    case Ev::OmpDeviceFinalize:
+    case Ev::OmpDeviceLoad:
+    case Ev::OmpDeviceUnload:
+    case Ev::OmpDeviceRecord: device_record(r, ns, track); break;
+    default: break;
+  }
+}
+
+void TargetMatcher::target_record(const Record& r, std::uint64_t ns, std::uint32_t track) {
+  switch (r.type) {
     case Ev::OmpTargetBegin: {
       OmpTargetSpan x;
       x.start = ns;
@@ -135,6 +154,13 @@ void TargetMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t trac
       open_targets_.erase(it);
       break;
     }
+    default:
+      break;
+  }
+}
+
+void TargetMatcher::data_op_record(const Record& r, std::uint64_t ns, std::uint32_t track) {
+  switch (r.type) {
     case Ev::OmpDataOpBegin:
     case Ev::OmpDataOp: {
       OmpDataOpSpan d;
@@ -172,6 +198,13 @@ void TargetMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t trac
       open_ops_.erase(it);
       break;
     }
+    default:
+      break;
+  }
+}
+
+void TargetMatcher::submit_record(const Record& r, std::uint64_t ns, std::uint32_t track) {
+  switch (r.type) {
     case Ev::OmpSubmitBegin:
     case Ev::OmpSubmit: {
       OmpSubmitSpan x;
@@ -201,6 +234,13 @@ void TargetMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t trac
       open_submits_.erase(it);
       break;
     }
+    default:
+      break;
+  }
+}
+
+void TargetMatcher::device_record(const Record& r, std::uint64_t ns, std::uint32_t track) {
+  switch (r.type) {
     case Ev::OmpDeviceInit: {
       using F = fields::OmpDeviceInit;
       OmpDevice& d = device(F::device.get(r));

@@ -70,6 +70,11 @@ class TargetMatcher {
   void devices(std::vector<OmpDevice>& out) const;
 
  private:
+  // record(), by family: target regions, data ops, submits, and the device's own records.
+  void target_record(const Record& r, std::uint64_t ns, std::uint32_t track);
+  void data_op_record(const Record& r, std::uint64_t ns, std::uint32_t track);
+  void submit_record(const Record& r, std::uint64_t ns, std::uint32_t track);
+  void device_record(const Record& r, std::uint64_t ns, std::uint32_t track);
   OmpDevice& device(int num);
   // Device numbers as the host (-1) where host_device says so, from the devices initialised so far.
   void normalise(int& dev) const;

@@ -125,6 +125,11 @@ struct TimelineBuilder::Impl {
     t_max = std::max(t_max, ns);
   }
   inline void record_in(Track& tr, std::uint32_t track, const Record& r, std::uint64_t ns);
+  // record_in, by family; true when the record was theirs.
+  [[gnu::always_inline]] inline bool kernel_record(std::uint32_t track, const Record& r, std::uint64_t ns);
+  inline bool region_record(std::uint32_t track, const Record& r, std::uint64_t ns);
+  inline bool data_record(std::uint32_t track, const Record& r, std::uint64_t ns);
+  inline bool mpi_record(std::uint32_t track, const Record& r, std::uint64_t ns);
   void finish(bool ended_cleanly, std::uint64_t run_end);
 
   SpanSink& sink;
@@ -235,6 +240,19 @@ inline void TimelineBuilder::Impl::record_in(Track& tr, std::uint32_t track, con
   host_time(tr, ns);
   // A raw trace cut short may lack the thread's identity entry: its thread_begin tells the type.
   if (r.type == Ev::OmpThreadBegin && tr.omp_thread_type == 0) tr.omp_thread_type = fields::OmpThread::thread_type.get(r);
+  if (r.type >= Ev::OmpFirst) {  // OpenMP: no Kokkos or MPI record type is numbered as high
+    if (builder::TargetMatcher::handles(r.type)) {
+      target.record(r, ns, track);
+    } else if (r.type < Ev::OmpLast) {
+      omp.record(r, ns, track);
+    }
+    return;
+  }
+  if (!kernel_record(track, r, ns) && !region_record(track, r, ns) && !data_record(track, r, ns)) mpi_record(track, r, ns);
+}
+
+// Kokkos kernels and fences.
+inline bool TimelineBuilder::Impl::kernel_record(std::uint32_t track, const Record& r, std::uint64_t ns) {
   switch (r.type) {
     case Ev::KernelBegin: {
       using F = fields::Kernel;
@@ -279,6 +297,15 @@ inline void TimelineBuilder::Impl::record_in(Track& tr, std::uint32_t track, con
       open_fences.erase(it);
       break;
     }
+    default:
+      return false;
+  }
+  return true;
+}
+
+// Kokkos profile regions and sections.
+inline bool TimelineBuilder::Impl::region_record(std::uint32_t track, const Record& r, std::uint64_t ns) {
+  switch (r.type) {
     case Ev::RegionPush: {
       RegionStack& st = regions[track];
       st.names.push_back(fields::Named::name.get(r));
@@ -336,6 +363,15 @@ inline void TimelineBuilder::Impl::record_in(Track& tr, std::uint32_t track, con
     }
     case Ev::SectionDestroy:
       break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+// Kokkos allocations, deep copies, profile events and DualView marks.
+inline bool TimelineBuilder::Impl::data_record(std::uint32_t track, const Record& r, std::uint64_t ns) {
+  switch (r.type) {
     case Ev::Alloc:
     case Ev::Dealloc: {
       MemoryEvent m;
@@ -399,6 +435,15 @@ inline void TimelineBuilder::Impl::record_in(Track& tr, std::uint32_t track, con
       sink.dual_view(d);
       break;
     }
+    default:
+      return false;
+  }
+  return true;
+}
+
+// MPI calls (the PMPI layer).
+inline bool TimelineBuilder::Impl::mpi_record(std::uint32_t track, const Record& r, std::uint64_t ns) {
+  switch (r.type) {
     case Ev::MpiBegin: {
       MpiSpan s;
       s.start = ns;
@@ -425,13 +470,9 @@ inline void TimelineBuilder::Impl::record_in(Track& tr, std::uint32_t track, con
       break;
     }
     default:
-      if (builder::TargetMatcher::handles(r.type)) {
-        target.record(r, ns, track);
-      } else if (r.type >= Ev::OmpFirst && r.type < Ev::OmpLast) {
-        omp.record(r, ns, track);
-      }
-      break;
+      return false;
   }
+  return true;
 }
 
 void TimelineBuilder::finish(bool ended_cleanly, std::uint64_t run_end) { impl_->finish(ended_cleanly, run_end); }
