@@ -10,7 +10,7 @@
 
 #include "common/support/atomic_file.hpp"
 #include "common/record/clock.hpp"
-#include "common/support/json.hpp"
+#include "common/support/json_doc.hpp"
 #include "common/timeline/raw_reader.hpp"
 #include "common/session/run_outputs.hpp"
 #include "kob/progress.hpp"
@@ -74,65 +74,36 @@ std::string label(const DiffRow& r) {
 
 const char* row_type(const DiffRow& r) { return r.construct ? "construct" : r.kind.empty() ? "region" : "kernel"; }
 
-void append_pct_or_null(std::string& o, bool known, double v) {
-  if (known) {
-    json::append_double(o, v);
-  } else {
-    o += "null";
-  }
-}
+// A percentage, or null where there is none (a change in % of nothing, a spread unknown).
+json::Doc pct_or_null(bool known, double v) { return known ? json::Doc(json::figure(v)) : json::Doc(); }
 
-void append_row_json(std::string& o, const DiffRow& r) {
-  o += "{\"name\":";
-  json::append_string(o, r.name);
-  if (!r.kind.empty()) {
-    o += ",\"kind\":";
-    json::append_string(o, r.kind);
-  }
+// ns as microseconds, signed.
+json::Doc signed_us(std::uint64_t ns, bool negative) { return negative ? -json::us(ns) : json::us(ns); }
+
+json::Doc row_json(const DiffRow& r) {
+  json::Doc o = {{"name", r.name}};
+  if (!r.kind.empty()) o["kind"] = r.kind;
   if (r.construct) {
-    o += ",\"function\":";
-    json::append_string(o, r.function);
-    o += ",\"file\":";
-    json::append_string(o, r.file);
-    o += ",\"line\":";
-    json::append_uint(o, r.line);
-    o += ",\"module\":";
-    json::append_string(o, r.module);
+    o["function"] = r.function;
+    o["file"] = r.file;
+    o["line"] = r.line;
+    o["module"] = r.module;
   }
-  o += ",\"calls_a\":";
-  json::append_uint(o, r.calls_a);
-  o += ",\"calls_b\":";
-  json::append_uint(o, r.calls_b);
-  o += ",\"total_a_us\":";
-  json::append_us(o, r.total_a);
-  o += ",\"total_b_us\":";
-  json::append_us(o, r.total_b);
-  o += ",\"mean_a_us\":";
-  json::append_us(o, static_cast<std::uint64_t>(std::llround(r.mean_a())));
-  o += ",\"mean_b_us\":";
-  json::append_us(o, static_cast<std::uint64_t>(std::llround(r.mean_b())));
-  o += ",\"change_us\":";  // total B - total A
-  if (r.total_b < r.total_a) o += "-";
-  json::append_us(o, r.at_stake());
-  o += ",\"change_pct\":";
-  append_pct_or_null(o, has_change_pct(r), pct(double(r.total_a), double(r.total_b)));
-  o += ",\"mean_change_pct\":";
-  append_pct_or_null(o, has_mean_pct(r), pct(r.mean_a(), r.mean_b()));
-  o += ",\"at_stake_us\":";
-  json::append_us(o, r.at_stake());
-  if (r.has_range) {
-    o += ",\"spread_a_pct\":";
-    append_pct_or_null(o, r.spread_a_pct() >= 0, r.spread_a_pct());
-    o += ",\"spread_b_pct\":";
-    append_pct_or_null(o, r.spread_b_pct() >= 0, r.spread_b_pct());
-  } else {
-    o += ",\"spread_a_pct\":null,\"spread_b_pct\":null";
-  }
-  o += ",\"status\":\"";
-  o += r.status();
-  o += "\",\"within_noise\":";
-  o += r.within_noise() ? "true" : "false";
-  o += "}";
+  o["calls_a"] = r.calls_a;
+  o["calls_b"] = r.calls_b;
+  o["total_a_us"] = json::us(r.total_a);
+  o["total_b_us"] = json::us(r.total_b);
+  o["mean_a_us"] = json::us(static_cast<std::uint64_t>(std::llround(r.mean_a())));
+  o["mean_b_us"] = json::us(static_cast<std::uint64_t>(std::llround(r.mean_b())));
+  o["change_us"] = signed_us(r.at_stake(), r.total_b < r.total_a);  // total B - total A
+  o["change_pct"] = pct_or_null(has_change_pct(r), pct(double(r.total_a), double(r.total_b)));
+  o["mean_change_pct"] = pct_or_null(has_mean_pct(r), pct(r.mean_a(), r.mean_b()));
+  o["at_stake_us"] = json::us(r.at_stake());
+  o["spread_a_pct"] = pct_or_null(r.has_range && r.spread_a_pct() >= 0, r.spread_a_pct());
+  o["spread_b_pct"] = pct_or_null(r.has_range && r.spread_b_pct() >= 0, r.spread_b_pct());
+  o["status"] = r.status();
+  o["within_noise"] = r.within_noise();
+  return o;
 }
 
 }  // namespace
@@ -297,57 +268,28 @@ std::string diff_text(const Diff& d, bool fail_given, double fail_above) {
 }
 
 std::string diff_json(const Diff& d, bool fail_given, double fail_above) {
-  std::string o = "{\"a\":{\"path\":";
-  json::append_string(o, d.path_a);
-  o += ",\"run_time_us\":";
-  json::append_us(o, d.run_time_a);
-  o += "},\"b\":{\"path\":";
-  json::append_string(o, d.path_b);
-  o += ",\"run_time_us\":";
-  json::append_us(o, d.run_time_b);
-  o += "},\"fail_above_pct\":";
-  if (fail_given) {
-    json::append_double(o, fail_above);
-  } else {
-    o += "null";
-  }
-  auto list = [&](const char* key, const std::vector<DiffRow>& rows) {
-    o += ",\"";
-    o += key;
-    o += "\":[";
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      o += i ? "," : "";
-      append_row_json(o, rows[i]);
-    }
-    o += "]";
+  json::Doc o = {{"a", {{"path", d.path_a}, {"run_time_us", json::us(d.run_time_a)}}},
+                 {"b", {{"path", d.path_b}, {"run_time_us", json::us(d.run_time_b)}}},
+                 {"fail_above_pct", fail_given ? json::Doc(json::figure(fail_above)) : json::Doc()}};
+  auto list = [](const std::vector<DiffRow>& rows) {
+    json::Doc out = json::Doc::array();
+    for (const DiffRow& r : rows) out.push_back(row_json(r));
+    return out;
   };
-  list("kernels", d.kernels);
-  list("regions", d.regions);
-  list("constructs", d.constructs);
-  o += ",\"regressions\":[";
-  for (std::size_t i = 0; i < d.regressions.size(); ++i) {
-    const DiffRow& r = d.regressions[i];
-    o += i ? "," : "";
-    o += "{\"type\":\"";
-    o += row_type(r);
-    o += "\",\"name\":";
-    json::append_string(o, r.name);
-    if (!r.kind.empty()) {
-      o += ",\"kind\":";
-      json::append_string(o, r.kind);
-    }
-    o += ",\"total_a_us\":";
-    json::append_us(o, r.total_a);
-    o += ",\"total_b_us\":";
-    json::append_us(o, r.total_b);
-    o += ",\"change_pct\":";
-    json::append_double(o, pct(double(r.total_a), double(r.total_b)));
-    o += ",\"at_stake_us\":";
-    json::append_us(o, r.at_stake());
-    o += "}";
+  o["kernels"] = list(d.kernels);
+  o["regions"] = list(d.regions);
+  o["constructs"] = list(d.constructs);
+  json::Doc& regressions = o["regressions"] = json::Doc::array();
+  for (const DiffRow& r : d.regressions) {
+    json::Doc g = {{"type", row_type(r)}, {"name", r.name}};
+    if (!r.kind.empty()) g["kind"] = r.kind;
+    g["total_a_us"] = json::us(r.total_a);
+    g["total_b_us"] = json::us(r.total_b);
+    g["change_pct"] = json::figure(pct(double(r.total_a), double(r.total_b)));
+    g["at_stake_us"] = json::us(r.at_stake());
+    regressions.push_back(g);
   }
-  o += "]}\n";
-  return o;
+  return json::dump(o) + "\n";
 }
 
 bool parse_fail_above(const std::string& v, double& out) {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <tuple>
 
-#include "common/support/json.hpp"
+#include "common/support/json_doc.hpp"
 #include "report/report_page.hpp"  // generated from report.html, report.css and report.js (embed.py)
 #include "common/support/version.hpp"
 
@@ -136,113 +136,67 @@ struct HtmlReport::Run {
     s.v.resize(kMaxPoints);
   }
 
-  void append_json(std::string& o) const;
+  // The run as the page's data: tracks, categories, bins, the spans kept and their names, memory.
+  json::Doc to_json() const;
+  json::Doc bins_json() const;
+  void spans_json(json::Doc& o) const;
+  json::Doc memory_json() const;
 };
 
-void HtmlReport::Run::append_json(std::string& o) const {
-  using json::append_string;
-  using json::append_uint;
-  o += "{\"label\":";
-  append_string(o, label);
-  o += ",\"pid\":";
-  append_uint(o, pid);
-  o += ",\"end_ns\":";
-  append_uint(o, end);
-  o += ",\"bin_ns\":";
-  append_uint(o, width);
-  o += ",\"tracks\":[";
-  std::vector<const trace::TrackDesc*> ts;
-  for (const auto& t : tracks) ts.push_back(&t);
-  std::stable_sort(ts.begin(), ts.end(), [](auto* a, auto* b) { return a->sort_index < b->sort_index; });
-  for (std::size_t i = 0; i < ts.size(); ++i) {
-    o += i ? "," : "";
-    o += "{\"index\":";
-    append_uint(o, ts[i]->index);
-    o += ",\"name\":";
-    append_string(o, ts[i]->name);
-    o += ",\"kind\":\"";
-    o += kind_name(ts[i]->kind);
-    o += "\"}";
-  }
-  o += "],\"cats\":[";
-  for (std::size_t i = 0; i < cats.size(); ++i) {
-    o += i ? "," : "";
-    append_string(o, cats[i]);
-  }
-  // Per bin, the share of it covered, in thousandths (more than 1000 where spans of one category nest).
-  o += "],\"bins\":[";
+// Per bin, the share of it covered, in thousandths (more than 1000 where spans of one category nest).
+json::Doc HtmlReport::Run::bins_json() const {
+  json::Doc out = json::Doc::array();
   const std::size_t used = std::min<std::uint64_t>(kBins, end / width + 1);
-  bool first = true;
   for (const auto& [key, v] : bins) {
-    o += first ? "" : ",";
-    first = false;
-    o += "{\"track\":";
-    append_uint(o, key.first);
-    o += ",\"cat\":";
-    append_uint(o, key.second);
-    o += ",\"pm\":[";
     std::size_t n = used;
     while (n > 0 && v[n - 1] == 0) --n;
-    for (std::size_t i = 0; i < n; ++i) {
-      o += i ? "," : "";
-      append_uint(o, (v[i] * 1000 + width / 2) / width);
-    }
-    o += "]}";
+    json::Doc pm = json::Doc::array();
+    for (std::size_t i = 0; i < n; ++i) pm.push_back((v[i] * 1000 + width / 2) / width);
+    out.push_back({{"track", key.first}, {"cat", key.second}, {"pm", std::move(pm)}});
   }
-  // The spans kept, by track and start: [track, cat, name, start, dur] flattened; names renumbered
-  // to those still used.
+  return out;
+}
+
+// The spans kept, by track and start: [track, cat, name, start, dur] flattened; names renumbered
+// to those still used.
+void HtmlReport::Run::spans_json(json::Doc& o) const {
   std::vector<Span> spans = heap;
   std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
     return std::tie(a.track, a.start, b.dur, a.cat, a.name) < std::tie(b.track, b.start, a.dur, b.cat, b.name);
   });
   std::vector<std::uint32_t> renum(names.size(), UINT32_MAX);
-  std::vector<std::uint32_t> order;
+  json::Doc& used_names = o["names"] = json::Doc::array();
   for (Span& s : spans) {
     if (renum[s.name] == UINT32_MAX) {
-      renum[s.name] = static_cast<std::uint32_t>(order.size());
-      order.push_back(s.name);
+      renum[s.name] = static_cast<std::uint32_t>(used_names.size());
+      used_names.push_back(names[s.name]);
     }
     s.name = renum[s.name];
   }
-  o += "],\"names\":[";
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    o += i ? "," : "";
-    append_string(o, names[order[i]]);
-  }
-  o += "],\"spans\":[";
-  for (std::size_t i = 0; i < spans.size(); ++i) {
-    const Span& s = spans[i];
-    o += i ? ",\n" : "";
-    const std::uint64_t row[] = {s.track, s.cat, s.name, s.start, s.dur};
-    for (std::size_t j = 0; j < 5; ++j) {
-      o += j ? "," : "";
-      append_uint(o, row[j]);
-    }
-  }
-  o += "],\"spans_total\":";
-  append_uint(o, spans_total);
-  o += ",\"memory\":[";
-  first = true;
-  for (const auto& [name, s] : memory) {
-    o += first ? "" : ",";
-    first = false;
-    o += "{\"name\":";
-    append_string(o, name);
-    o += ",\"t\":[";
-    for (std::size_t i = 0; i < s.t.size(); ++i) {
-      o += i ? "," : "";
-      append_uint(o, s.t[i]);
-    }
-    o += "],\"v\":[";
-    for (std::size_t i = 0; i < s.v.size(); ++i) {
-      o += i ? "," : "";
-      append_uint(o, s.v[i]);
-    }
-    o += "]}";
-  }
-  o += "],\"summary\":";
-  o += summary;
-  o += "}";
+  json::Doc& flat = o["spans"] = json::Doc::array();
+  for (const Span& s : spans)
+    for (const std::uint64_t v : {std::uint64_t{s.track}, std::uint64_t{s.cat}, std::uint64_t{s.name}, s.start, s.dur}) flat.push_back(v);
+}
+
+json::Doc HtmlReport::Run::memory_json() const {
+  json::Doc out = json::Doc::array();
+  for (const auto& [name, s] : memory) out.push_back({{"name", name}, {"t", s.t}, {"v", s.v}});
+  return out;
+}
+
+json::Doc HtmlReport::Run::to_json() const {
+  std::vector<const trace::TrackDesc*> ts;
+  for (const auto& t : tracks) ts.push_back(&t);
+  std::stable_sort(ts.begin(), ts.end(), [](auto* a, auto* b) { return a->sort_index < b->sort_index; });
+  json::Doc track_list = json::Doc::array();
+  for (const trace::TrackDesc* t : ts) track_list.push_back({{"index", t->index}, {"name", t->name}, {"kind", kind_name(t->kind)}});
+  json::Doc o = {{"label", label}, {"pid", pid}, {"end_ns", end}, {"bin_ns", width}, {"tracks", track_list}, {"cats", cats}};
+  o["bins"] = bins_json();
+  spans_json(o);
+  o["spans_total"] = spans_total;
+  o["memory"] = memory_json();
+  o["summary"] = json::parse_or_null(summary);
+  return o;
 }
 
 HtmlReport::HtmlReport(std::size_t max_spans) : max_spans_(max_spans) {}
@@ -302,15 +256,9 @@ const std::string& HtmlReport::other_data() const {
 void HtmlReport::set_summary(std::string summary_json) { cur().summary = summary_json.empty() ? "null" : std::move(summary_json); }
 
 std::string HtmlReport::data_json() const {
-  std::string o = "{\"tool\":\"kokkos-ompt-bridge\",\"tool_version\":";
-  json::append_string(o, KOB_VERSION);
-  o += ",\"runs\":[";
-  for (std::size_t i = 0; i < runs_.size(); ++i) {
-    o += i ? ",\n" : "";
-    runs_[i]->append_json(o);
-  }
-  o += "]}";
-  return o;
+  json::Doc runs = json::Doc::array();
+  for (const auto& r : runs_) runs.push_back(r->to_json());
+  return json::dump({{"tool", "kokkos-ompt-bridge"}, {"tool_version", KOB_VERSION}, {"runs", std::move(runs)}});
 }
 
 bool HtmlReport::write(std::FILE* f) const {

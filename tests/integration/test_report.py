@@ -113,6 +113,11 @@ def dom(u):
     return d
 
 
+def fmt_num(x):
+    """A number as the page shows it (fmtNum): whole numbers without decimals, else two."""
+    return str(int(x)) if float(x).is_integer() else f"{x:.2f}"
+
+
 def fmt_time(ns):  # the page's fmtTime: toFixed rounds half up
     def fixed(x, n):
         return str(Decimal(x).quantize(Decimal(1).scaleb(-n), rounding=ROUND_HALF_UP))
@@ -137,7 +142,7 @@ kc.expect_eq([r["cells"][:4] for r in d.kernel_rows], [[k["name"], k["kind"], st
              "kernel table cells: name, kind, calls, total as shown")
 omp = {(k["name"], k["kind"]): k for k in summary["openmp"]["kernels"]}
 kc.expect_eq([r["cells"][7] for r in d.kernel_rows],
-             [str(omp[(k["name"], k["kind"])]["mean_team_size"]) if (k["name"], k["kind"]) in omp else "\u2013" for k in kernels],
+             [fmt_num(omp[(k["name"], k["kind"])]["mean_team_size"]) if (k["name"], k["kind"]) in omp else "\u2013" for k in kernels],
              "OpenMP team size per kernel")
 # The OpenMP constructs outside kernels (Kokkos' own parallel regions at its initialisation, at
 # least, when their code addresses were resolved): a row each, in summary.json's order.

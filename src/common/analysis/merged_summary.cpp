@@ -5,7 +5,7 @@
 #include <map>
 #include <utility>
 
-#include "common/support/json.hpp"
+#include "common/support/json_doc.hpp"
 
 namespace kob {
 
@@ -148,75 +148,50 @@ std::string merged_summary_text(const MergedSummary& m) {
   return out;
 }
 
-std::string merged_summary_json(const MergedSummary& m) {
-  std::string o = "{\"tool\":\"kokkos-ompt-bridge\",\"merged\":true,\"runs\":[";
-  for (std::size_t i = 0; i < m.runs.size(); ++i) {
-    const MergedRun& r = m.runs[i];
-    o += i ? "," : "";
-    o += "{\"rank\":";
-    json::append_int(o, r.rank);
-    o += ",\"host\":";
-    json::append_string(o, r.host);
-    o += ",\"exe\":";
-    json::append_string(o, r.exe);
-    o += ",\"pid\":";
-    json::append_uint(o, r.pid);
-    o += ",\"raw_trace\":";
-    json::append_string(o, r.path);
-    o += ",\"alignment\":";
-    json::append_string(o, r.alignment);
-    o += ",\"offset_start_ns\":";
-    json::append_int(o, r.offset_start_ns);
-    o += ",\"offset_end_ns\":";
-    json::append_int(o, r.offset_end_ns);
-    o += ",\"rtt_ns\":";
-    json::append_uint(o, r.rtt_ns);
-    o += ",\"run_time_us\":";
-    json::append_us(o, r.summary.run_time);
-    o += ",\"dropped_events\":";
-    json::append_uint(o, r.summary.dropped);
-    o += "}";
+namespace {
+
+// One table of figures across the runs: name_key names the row; kind: rows carry their kind.
+json::Doc across_runs_json(const std::vector<AcrossRuns>& v, const char* name_key, bool kind) {
+  json::Doc out = json::Doc::array();
+  for (const AcrossRuns& a : v) {
+    json::Doc d = {{name_key, a.name}};
+    if (kind) d["kind"] = a.kind;
+    d["ranks"] = a.runs_with;
+    d["calls_min"] = a.calls_min;
+    d["calls_max"] = a.calls_max;
+    d["min_us"] = json::us(a.min);
+    d["mean_us"] = json::figure(a.mean / 1000.0);
+    d["max_us"] = json::us(a.max);
+    d["min_rank"] = a.min_rank;
+    d["max_rank"] = a.max_rank;
+    d["imbalance"] = json::figure(a.imbalance());
+    out.push_back(d);
   }
-  o += "]";
-  auto rows = [&](const char* key, const std::vector<AcrossRuns>& v, const char* name_key, bool kind) {
-    o += std::string(",\"") + key + "\":[";
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      const AcrossRuns& a = v[i];
-      o += i ? "," : "";
-      o += std::string("{\"") + name_key + "\":";
-      json::append_string(o, a.name);
-      if (kind) {
-        o += ",\"kind\":";
-        json::append_string(o, a.kind);
-      }
-      o += ",\"ranks\":";
-      json::append_uint(o, a.runs_with);
-      o += ",\"calls_min\":";
-      json::append_uint(o, a.calls_min);
-      o += ",\"calls_max\":";
-      json::append_uint(o, a.calls_max);
-      o += ",\"min_us\":";
-      json::append_us(o, a.min);
-      o += ",\"mean_us\":";
-      json::append_double(o, a.mean / 1000.0);
-      o += ",\"max_us\":";
-      json::append_us(o, a.max);
-      o += ",\"min_rank\":";
-      json::append_int(o, a.min_rank);
-      o += ",\"max_rank\":";
-      json::append_int(o, a.max_rank);
-      o += ",\"imbalance\":";
-      json::append_double(o, a.imbalance());
-      o += "}";
-    }
-    o += "]";
-  };
-  rows("kernels", m.kernels, "name", true);
-  rows("regions", m.regions, "path", false);
-  rows("mpi_calls", m.mpi_calls, "name", false);
-  rows("constructs", m.constructs, "name", true);
-  o += "}\n";
-  return o;
+  return out;
+}
+
+}  // namespace
+
+std::string merged_summary_json(const MergedSummary& m) {
+  json::Doc runs = json::Doc::array();
+  for (const MergedRun& r : m.runs)
+    runs.push_back({{"rank", r.rank},
+                    {"host", r.host},
+                    {"exe", r.exe},
+                    {"pid", r.pid},
+                    {"raw_trace", r.path},
+                    {"alignment", r.alignment},
+                    {"offset_start_ns", r.offset_start_ns},
+                    {"offset_end_ns", r.offset_end_ns},
+                    {"rtt_ns", r.rtt_ns},
+                    {"run_time_us", json::us(r.summary.run_time)},
+                    {"dropped_events", r.summary.dropped}});
+  json::Doc o = {{"tool", "kokkos-ompt-bridge"}, {"merged", true}, {"runs", runs}};
+  o["kernels"] = across_runs_json(m.kernels, "name", true);
+  o["regions"] = across_runs_json(m.regions, "path", false);
+  o["mpi_calls"] = across_runs_json(m.mpi_calls, "name", false);
+  o["constructs"] = across_runs_json(m.constructs, "name", true);
+  return json::dump(o, 1) + "\n";
 }
 
 }  // namespace kob

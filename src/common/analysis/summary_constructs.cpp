@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "common/support/json.hpp"
 
 namespace kob {
 
@@ -64,57 +63,6 @@ std::string text(const std::vector<OmpConstructStats>& rows) {
   if (rows.size() > shown)
     out += "  ... and " + std::to_string(rows.size() - shown) + " more (summary.json lists them all)\n";
   return out;
-}
-
-void append_json(std::string& o, const std::vector<OmpConstructStats>& rows) {
-  using json::append_double;
-  using json::append_string;
-  const auto n = [](std::uint64_t v) { return std::to_string(v); };
-  o += ",\n  \"constructs\": [";
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const OmpConstructStats& r = rows[i];
-    o += i ? ",\n    {" : "\n    {";
-    o += "\"kind\": ";
-    append_string(o, r.kind);
-    o += ", \"category\": \"";
-    o += r.category_name();
-    o += "\", \"function\": ";
-    append_string(o, r.function);
-    o += ", \"file\": ";
-    append_string(o, r.file);
-    o += ", \"line\": " + n(r.line) + ", \"caller\": ";
-    append_string(o, r.caller);
-    o += ", \"module\": ";
-    append_string(o, r.module);
-    o += ", \"offset\": " + n(r.offset) + ", \"source\": ";
-    append_string(o, r.source);
-    o += ", \"label\": ";
-    append_string(o, r.label);
-    o += ", \"calls\": " + n(r.calls) + ", \"total_ns\": " + n(r.total) + ", \"mean_ns\": " + n(r.mean());
-    switch (r.category) {
-      case Category::Parallel:
-      case Category::Work:
-        o += ", \"team_size\": ";
-        append_double(o, r.mean_team_size());
-        o += ", \"load_imbalance\": ";
-        append_double(o, r.load_imbalance());
-        o += ", \"barrier_wait\": ";
-        append_double(o, r.barrier_wait_share());
-        o += ", \"implicit_task_ns\": " + n(r.task_time) + ", \"barrier_wait_ns\": " + n(r.wait_time) +
-             ", \"busy_max_ns\": " + n(r.busy_max) + ", \"busy_mean_ns\": " + n(r.busy_mean);
-        if (r.category == Category::Parallel) o += ", \"regions_with_kokkos_kernels\": " + n(r.regions_with_kernels);
-        break;
-      case Category::Mutex:
-        o += ", \"wait_ns\": " + n(r.wait) + ", \"hold_ns\": " + n(r.hold) + ", \"nested_holds\": " + n(r.nested_holds) +
-             ", \"failed_tries\": " + n(r.failed_tries);
-        break;
-      case Category::Sync: o += ", \"wait_ns\": " + n(r.wait); break;
-      case Category::Task: o += ", \"created\": " + n(r.calls) + ", \"stretches\": " + n(r.stretches); break;
-      case Category::Target: break;
-    }
-    o += std::string(", \"partial\": ") + (r.partial ? "true" : "false") + "}";
-  }
-  o += "]";
 }
 
 }  // namespace summary_constructs

@@ -1,5 +1,5 @@
 // The table of OpenMP constructs by source location (OmpSummary::constructs) in the text summary
-// and in summary.json's `openmp.constructs`.
+// (summary_json.cpp writes summary.json's `openmp.constructs`).
 #pragma once
 
 #include <cstddef>
@@ -15,7 +15,5 @@ constexpr std::size_t kTextRows = 30;
 
 // The section, from its blank line; "" when there is no row.
 std::string text(const std::vector<OmpConstructStats>& rows);
-// `, "constructs": [...]` for the openmp object (the key always there, an empty list when no row).
-void append_json(std::string& o, const std::vector<OmpConstructStats>& rows);
 
 }  // namespace kob::summary_constructs

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "common/support/atomic_file.hpp"
-#include "common/support/json.hpp"
+#include "common/support/json_doc.hpp"
 #include "common/support/log.hpp"
 #include "common/formats/otf2_writer.hpp"
 #include "common/formats/perfetto_writer.hpp"
@@ -63,18 +63,16 @@ T number_as(const Facts& facts, std::string_view key, T fallback) {
   return !v.empty() && ec == std::errc() && end == v.data() + v.size() ? out : fallback;
 }
 
-// The PMPI layer's facts: ,"mpi":{"rank","size","clock_start":{...},"clock_end":{...}}, or nothing.
-std::string mpi_json(const Facts& facts) {
-  const std::string rank = number(facts, fact::kMpiRank, "");
-  if (rank.empty()) return "";
-  std::string o = ",\"mpi\":{\"rank\":" + rank + ",\"size\":" + number(facts, fact::kMpiSize);
+// The PMPI layer's facts: {"rank", "size", "clock_start": {...}, "clock_end": {...}}, or null.
+json::Doc mpi_json(const Facts& facts) {
+  if (number(facts, fact::kMpiRank, "").empty()) return {};
+  json::Doc o = {{"rank", number_as<std::int64_t>(facts, fact::kMpiRank, 0)}, {"size", number_as<std::int64_t>(facts, fact::kMpiSize, 0)}};
   for (const auto& [key, name] : {std::pair{fact::kMpiClockStart, "clock_start"}, std::pair{fact::kMpiClockEnd, "clock_end"}}) {
     long long local = 0, offset = 0, rtt = 0;
     if (std::sscanf(fact_value(facts, fact::kSection, key).c_str(), "%lld %lld %lld", &local, &offset, &rtt) != 3) continue;
-    o += std::string(",\"") + name + "\":{\"local_ns\":" + std::to_string(local) + ",\"offset_ns\":" + std::to_string(offset) +
-         ",\"rtt_ns\":" + std::to_string(rtt) + "}";
+    o[name] = {{"local_ns", local}, {"offset_ns", offset}, {"rtt_ns", rtt}};
   }
-  return o + "}";
+  return o;
 }
 
 // Which code is the OpenMP runtime's (its hidden-helper team), as the recording process knew it.
@@ -141,66 +139,44 @@ std::string process_name(const Facts& facts) {
 
 std::string other_data_json(const Facts& facts, const Summary& sum) {
   auto str = [&](std::string_view key) { return fact_value(facts, fact::kSection, key); };
-  std::string o = "{\"tool\":\"kokkos-ompt-bridge\",\"tool_version\":";
-  json::append_string(o, str(fact::kToolVersion));
-  o += ",\"kokkos_interface_version\":" + number(facts, fact::kKokkosInterface);
-  o += ",\"kokkos_load_sequence\":" + number(facts, fact::kKokkosLoadSequence);
-  std::string devices = str(fact::kKokkosDevices);  // numbers, comma separated
-  if (devices.find_first_not_of("0123456789,") != std::string::npos) devices.clear();
-  o += ",\"kokkos_devices\":[" + devices + "]";
-  o += ",\"openmp_runtime\":";
-  json::append_string(o, str(fact::kOmpRuntime));
-  o += ",\"host\":";
-  json::append_string(o, str(fact::kHost));
-  o += ",\"pid\":" + number(facts, fact::kPid);
-  const std::string rank = number(facts, fact::kRank, "-1");
-  if (rank != "-1") o += ",\"rank\":" + rank;
-  o += ",\"start_time\":";
-  json::append_string(o, str(fact::kStartTime));
-  o += ",\"clock\":";
-  json::append_string(o, str(fact::kClock));
+  json::Doc o = {{"tool", "kokkos-ompt-bridge"},
+                 {"tool_version", str(fact::kToolVersion)},
+                 {"kokkos_interface_version", number_as<std::int64_t>(facts, fact::kKokkosInterface, 0)},
+                 {"kokkos_load_sequence", number_as<std::int64_t>(facts, fact::kKokkosLoadSequence, 0)}};
+  json::Doc& devices = o["kokkos_devices"] = json::Doc::array();  // numbers, comma separated
+  const std::string device_list = str(fact::kKokkosDevices);
+  if (device_list.find_first_not_of("0123456789,") == std::string::npos)
+    for (std::size_t at = 0; at < device_list.size();) {
+      const std::size_t comma = std::min(device_list.find(',', at), device_list.size());
+      std::uint64_t d = 0;
+      if (std::from_chars(device_list.data() + at, device_list.data() + comma, d).ec == std::errc()) devices.push_back(d);
+      at = comma + 1;
+    }
+  o["openmp_runtime"] = str(fact::kOmpRuntime);
+  o["host"] = str(fact::kHost);
+  o["pid"] = number_as<std::uint64_t>(facts, fact::kPid, 0);
+  if (number(facts, fact::kRank, "-1") != "-1") o["rank"] = number_as<std::int64_t>(facts, fact::kRank, -1);
+  o["start_time"] = str(fact::kStartTime);
+  o["clock"] = str(fact::kClock);
   // The run's time line against the wall clock: {"monotonic_raw_ns", "realtime_ns"} read together.
   unsigned long long raw_ns = 0, real_ns = 0;
   if (std::sscanf(str(fact::kWallReference).c_str(), "%llu %llu", &raw_ns, &real_ns) == 2)
-    o += ",\"wall_reference\":{\"monotonic_raw_ns\":" + std::to_string(raw_ns) + ",\"realtime_ns\":" +
-         std::to_string(real_ns) + "}";
-  o += mpi_json(facts);
-  o += ",\"events\":";
+    o["wall_reference"] = {{"monotonic_raw_ns", raw_ns}, {"realtime_ns", real_ns}};
+  if (json::Doc mpi = mpi_json(facts); !mpi.is_null()) o["mpi"] = mpi;
   const std::string events = fact_value(facts, fact::kSection, fact::kEvents, "\x01");
-  json::append_string(o, events != "\x01" ? events : group_names(config_from_facts(facts).events));
-  o += ",\"dropped_events\":" + std::to_string(sum.dropped);
-  o += ",\"metadata\":{";
-  const auto meta = section_pairs(facts, "meta");
-  for (std::size_t i = 0; i < meta.size(); ++i) {
-    o += i ? "," : "";
-    json::append_string(o, meta[i].first);
-    o += ":";
-    json::append_string(o, meta[i].second);
-  }
-  o += "}";
+  o["events"] = events != "\x01" ? events : group_names(config_from_facts(facts).events);
+  o["dropped_events"] = sum.dropped;
+  json::Doc& meta = o["metadata"] = json::Doc::object();
+  for (const auto& [key, value] : section_pairs(facts, "meta")) meta[key] = value;
   std::map<std::string, bool> sections;  // otherData sections, by name
   for (const raw::Kv& kv : facts)
     if (kv.section.rfind("other:", 0) == 0) sections[kv.section] = true;
   for (const auto& [section, unused] : sections) {
-    o += ",";
-    json::append_string(o, section.substr(6));
-    o += ":{";
-    const auto kvs = section_pairs(facts, section);
-    for (std::size_t i = 0; i < kvs.size(); ++i) {
-      o += i ? "," : "";
-      json::append_string(o, kvs[i].first);
-      o += ":";
-      json::append_string(o, kvs[i].second);
-    }
-    o += "}";
+    json::Doc& d = o[section.substr(6)] = json::Doc::object();
+    for (const auto& [key, value] : section_pairs(facts, section)) d[key] = value;
   }
-  o += ",\"problems\":[";
-  for (std::size_t i = 0; i < sum.problems.size(); ++i) {
-    o += i ? "," : "";
-    json::append_string(o, sum.problems[i]);
-  }
-  o += "]}";
-  return o;
+  o["problems"] = sum.problems;
+  return json::dump(o);
 }
 
 Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sink, const TraceInfo& given) {

@@ -1,5 +1,6 @@
-// Minimal JSON output helpers: escaping that always yields valid UTF-8 JSON, and times as
-// microseconds with exact nanosecond decimals.
+// The Chrome trace writer's JSON pieces (formats/trace_writer.cpp streams events too many to
+// build as documents): escaping that always yields valid UTF-8 JSON, and times as microseconds
+// with exact nanosecond decimals. The small documents are built with json_doc.hpp.
 #pragma once
 
 #include <bit>

@@ -5,9 +5,12 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "common/analysis/findings.hpp"
 #include "common/analysis/summary.hpp"
 #include "helpers.hpp"
+
 
 using kob::Finding;
 using kob::Summary;
@@ -357,7 +360,7 @@ TEST_CASE("findings: the fold gives the figures the rules read, and text and JSO
   CHECK(s.alloc_sites[0].allocations == 12);
   // Imbalance (0.375 + 0) / 2 = 18.75%: under the rule. Nothing fires.
   CHECK(s.findings.empty());
-  CHECK(kob::summary_json(s, "{}").find("\n\"findings\": [],") != std::string::npos);
+  CHECK(kob_test::python_json_check(kob::summary_json(s, "{}"), "assert d['findings'] == []") == 0);
   CHECK(kob::summary_text(s, "x").find("\nfindings: none") != std::string::npos);
 
   Summary with = s;
@@ -373,9 +376,13 @@ TEST_CASE("findings: the fold gives the figures the rules read, and text and JSO
   f.threshold = "the rule";
   with.findings = {f};
   const std::string js = kob::summary_json(with, "{}");
-  CHECK(js.find("\"findings\": [\n  {\"id\": \"load_imbalance\", \"rank\": 1, \"title\": \"Kernel \\\"k\\\" keeps threads idle\", "
-                "\"subject\": \"k\", \"evidence\": \"figures\", \"time_at_stake_us\": 1234.567, \"time_at_stake_ns\": 1234567, "
-                "\"share_of_run\": 0.125, \"fix\": \"do this\", \"threshold\": \"the rule\"}]") != std::string::npos);
+  CHECK(kob_test::python_json_check(js, R"PY(
+assert d['findings'] == [{'id': 'load_imbalance', 'rank': 1, 'title': 'Kernel "k" keeps threads idle', 'subject': 'k',
+                         'evidence': 'figures', 'time_at_stake_us': 1234.567, 'time_at_stake_ns': 1234567,
+                         'share_of_run': 0.125, 'fix': 'do this', 'threshold': 'the rule'}], d['findings']
+assert list(d['findings'][0]) == ['id', 'rank', 'title', 'subject', 'evidence', 'time_at_stake_us', 'time_at_stake_ns',
+                                  'share_of_run', 'fix', 'threshold'], list(d['findings'][0])
+)PY") == 0);
   CHECK(kob_test::python_json_check(js, "assert d['findings'][0]['rank'] == 1 and d['alloc_sites'][0]['allocations'] == 12") == 0);
   const std::string text = kob::summary_text(with, "x");
   const std::size_t at = text.find("\nFindings (ranked by time at stake");
@@ -427,7 +434,11 @@ TEST_CASE("findings: load_imbalance and fork_join_overhead fire for a plain para
     w.findings = t;
     return w;
   }(), "{}");
-  CHECK(js.find("\"threshold\": \"" + t[0].threshold + "\", \"location\": \"step tiny.c:12\"}") != std::string::npos);
+  CHECK(kob_test::python_json_check(js, R"PY(
+f = d['findings'][0]
+assert list(f)[-2:] == ['threshold', 'location'] and f['location'] == 'step tiny.c:12', f
+)PY") == 0);
+  CHECK(kob_test::python_json_check(js, "assert d['findings'][0]['threshold'] == " + nlohmann::json(t[0].threshold).dump()) == 0);
 
   // A region that held Kokkos kernels is left to their rules; other categories, and figures under
   // the thresholds, say nothing.

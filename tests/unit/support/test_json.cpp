@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/support/json.hpp"
+#include "common/support/json_doc.hpp"
 #include "helpers.hpp"
 
 using kob::json::quote;
@@ -183,4 +184,21 @@ TEST_CASE("json: integers and microseconds written from the digit table equal to
     kob::json::append_us(appended, v);
     CHECK(appended == us);
   }
+}
+
+// The small documents (json_doc.hpp): any bytes in a name give a document that parses, members keep
+// their order, ratios carry 6 significant digits, microseconds three decimals.
+
+TEST_CASE("json documents: names of any bytes, members in order, figures rounded") {
+  kob::json::Doc d = kob::json::Doc::object();
+  d["zeta"] = std::string("ok\xff\xfe tail\x01", 10);
+  d["alpha"] = kob::json::figure(1.0 / 3.0);
+  d["us"] = kob::json::us(1'234'567);
+  d["inf"] = kob::json::figure(std::numeric_limits<double>::infinity());
+  d["other"] = kob::json::parse_or_null("{\"a\": [1, 2]}");
+  d["broken"] = kob::json::parse_or_null("{\"a\": ");
+  const std::string text = kob::json::dump(d);
+  CHECK(text == "{\"zeta\":\"ok\xEF\xBF\xBD\xEF\xBF\xBD tail\\u0001\",\"alpha\":0.333333,\"us\":1234.567,\"inf\":0.0,"
+                "\"other\":{\"a\":[1,2]},\"broken\":null}");
+  CHECK(kob_test::python_json_check(text, "assert list(d) == ['zeta', 'alpha', 'us', 'inf', 'other', 'broken'], d") == 0);
 }
