@@ -105,10 +105,6 @@ void unmap_ring(raw::Slot* const* ring, std::uint32_t n) {
 
 ThreadBuffer::~ThreadBuffer() {
   unmap_ring(ring_, ring_size_.load(std::memory_order_relaxed));
-  for (Chunk* c : chunks_) {
-    c->~Chunk();
-    std::free(c);
-  }
 }
 
 // Slow path, once per thread: reserves the ring's memory under the cap, maps the slots (in the
@@ -242,7 +238,7 @@ bool ThreadBuffer::revive() {
 // the next slot of the ring if it is free; if not, waits a bounded time for the writer (once per
 // run of drops, and only when a writer thread runs), else the caller drops the event.
 bool ThreadBuffer::next_slot() {
-  if (!registered) return grow_unregistered();
+  if (!registered) return false;  // a buffer only register_thread() made records; others drop
   if (KOB_UNLIKELY(life_.load(std::memory_order_relaxed) != kLive)) revive();
   if (!ring_tried_) {
     std::lock_guard<std::mutex> lock(registry().mu);
@@ -307,36 +303,8 @@ void ThreadBuffer::dropped_event() {
   lost_n_.fetch_add(1, std::memory_order_relaxed);
 }
 
-// Unregistered buffers (unit tests' hand-made tracks): a new chunk per kRecords records, kept.
-bool ThreadBuffer::grow_unregistered() {
-  count_drops_ = !g_closed.load(std::memory_order_relaxed);
-  if (!count_drops_) return false;
-  const std::uint64_t size = sizeof(Chunk);
-  std::uint64_t used = g_used.load(std::memory_order_relaxed);
-  do {
-    if (used + size > g_limit.load(std::memory_order_relaxed)) return false;
-  } while (!g_used.compare_exchange_weak(used, used + size, std::memory_order_relaxed));
-  void* mem = std::aligned_alloc(alignof(Chunk), sizeof(Chunk));
-  if (mem == nullptr) {
-    g_used.fetch_sub(size, std::memory_order_relaxed);
-    return false;
-  }
-  auto* c = new (mem) Chunk;
-  c->committed.store(0, std::memory_order_relaxed);
-  if (!chunks_.empty()) chunks_.back()->committed.store(Chunk::kRecords, std::memory_order_relaxed);
-  chunks_.push_back(c);
-  end_ = c->recs + Chunk::kRecords;
-  pos_.store(c->recs, std::memory_order_release);
-  return true;
-}
-
 std::vector<ThreadBuffer::InMemory> ThreadBuffer::in_memory() const {
   std::vector<InMemory> out;
-  if (!registered) {
-    for (std::size_t i = 0; i < chunks_.size(); ++i)
-      out.push_back({filled(*chunks_[i], chunks_[i]->recs, Chunk::kRecords), chunks_[i]->recs, i + 1});
-    return out;
-  }
   std::vector<const raw::Slot*> live;
   for (std::uint32_t i = 0, k = ring_size(); i < k; ++i)
     if (ring_[i]->state.load(std::memory_order_acquire) != raw::kSlotFree) live.push_back(ring_[i]);

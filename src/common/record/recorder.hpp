@@ -18,14 +18,6 @@
 
 namespace kob {
 
-// Test-only: what a buffer that was never registered (unit tests' Synth) records into, one chunk
-// after another, never recycled, each charged to the memory cap. Registered threads use ring
-// slots (raw::Slot).
-struct Chunk : raw::SlotHead {
-  static constexpr std::size_t kRecords = 2048;
-  Record recs[kRecords];
-};
-
 class ThreadBuffer;
 namespace recorder {
 void after_fork_child();
@@ -207,8 +199,7 @@ class ThreadBuffer {
 
   // Calls f(const Record&) for every committed record still in memory, in order: what the exit
   // path reads when there is no raw trace (it could not be made), i.e. what the thread recorded
-  // since its slots were last copied (their copies had nowhere to go). A buffer that was never
-  // registered (unit tests' Synth) keeps every record, in chunks charged to the memory cap.
+  // since its slots were last copied (their copies had nowhere to go).
   template <class F>
   void for_each(F&& f) const {
     for (const auto& [committed, recs, seq] : in_memory())
@@ -246,7 +237,6 @@ class ThreadBuffer {
   bool setup_ring();  // under the registry lock
   bool take_pooled_ring(std::uint32_t fresh);
   bool revive();
-  bool grow_unregistered();
   struct InMemory {
     std::uint32_t committed;
     const Record* recs;
@@ -256,7 +246,7 @@ class ThreadBuffer {
   // Counts an event that found no slot; the lost span's ticks are read now (it was made now).
   KOB_SLOW_PATH void dropped_event();
 
-  // The next record to write and the end of the slot (or test chunk) being filled. Equal (null)
+  // The next record to write and the end of the slot being filled. Equal (null)
   // before the first slot and while no slot is free, so that the event takes the slow path.
   std::atomic<Record*> pos_{nullptr};
   Record* end_ = nullptr;
@@ -280,7 +270,6 @@ class ThreadBuffer {
   std::atomic<std::uint64_t> lost_first_{0}, lost_last_{0}, lost_n_{0};
   bool writer_seen_ = false;  // the last slot_full found a writer thread (worth waiting for)
   bool cur_full_ = false;     // cur_ was marked full and handed over
-  std::vector<Chunk*> chunks_;  // unregistered buffers (tests): every chunk, never recycled
   std::atomic<std::uint64_t> dropped_{0};
 };
 

@@ -16,6 +16,9 @@ using kob_test::Synth;
 
 namespace {
 
+// Records for a long stretch of one track (the exact count does not matter).
+constexpr std::uint64_t kFill = 2048;
+
 kob::KernelSpan kernel(const char* name, std::uint64_t start, std::uint64_t end, KernelKind kind = KernelKind::ParallelFor,
                        std::uint32_t devid = 0x01000000) {
   kob::KernelSpan k;
@@ -306,13 +309,13 @@ TEST_CASE("summary: past the memory cap, the span covered, partial rows and the 
   rec.pop(1, 40);
   // Track 0: a full chunk of kernels (1024 calls), then 10 more calls dropped.
   std::uint64_t t = 100, id = 2;
-  for (std::size_t i = 0; i < kob::Chunk::kRecords / 2; ++i, ++id, t += 10) {
+  for (std::size_t i = 0; i < kFill / 2; ++i, ++id, t += 10) {
     rec.kernel_begin(0, t, id, "cov_lossy");
     rec.kernel_end(0, t + 5, id);
   }
   rec.bufs[0]->dropped = 20;  // no stretch known: all after its last recorded event
   Timeline tl = rec.build();
-  const std::uint64_t last = 100 + (kob::Chunk::kRecords / 2 - 1) * 10 + 5;  // the last recorded end
+  const std::uint64_t last = 100 + (kFill / 2 - 1) * 10 + 5;  // the last recorded end
   tl.run_end = 50000;
   const Summary s = kob::summarize(tl);
   CHECK(s.dropped == 20);
@@ -329,7 +332,7 @@ TEST_CASE("summary: past the memory cap, the span covered, partial rows and the 
   const kob::KernelStats* complete = find_kernel(s, "cov_complete", "parallel_for");
   REQUIRE(lossy);
   REQUIRE(complete);
-  CHECK(lossy->calls == kob::Chunk::kRecords / 2);
+  CHECK(lossy->calls == kFill / 2);
   CHECK(lossy->partial);
   CHECK_FALSE(complete->partial);
   REQUIRE(find_region(s, "cov_region_ok"));

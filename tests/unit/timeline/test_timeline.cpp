@@ -13,6 +13,9 @@ using kob_test::RecorderReset;
 using kob_test::Synth;
 
 namespace {
+
+// Records for a long stretch of one track (the exact count does not matter).
+constexpr std::uint64_t kFill = 2048;
 bool has_problem(const Timeline& t, const std::string& part) {
   for (const auto& p : t.problems)
     if (p.find(part) != std::string::npos) return true;
@@ -264,7 +267,7 @@ TEST_CASE("timeline: with dropped events an open kernel is discarded, not stretc
   RecorderReset reset;
   Synth s(1);
   s.kernel_begin(0, 1, 1, "tl_lost_end");
-  for (std::uint64_t i = 1; i < kob::Chunk::kRecords; ++i) s.rec(0, 1 + i, kob::Ev::None);
+  for (std::uint64_t i = 1; i < kFill; ++i) s.rec(0, 1 + i, kob::Ev::None);
   s.bufs[0]->dropped = 1;  // its end, past the cap
   const Timeline t = s.build();
   CHECK(t.dropped == 1);
