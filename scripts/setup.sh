@@ -30,6 +30,8 @@ PACKAGES=(
     mpich libmpich-dev          # the MPICH-family PMPI layer (libkob_mpi_mpich.so) and its tests (mpirun.mpich)
     libcli11-dev                # the kob command line (header-only)
     nlohmann-json3-dev          # the small JSON files: summary.json, kob diff --json, the report's data (header-only)
+    libsqlite3-dev sqlite3      # --format=sqlite (PREFIX.sqlite); sqlite3 for `kob sql RUN` with no query
+    python3-pandas              # the tests of the Python analyses of a run's database
     libprotozero-dev            # the .pftrace writer (header-only protobuf encoder) and the unit tests reading it back
     libopen-trace-format2-dev otf2-tools  # --format=otf2, and otf2-print for the tests reading the archives back
     chromium                    # the HTML report's tests load it in a real browser (headless)

@@ -1,4 +1,4 @@
-// kob: the command-line companion of the library (CLI11). Subcommands: run, convert, summary, merge, report, diff.
+// kob: the command-line companion of the library (CLI11). Subcommands: run, convert, summary, merge, report, diff, sql.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstring>
@@ -14,11 +14,12 @@
 #include "kob/merge.hpp"
 #include "kob/report.hpp"
 #include "kob/run.hpp"
+#include "kob/sql.hpp"
 #include "common/support/version.hpp"
 
 namespace {
 
-constexpr const char* kCommands[] = {"run", "convert", "summary", "merge", "report", "diff"};
+constexpr const char* kCommands[] = {"run", "convert", "summary", "merge", "report", "diff", "sql"};
 
 bool known_command(const std::string& c) {
   for (const char* k : kCommands)
@@ -187,6 +188,25 @@ Command add_diff(CLI::App& app) {
   }};
 }
 
+Command add_sql(CLI::App& app) {
+  auto req = std::make_shared<kob::cli::SqlRequest>();
+  CLI::App* sql = app.add_subcommand(
+      "sql", "SQL over a run's database: kob sql RUN [\"SELECT ...\"] [--csv | --json], kob sql --schema");
+  sql->footer(
+      "RUN is a raw trace PREFIX.kob or its PREFIX (its database PREFIX.sqlite is made first, as kob convert\n"
+      "--to=sqlite makes it, when it is missing or older than the raw trace), or a .sqlite file (kob merge\n"
+      "--to=sqlite, --format=sqlite). The rows print as an aligned table, or as CSV or JSON; with no query,\n"
+      "sqlite3 opens the database. The tables and their columns: kob sql --schema, and docs/sqlite.md.\n"
+      "Exit status: 0 the query ran, 1 the run could not be read or the query failed (SQLite's message), 2 a\n"
+      "usage error.");
+  sql->add_option("RUN", req->run, "a raw trace (PREFIX.kob or PREFIX) or a .sqlite database");
+  sql->add_option("QUERY", req->query, "SQL; none: open sqlite3");
+  auto* csv = sql->add_flag("--csv", req->csv, "rows as CSV (a header line first)");
+  sql->add_flag("--json", req->json, "rows as a JSON list of objects")->excludes(csv);
+  sql->add_flag("--schema", req->schema, "print the tables, views and indexes of a run's database");
+  return {sql, [req] { return kob::cli::sql_main(*req); }};
+}
+
 // A CLI11 parse error as one line, as every kob error: which command, what, where to look.
 int usage_error(const CLI::App& app, const CLI::ParseError& e) {
   std::string where = "kob";
@@ -215,7 +235,7 @@ int main(int argc, char** argv) {
   app.add_subcommand("run", "run PROGRAM with the library loaded: kob run [--mpi] [TOOL OPTIONS] [--] PROGRAM [ARGS...]")
       ->allow_extras()
       ->prefix_command();
-  const Command commands[] = {add_convert(app), add_summary(app), add_merge(app), add_report(app), add_diff(app)};
+  const Command commands[] = {add_convert(app), add_summary(app), add_merge(app), add_report(app), add_diff(app), add_sql(app)};
 
   try {
     app.parse(argc, argv);

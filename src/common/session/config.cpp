@@ -36,7 +36,7 @@ constexpr Named kGroups[] = {
 
 constexpr Named kFormats[] = {
     {"chrome", kFormatChrome}, {"summary", kFormatSummary}, {"json", kFormatJson}, {"perfetto", kFormatPerfetto},
-    {"otf2", kFormatOtf2}, {"html", kFormatHtml}, {"all", kFormatAll}, {"none", 0},
+    {"otf2", kFormatOtf2}, {"html", kFormatHtml}, {"sqlite", kFormatSqlite}, {"all", kFormatAll}, {"none", 0},
 };
 
 template <std::size_t N>
@@ -92,7 +92,7 @@ constexpr OptionSpec kOptions[] = {
        c.output = std::string(v);
        return true;
      }},
-    {"format", "LIST", "perfetto,summary,json", "files to write: perfetto (PREFIX.pftrace), chrome (PREFIX.trace.json), summary (PREFIX.summary.txt), json (PREFIX.summary.json), otf2 (PREFIX.otf2/, an OTF2 archive: open PREFIX.otf2/traces.otf2), html (PREFIX.html, a report that opens in any browser)",
+    {"format", "LIST", "perfetto,summary,json", "files to write: perfetto (PREFIX.pftrace), chrome (PREFIX.trace.json), summary (PREFIX.summary.txt), json (PREFIX.summary.json), otf2 (PREFIX.otf2/, an OTF2 archive: open PREFIX.otf2/traces.otf2), html (PREFIX.html, a report that opens in any browser), sqlite (PREFIX.sqlite, a SQL database of every span)",
      [](Config& c, std::string_view v, std::string& a) { return parse_list(v, kFormats, c.formats, a); }},
     {"events", "LIST", "all",
      "event groups to record: kokkos, omp-parallel, omp-work, omp-sync, omp-task, omp-mutex, omp-target, omp-device (also omp, all, none)",

@@ -32,7 +32,8 @@ enum OutputFormat : std::uint32_t {
   kFormatPerfetto = 1u << 3,
   kFormatOtf2 = 1u << 4,
   kFormatHtml = 1u << 5,
-  kFormatAll = kFormatChrome | kFormatSummary | kFormatJson | kFormatPerfetto | kFormatOtf2 | kFormatHtml,
+  kFormatSqlite = 1u << 6,
+  kFormatAll = kFormatChrome | kFormatSummary | kFormatJson | kFormatPerfetto | kFormatOtf2 | kFormatHtml | kFormatSqlite,
   kFormatDefault = kFormatPerfetto | kFormatSummary | kFormatJson,
 };
 

@@ -12,6 +12,7 @@
 #include "common/support/log.hpp"
 #include "common/formats/otf2_writer.hpp"
 #include "common/formats/perfetto_writer.hpp"
+#include "common/formats/sqlite_writer.hpp"
 #include "common/timeline/filter_sink.hpp"
 #include "common/analysis/summary_fold.hpp"
 #include "common/timeline/tee_sink.hpp"
@@ -299,6 +300,27 @@ struct PassSinks {
   }
 };
 
+// The run's row of the database.
+sqlite::RunFacts database_facts(const Facts& facts) {
+  sqlite::RunFacts r;
+  r.rank = number_as<std::int64_t>(facts, fact::kRank, -1);
+  r.pid = number_as<std::uint64_t>(facts, fact::kPid, 0);
+  r.host = fact_value(facts, fact::kSection, fact::kHost);
+  r.program = fact_value(facts, fact::kSection, fact::kExe, "program");
+  r.clock = fact_value(facts, fact::kSection, fact::kClock);
+  r.start_time = fact_value(facts, fact::kSection, fact::kStartTime);
+  // The tool options as given (environment, then command line), one per line in the facts.
+  r.options = fact_value(facts, fact::kSection, fact::kArgs);
+  std::replace(r.options.begin(), r.options.end(), '\n', ' ');
+  while (!r.options.empty() && r.options.back() == ' ') r.options.pop_back();
+  unsigned long long raw_ns = 0, real_ns = 0;
+  if (std::sscanf(fact_value(facts, fact::kSection, fact::kWallReference).c_str(), "%llu %llu", &raw_ns, &real_ns) == 2) {
+    r.start_monotonic_raw_ns = raw_ns;
+    r.start_realtime_ns = real_ns;
+  }
+  return r;
+}
+
 // The summary and the report's page, whole or not at all; a failure is one line and the other
 // files are still tried.
 bool write_summary_files(const Summary& sum, const std::string& other, const std::string& text, const OutputRequest& req,
@@ -384,8 +406,20 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   // open, not the run length), and the trace windows are written as they fill.
   SummaryFold fold;
   fold.set_sources(&sources);
-  TeeSink both(fold, window);
-  FilterSink filtered(pass.sinks > 0 ? static_cast<SpanSink&>(both) : fold, c.include, c.exclude);
+  // The database takes every span as it becomes final, beside the summary.
+  std::unique_ptr<sqlite::DatabaseSink> db;
+  if (to_write.formats & kFormatSqlite) {
+    db = std::make_unique<sqlite::DatabaseSink>(&sources);
+    if (!db->open(req.prefix + ".sqlite", database_facts(facts), error)) {
+      log::warn(error);
+      ok = false;
+      db.reset();
+    }
+  }
+  TeeSink with_db(fold, db ? static_cast<SpanSink&>(*db) : fold);
+  SpanSink& folded = db ? static_cast<SpanSink&>(with_db) : fold;
+  TeeSink both(folded, window);
+  FilterSink filtered(pass.sinks > 0 ? static_cast<SpanSink&>(both) : folded, c.include, c.exclude);
   {
     TimelineBuilder builder(filtered, run.initial_device_num, omp_runtime_code(facts));
     if (pass.sinks > 0) builder.set_poller(&window);
@@ -403,6 +437,14 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
     if (producer.clipped())
       log::warn(std::to_string(producer.clipped()) +
                 " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
+  }
+  if (db) {
+    if (db->commit(sum, error)) {
+      written.push_back(req.prefix + ".sqlite");
+    } else {
+      log::warn(error);
+      ok = false;
+    }
   }
   const std::string text = summary_text(sum, fact_value(facts, fact::kSection, fact::kExe, "program") + " (pid " +
                                                  number(facts, fact::kPid) + ")");

@@ -171,12 +171,17 @@ void place_raw_trace(State& s) {
   }
 }
 
-// The converter's facts about the options: the arguments in the order they apply, and the prefix.
-void record_options(const State& s) {
+// The tool options as given, in the order they apply (environment, then command line), a line each.
+std::string given_options(const State& s) {
   std::string args;
   for (const auto* list : {&s.env_args, &s.cmd_args})
     for (const std::string& a : *list) args += (args.empty() ? "" : "\n") + a;
-  raw::add_kv("kob", "args", args);
+  return args;
+}
+
+// The converter's facts about the options: the arguments in the order they apply, and the prefix.
+void record_options(const State& s) {
+  raw::add_kv("kob", "args", given_options(s));
   raw::add_kv("kob", "prefix", output_prefix());
 }
 
@@ -333,6 +338,7 @@ Facts session_facts() {
   }
   if (!s.mpi_clock[0].empty()) add(fact::kMpiClockStart, s.mpi_clock[0]);
   if (!s.mpi_clock[1].empty()) add(fact::kMpiClockEnd, s.mpi_clock[1]);
+  add(fact::kArgs, given_options(s));
   add_config_facts(s.config, f);
   for (const auto& [k, v] : s.metadata) f.push_back({"meta", k, v});
   for (const auto& [section, kvs] : s.other)

@@ -1,0 +1,412 @@
+#include "common/formats/sqlite_writer.hpp"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <set>
+#include <string_view>
+#include <vector>
+
+#include "common/record/intern.hpp"
+#include "common/record/mpi_calls.hpp"
+#include "common/timeline/devid.hpp"
+#include "common/timeline/omp_names.hpp"
+#include "common/timeline/source_resolver.hpp"
+
+namespace kob::sqlite {
+
+namespace {
+
+// The schema (docs/sqlite.md): times are integer ns from the run's start (RunFacts), `track` is
+// threads.track, `source` is sources.address (the code address the runtime reported), kernel_id
+// is kernels.id (0: none). Indexes are made once the rows are in (commit).
+constexpr const char* kSchema = R"SQL(
+CREATE TABLE runs(rank INTEGER, pid INTEGER, host TEXT, program TEXT, options TEXT, clock TEXT, start_time TEXT,
+  start_monotonic_raw_ns INTEGER, start_realtime_ns INTEGER, run_time_ns INTEGER, dropped_events INTEGER, cut_short INTEGER);
+CREATE TABLE threads(track INTEGER PRIMARY KEY, os_tid INTEGER, omp_thread_type TEXT, proc INTEGER, place INTEGER,
+  hidden_helper INTEGER, dropped_events INTEGER);
+CREATE TABLE sources(address INTEGER PRIMARY KEY, module TEXT, offset INTEGER, function TEXT, file TEXT, line INTEGER,
+  inlined_in TEXT, label TEXT);
+CREATE TABLE kernels(id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,
+  name TEXT, kind TEXT, space TEXT, devid INTEGER, region TEXT, cut INTEGER);
+CREATE TABLE regions(track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER, name TEXT,
+  path TEXT, parent TEXT, depth INTEGER, cut INTEGER);
+CREATE TABLE fences(id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,
+  name TEXT, space TEXT, devid INTEGER, cut INTEGER);
+CREATE TABLE sections(section INTEGER, track INTEGER REFERENCES threads(track), end_track INTEGER REFERENCES threads(track),
+  start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER, name TEXT, cut INTEGER);
+CREATE TABLE deep_copies(id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,
+  dst_space TEXT, dst_name TEXT, src_space TEXT, src_name TEXT, bytes INTEGER, cut INTEGER);
+CREATE TABLE memory(id INTEGER, track INTEGER REFERENCES threads(track), time_ns INTEGER, event TEXT, space TEXT, name TEXT,
+  ptr INTEGER, bytes INTEGER, space_bytes INTEGER);
+CREATE TABLE omp_parallel(id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,
+  kernel_id INTEGER, team_size INTEGER, requested_team_size INTEGER, flags INTEGER, level INTEGER, hidden_helper INTEGER,
+  source INTEGER REFERENCES sources(address), cut INTEGER);
+CREATE TABLE omp_implicit_tasks(parallel_id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER,
+  dur_ns INTEGER, kernel_id INTEGER, thread_num INTEGER, team_size INTEGER, initial INTEGER, level INTEGER, wait_ns INTEGER,
+  cut INTEGER);
+CREATE TABLE omp_work(parallel_id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER,
+  dur_ns INTEGER, kernel_id INTEGER, type TEXT, count INTEGER, source INTEGER REFERENCES sources(address), cut INTEGER);
+CREATE TABLE omp_sync(parallel_id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER,
+  dur_ns INTEGER, kernel_id INTEGER, kind TEXT, task_id INTEGER, wait_ns INTEGER, source INTEGER REFERENCES sources(address),
+  cut INTEGER);
+CREATE TABLE omp_task_creates(task_id INTEGER, track INTEGER REFERENCES threads(track), time_ns INTEGER, kernel_id INTEGER,
+  flags INTEGER, has_dependences INTEGER, source INTEGER REFERENCES sources(address));
+CREATE TABLE omp_tasks(task_id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER,
+  dur_ns INTEGER, kernel_id INTEGER, flags INTEGER, status TEXT, cut INTEGER);
+CREATE TABLE omp_mutex(wait_id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER,
+  dur_ns INTEGER, kernel_id INTEGER, kind TEXT, phase TEXT, nested INTEGER, acquired INTEGER,
+  source INTEGER REFERENCES sources(address), cut INTEGER);
+CREATE TABLE omp_target(id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,
+  kernel_id INTEGER, deep_copy_id INTEGER, kind TEXT, device INTEGER, source INTEGER REFERENCES sources(address), cut INTEGER);
+CREATE TABLE omp_data_ops(host_op_id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER,
+  dur_ns INTEGER, kernel_id INTEGER, target_id INTEGER, deep_copy_id INTEGER, kokkos_alloc_id INTEGER, op TEXT,
+  src_device INTEGER, dst_device INTEGER, bytes INTEGER, point INTEGER, cut INTEGER);
+CREATE TABLE omp_submits(host_op_id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER,
+  dur_ns INTEGER, kernel_id INTEGER, target_id INTEGER, requested_teams INTEGER, point INTEGER, cut INTEGER);
+CREATE TABLE omp_device_ops(host_op_id INTEGER, target_id INTEGER, device INTEGER, start_ns INTEGER, end_ns INTEGER,
+  dur_ns INTEGER, record_type TEXT, value INTEGER, op_kind INTEGER, point INTEGER);
+CREATE TABLE mpi_calls(track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER, call TEXT,
+  bytes INTEGER, peer INTEGER, cut INTEGER);
+CREATE TABLE findings(rank INTEGER, id TEXT, title TEXT, subject TEXT, location TEXT, evidence TEXT, fix TEXT, threshold TEXT,
+  time_at_stake_ns INTEGER, share_of_run REAL);
+CREATE VIEW flows AS
+  SELECT kernel_id, 'omp_parallel' AS kind, rowid AS row FROM omp_parallel WHERE kernel_id != 0
+  UNION ALL SELECT kernel_id, 'omp_implicit_tasks', rowid FROM omp_implicit_tasks WHERE kernel_id != 0
+  UNION ALL SELECT kernel_id, 'omp_work', rowid FROM omp_work WHERE kernel_id != 0
+  UNION ALL SELECT kernel_id, 'omp_sync', rowid FROM omp_sync WHERE kernel_id != 0
+  UNION ALL SELECT kernel_id, 'omp_tasks', rowid FROM omp_tasks WHERE kernel_id != 0
+  UNION ALL SELECT kernel_id, 'omp_mutex', rowid FROM omp_mutex WHERE kernel_id != 0
+  UNION ALL SELECT kernel_id, 'omp_target', rowid FROM omp_target WHERE kernel_id != 0
+  UNION ALL SELECT kernel_id, 'omp_data_ops', rowid FROM omp_data_ops WHERE kernel_id != 0
+  UNION ALL SELECT kernel_id, 'omp_submits', rowid FROM omp_submits WHERE kernel_id != 0;
+)SQL";
+
+constexpr const char* kIndexes = R"SQL(
+CREATE INDEX kernels_by_start ON kernels(start_ns);
+CREATE INDEX kernels_by_name ON kernels(name);
+CREATE INDEX kernels_by_id ON kernels(id);
+CREATE INDEX regions_by_start ON regions(start_ns);
+CREATE INDEX regions_by_name ON regions(name);
+CREATE INDEX fences_by_start ON fences(start_ns);
+CREATE INDEX deep_copies_by_start ON deep_copies(start_ns);
+CREATE INDEX memory_by_time ON memory(time_ns);
+CREATE INDEX omp_parallel_by_start ON omp_parallel(start_ns);
+CREATE INDEX omp_parallel_by_kernel ON omp_parallel(kernel_id);
+CREATE INDEX omp_parallel_by_id ON omp_parallel(id);
+CREATE INDEX omp_implicit_tasks_by_start ON omp_implicit_tasks(start_ns);
+CREATE INDEX omp_implicit_tasks_by_kernel ON omp_implicit_tasks(kernel_id);
+CREATE INDEX omp_implicit_tasks_by_parallel ON omp_implicit_tasks(parallel_id);
+CREATE INDEX omp_work_by_start ON omp_work(start_ns);
+CREATE INDEX omp_work_by_kernel ON omp_work(kernel_id);
+CREATE INDEX omp_sync_by_start ON omp_sync(start_ns);
+CREATE INDEX omp_sync_by_kernel ON omp_sync(kernel_id);
+CREATE INDEX omp_tasks_by_start ON omp_tasks(start_ns);
+CREATE INDEX omp_tasks_by_kernel ON omp_tasks(kernel_id);
+CREATE INDEX omp_mutex_by_start ON omp_mutex(start_ns);
+CREATE INDEX omp_mutex_by_kernel ON omp_mutex(kernel_id);
+CREATE INDEX omp_target_by_start ON omp_target(start_ns);
+CREATE INDEX omp_data_ops_by_start ON omp_data_ops(start_ns);
+CREATE INDEX mpi_calls_by_start ON mpi_calls(start_ns);
+)SQL";
+
+// The tables rows are streamed into, in the order of Impl::stmts.
+enum TableId {
+  kKernels, kRegions, kFences, kSections, kDeepCopies, kMemory, kParallel, kImplicit, kWork, kSync, kTaskCreates,
+  kTasks, kMutex, kTarget, kDataOps, kSubmits, kDeviceOps, kMpi, kThreads, kSources, kRuns, kFindings, kTableCount
+};
+constexpr const char* kInserts[kTableCount] = {
+    "INSERT INTO kernels VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO regions VALUES(?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO fences VALUES(?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO sections VALUES(?,?,?,?,?,?,?,?)",
+    "INSERT INTO deep_copies VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO memory VALUES(?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_parallel VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_implicit_tasks VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_work VALUES(?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_sync VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_task_creates VALUES(?,?,?,?,?,?,?)",
+    "INSERT INTO omp_tasks VALUES(?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_mutex VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_target VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_data_ops VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_submits VALUES(?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_device_ops VALUES(?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO mpi_calls VALUES(?,?,?,?,?,?,?,?)",
+    "INSERT INTO threads VALUES(?,?,?,?,?,?,?)",
+    "INSERT INTO sources VALUES(?,?,?,?,?,?,?,?)",
+    "INSERT INTO runs VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO findings VALUES(?,?,?,?,?,?,?,?,?,?)",
+};
+
+constexpr std::uint64_t kRowsPerTransaction = 65536;
+
+// A column value: an integer, a real, a text (copied by SQLite) or NULL.
+struct Value {
+  enum class Kind { Int, Real, Text, Null } kind;
+  std::int64_t i = 0;
+  double r = 0;
+  std::string_view t;
+  Value(std::int64_t v) : kind(Kind::Int), i(v) {}
+  Value(std::uint64_t v) : kind(Kind::Int), i(static_cast<std::int64_t>(v)) {}
+  Value(std::uint32_t v) : kind(Kind::Int), i(v) {}
+  Value(int v) : kind(Kind::Int), i(v) {}
+  Value(bool v) : kind(Kind::Int), i(v ? 1 : 0) {}
+  Value(double v) : kind(Kind::Real), r(v) {}
+  Value(std::string_view v) : kind(Kind::Text), t(v) {}
+  Value(const char* v) : kind(Kind::Text), t(v != nullptr ? v : "") {}
+  Value(const std::string& v) : kind(Kind::Text), t(v) {}
+  static Value null() { return Value(Kind::Null); }
+
+ private:
+  explicit Value(Kind k) : kind(k) {}
+};
+
+}  // namespace
+
+struct DatabaseSink::Impl {
+  SourceResolver* sources = nullptr;
+  sqlite3* db = nullptr;
+  sqlite3_stmt* stmts[kTableCount] = {};
+  std::string path, tmp, error;  // error: the first failure, reported at commit
+  std::uint64_t start = 0;       // ns of the run's start on the trace's time line
+  RunFacts run;
+  std::uint64_t rows = 0;
+  std::set<std::uint64_t> addresses;  // code addresses met, for `sources`
+  std::vector<std::string_view> names;
+  std::vector<Track> tracks;
+
+  ~Impl() { close(); }
+
+  void close() {
+    for (sqlite3_stmt*& s : stmts) {
+      sqlite3_finalize(s);
+      s = nullptr;
+    }
+    if (db != nullptr) sqlite3_close(db);
+    db = nullptr;
+  }
+
+  bool exec(const char* sql) {
+    char* message = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &message) == SQLITE_OK) return true;
+    fail(message != nullptr ? message : sqlite3_errmsg(db));
+    sqlite3_free(message);
+    return false;
+  }
+  void fail(const std::string& what) {
+    if (error.empty()) error = "could not write " + path + ": " + what;
+  }
+
+  std::string_view name(std::uint32_t id) {
+    if (id >= names.size()) names = kob::names().snapshot();
+    return id < names.size() ? names[id] : std::string_view();
+  }
+  std::int64_t t(std::uint64_t ns) const { return static_cast<std::int64_t>(ns - start); }
+  Value source(std::uint64_t codeptr) {
+    if (codeptr == 0) return Value::null();
+    addresses.insert(codeptr);
+    return Value(codeptr);
+  }
+
+  void insert(TableId table, std::initializer_list<Value> values) {
+    sqlite3_stmt* st = stmts[table];
+    if (st == nullptr || !error.empty()) return;
+    int i = 1;
+    for (const Value& v : values) {
+      switch (v.kind) {
+        case Value::Kind::Int: sqlite3_bind_int64(st, i, v.i); break;
+        case Value::Kind::Real: sqlite3_bind_double(st, i, v.r); break;
+        case Value::Kind::Text: sqlite3_bind_text(st, i, v.t.data(), static_cast<int>(v.t.size()), SQLITE_TRANSIENT); break;
+        case Value::Kind::Null: sqlite3_bind_null(st, i); break;
+      }
+      ++i;
+    }
+    if (sqlite3_step(st) != SQLITE_DONE) fail(sqlite3_errmsg(db));
+    sqlite3_reset(st);
+    if (++rows % kRowsPerTransaction == 0) exec("COMMIT; BEGIN");
+  }
+};
+
+std::string schema() { return std::string(kSchema).substr(1) + std::string(kIndexes).substr(1); }
+
+DatabaseSink::DatabaseSink(SourceResolver* sources) : impl_(std::make_unique<Impl>()) { impl_->sources = sources; }
+DatabaseSink::~DatabaseSink() {
+  Impl& m = *impl_;
+  m.close();
+  if (!m.tmp.empty()) ::unlink(m.tmp.c_str());  // never committed
+}
+
+bool DatabaseSink::open(const std::string& path, const RunFacts& run, std::string& error) {
+  Impl& m = *impl_;
+  m.path = path;
+  m.run = run;
+  m.start = run.start_monotonic_raw_ns;
+  m.tmp = path + ".tmp." + std::to_string(::getpid());
+  ::unlink(m.tmp.c_str());
+  if (sqlite3_open_v2(m.tmp.c_str(), &m.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    error = "could not write " + path + ": " + (m.db != nullptr ? sqlite3_errmsg(m.db) : "out of memory");
+    m.close();
+    ::unlink(m.tmp.c_str());
+    m.tmp.clear();
+    return false;
+  }
+  // A file made once and renamed when complete: no journal, no waiting for the disk per commit.
+  bool ok = m.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF") && m.exec(kSchema) && m.exec("BEGIN");
+  for (int i = 0; ok && i < kTableCount; ++i) ok = sqlite3_prepare_v2(m.db, kInserts[i], -1, &m.stmts[i], nullptr) == SQLITE_OK;
+  if (!ok) {
+    m.fail(sqlite3_errmsg(m.db));
+    error = m.error;
+    m.close();
+    ::unlink(m.tmp.c_str());
+    m.tmp.clear();
+    return false;
+  }
+  return true;
+}
+
+void DatabaseSink::kernel(const KernelSpan& s) {
+  Impl& m = *impl_;
+  m.insert(kKernels, {s.id, s.track, m.t(s.start), m.t(s.end), s.dur(), m.name(s.name), kernel_kind_name(s.kind),
+                      device_label(s.devid), s.devid, s.region, s.cut});
+}
+
+void DatabaseSink::fence(const FenceSpan& s) {
+  Impl& m = *impl_;
+  m.insert(kFences, {s.id, s.track, m.t(s.start), m.t(s.end), s.dur(), m.name(s.name), device_label(s.devid), s.devid, s.cut});
+}
+
+void DatabaseSink::region(const RegionSpan& s) {
+  Impl& m = *impl_;
+  const std::size_t slash = s.path.rfind('/');
+  const std::string_view parent = slash == std::string::npos ? std::string_view() : std::string_view(s.path).substr(0, slash);
+  m.insert(kRegions, {s.track, m.t(s.start), m.t(s.end), s.dur(), m.name(s.name), s.path,
+                      slash == std::string::npos ? Value::null() : Value(parent), s.depth, s.cut});
+}
+
+void DatabaseSink::section(const SectionSpan& s) {
+  Impl& m = *impl_;
+  m.insert(kSections, {s.section, s.track, s.end_track, m.t(s.start), m.t(s.end), s.dur(), m.name(s.name), s.cut});
+}
+
+void DatabaseSink::deep_copy(const DeepCopySpan& s) {
+  Impl& m = *impl_;
+  m.insert(kDeepCopies, {s.id, s.track, m.t(s.start), m.t(s.end), s.dur(), m.name(s.dst_space), m.name(s.dst_name),
+                         m.name(s.src_space), m.name(s.src_name), s.bytes, s.cut});
+}
+
+void DatabaseSink::memory(const MemoryEvent& e) {
+  Impl& m = *impl_;
+  m.insert(kMemory, {e.id, e.track, m.t(e.time), e.alloc ? "alloc" : "dealloc", m.name(e.space), m.name(e.name), e.ptr, e.bytes,
+                     e.space_level});
+}
+
+void DatabaseSink::omp_parallel(const OmpParallelSpan& s) {
+  Impl& m = *impl_;
+  m.insert(kParallel, {s.id, s.track, m.t(s.start), m.t(s.end), s.dur(), s.kernel, s.team_size, s.requested_team_size, s.flags,
+                       s.level, s.hidden_helper, m.source(s.codeptr), s.cut});
+}
+
+void DatabaseSink::omp_implicit_task(const OmpImplicitTaskSpan& s) {
+  Impl& m = *impl_;
+  m.insert(kImplicit, {s.parallel_id, s.track, m.t(s.start), m.t(s.end), s.dur(), s.kernel, s.thread_num, s.team_size, s.initial,
+                       s.level, s.wait_ns, s.cut});
+}
+
+void DatabaseSink::omp_work(const OmpWorkSpan& s) {
+  Impl& m = *impl_;
+  m.insert(kWork, {s.parallel_id, s.track, m.t(s.start), m.t(s.end), s.dur(), s.kernel, omp_names::work(s.type), s.count,
+                   m.source(s.codeptr), s.cut});
+}
+
+void DatabaseSink::omp_sync(const OmpSyncSpan& s) {
+  Impl& m = *impl_;
+  m.insert(kSync, {s.parallel_id, s.track, m.t(s.start), m.t(s.end), s.dur(), s.kernel, omp_names::sync(s.kind), s.task_id,
+                   s.wait_ns, m.source(s.codeptr), s.cut});
+}
+
+void DatabaseSink::omp_task_create(const OmpTaskCreate& c) {
+  Impl& m = *impl_;
+  m.insert(kTaskCreates, {c.task_id, c.track, m.t(c.time), c.kernel, c.flags, c.has_dependences, m.source(c.codeptr)});
+}
+
+void DatabaseSink::omp_task(const OmpTaskSpan& s) {
+  Impl& m = *impl_;
+  m.insert(kTasks, {s.task_id, s.track, m.t(s.start), m.t(s.end), s.dur(), s.kernel, s.flags,
+                    s.status == 0 ? "none" : omp_names::task_status(s.status), s.cut});
+}
+
+void DatabaseSink::omp_mutex(const OmpMutexSpan& s) {
+  Impl& m = *impl_;
+  m.insert(kMutex, {s.wait_id, s.track, m.t(s.start), m.t(s.end), s.dur(), s.kernel, omp_names::mutex(s.kind),
+                    s.hold ? "hold" : "wait", s.nested, !s.failed, m.source(s.codeptr), s.cut});
+}
+
+void DatabaseSink::omp_target(const OmpTargetSpan& s) {
+  Impl& m = *impl_;
+  m.insert(kTarget, {s.id, s.track, m.t(s.start), m.t(s.end), s.dur(), s.kernel, s.deep_copy, omp_names::target_kind(s.kind),
+                     s.device, m.source(s.codeptr), s.cut});
+}
+
+void DatabaseSink::omp_data_op(const OmpDataOpSpan& s) {
+  Impl& m = *impl_;
+  m.insert(kDataOps, {s.host_op_id, s.track, m.t(s.start), m.t(s.end), s.dur(), s.kernel, s.target_id, s.deep_copy, s.kokkos_alloc,
+                      omp_names::data_op(s.optype), s.src_device, s.dst_device, s.bytes, s.point, s.cut});
+}
+
+void DatabaseSink::omp_submit(const OmpSubmitSpan& s) {
+  Impl& m = *impl_;
+  m.insert(kSubmits, {s.host_op_id, s.track, m.t(s.start), m.t(s.end), s.dur(), s.kernel, s.target_id, s.requested_teams, s.point,
+                      s.cut});
+}
+
+void DatabaseSink::omp_device_op(const OmpDeviceOp& s) {
+  Impl& m = *impl_;
+  m.insert(kDeviceOps, {s.host_op_id, s.target_id, s.device, m.t(s.start), m.t(s.end), s.dur(), omp_names::callback(s.record_type),
+                        s.value, s.op_kind, s.point});
+}
+
+void DatabaseSink::mpi(const MpiSpan& s) {
+  Impl& m = *impl_;
+  m.insert(kMpi, {s.track, m.t(s.start), m.t(s.end), s.dur(), kob_mpi_call_name(s.call), s.bytes, s.peer, s.cut});
+}
+
+void DatabaseSink::finish(const Timeline& rest) { impl_->tracks = rest.tracks; }
+
+bool DatabaseSink::commit(const Summary& sum, std::string& error) {
+  Impl& m = *impl_;
+  if (m.db == nullptr) {
+    error = "could not write " + m.path + ": not open";
+    return false;
+  }
+  for (const Track& tr : m.tracks)
+    m.insert(kThreads, {tr.index, tr.os_tid, omp_names::thread_type(tr.omp_thread_type), tr.omp_proc, tr.omp_place, tr.hidden_helper,
+                        tr.dropped});
+  for (std::uint64_t a : m.addresses) {
+    const SourceLocation& l = m.sources != nullptr ? m.sources->at(a) : SourceLocation();
+    m.insert(kSources, {a, l.module, l.offset, l.function, l.file, l.line, l.caller, l.label});
+  }
+  const RunFacts& r = m.run;
+  m.insert(kRuns, {r.rank, r.pid, r.host, r.program, r.options, r.clock, r.start_time, r.start_monotonic_raw_ns, r.start_realtime_ns,
+                   sum.run_time, sum.dropped, sum.cut_short});
+  for (std::size_t i = 0; i < sum.findings.size(); ++i) {
+    const Finding& f = sum.findings[i];
+    m.insert(kFindings, {static_cast<std::uint64_t>(i + 1), f.id, f.title, f.subject, f.location, f.evidence, f.fix, f.threshold,
+                         f.time_at_stake, f.share_of_run});
+  }
+  m.exec("COMMIT") && m.exec(kIndexes);
+  const std::string failed = m.error;
+  m.close();
+  if (failed.empty() && std::rename(m.tmp.c_str(), m.path.c_str()) == 0) {
+    m.tmp.clear();
+    return true;
+  }
+  error = failed.empty() ? "could not write " + m.path + ": rename failed" : failed;
+  ::unlink(m.tmp.c_str());
+  m.tmp.clear();
+  return false;
+}
+
+}  // namespace kob::sqlite

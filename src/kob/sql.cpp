@@ -1,0 +1,149 @@
+#include "kob/sql.hpp"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "common/analysis/summary.hpp"
+#include "common/formats/sqlite_writer.hpp"
+#include "common/session/config.hpp"
+#include "common/support/json_doc.hpp"
+#include "kob/convert.hpp"
+
+namespace kob::cli {
+
+namespace {
+
+void say(const std::string& line) { std::fprintf(stderr, "kob: %s\n", line.c_str()); }
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The database of RUN: a .sqlite file as it is; else PREFIX.sqlite beside the raw trace, made (or
+// made again) when it is missing or older than PREFIX.kob. "" when there is none (said).
+std::string database_of(const std::string& run) {
+  if (ends_with(run, ".sqlite")) {
+    if (::access(run.c_str(), R_OK) == 0) return run;
+    say("cannot open " + run + ": no such database");
+    return {};
+  }
+  const std::string prefix = ends_with(run, ".kob") ? run.substr(0, run.size() - 4) : run;
+  const std::string db = prefix + ".sqlite", raw = prefix + ".kob";
+  struct stat db_st{}, raw_st{};
+  const bool have_db = ::stat(db.c_str(), &db_st) == 0, have_raw = ::stat(raw.c_str(), &raw_st) == 0;
+  if (have_db && (!have_raw || db_st.st_mtim.tv_sec > raw_st.st_mtim.tv_sec ||
+                  (db_st.st_mtim.tv_sec == raw_st.st_mtim.tv_sec && db_st.st_mtim.tv_nsec >= raw_st.st_mtim.tv_nsec)))
+    return db;
+  ConvertRequest conv;
+  conv.runs = {raw};
+  conv.formats_given = true;
+  conv.formats = kFormatSqlite;
+  conv.output = prefix;
+  conv.quiet = true;
+  if (convert_runs(conv) != 0 || ::access(db.c_str(), R_OK) != 0) return {};
+  return db;
+}
+
+std::string text_of(sqlite3_stmt* st, int col) {
+  if (sqlite3_column_type(st, col) == SQLITE_NULL) return "NULL";
+  const unsigned char* t = sqlite3_column_text(st, col);
+  return t != nullptr ? reinterpret_cast<const char*>(t) : "";
+}
+
+// A CSV field: quoted when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+json::Doc json_of(sqlite3_stmt* st, int col) {
+  switch (sqlite3_column_type(st, col)) {
+    case SQLITE_INTEGER: return sqlite3_column_int64(st, col);
+    case SQLITE_FLOAT: return sqlite3_column_double(st, col);
+    case SQLITE_NULL: return nullptr;
+    default: return text_of(st, col);
+  }
+}
+
+// Runs the query and prints its rows: an aligned table (a header row first), CSV or JSON (a list
+// of objects). False with SQLite's message said.
+bool print_query(sqlite3* db, const std::string& query, const SqlRequest& r) {
+  sqlite3_stmt* st = nullptr;
+  const char* rest = nullptr;
+  if (sqlite3_prepare_v2(db, query.c_str(), -1, &st, &rest) != SQLITE_OK || st == nullptr) {
+    say(std::string("sql: ") + (st == nullptr && sqlite3_errcode(db) == SQLITE_OK ? "no statement in the query" : sqlite3_errmsg(db)));
+    sqlite3_finalize(st);
+    return false;
+  }
+  const int n = sqlite3_column_count(st);
+  std::vector<std::vector<std::string>> table(1);
+  json::Doc rows = json::Doc::array();
+  for (int c = 0; c < n; ++c) table[0].push_back(sqlite3_column_name(st, c));
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (r.json) {
+      json::Doc row = json::Doc::object();
+      for (int c = 0; c < n; ++c) row[table[0][static_cast<std::size_t>(c)]] = json_of(st, c);
+      rows.push_back(std::move(row));
+      continue;
+    }
+    table.emplace_back();
+    for (int c = 0; c < n; ++c) table.back().push_back(text_of(st, c));
+  }
+  const bool ok = rc == SQLITE_DONE;
+  if (!ok) say(std::string("sql: ") + sqlite3_errmsg(db));
+  sqlite3_finalize(st);
+  if (!ok) return false;
+  std::string out;
+  if (r.json) {
+    out = json::dump(rows) + "\n";
+  } else if (r.csv) {
+    for (const auto& row : table) {
+      for (std::size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + csv_field(row[c]);
+      out += "\n";
+    }
+  } else {
+    out = summary_format::table(table);
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return true;
+}
+
+}  // namespace
+
+int sql_main(const SqlRequest& r) {
+  if (r.schema) {
+    std::fputs(sqlite::schema().c_str(), stdout);
+    return 0;
+  }
+  if (r.run.empty()) {
+    say("sql needs a RUN (PREFIX.kob, PREFIX or a .sqlite file) (kob sql --help)");
+    return 2;
+  }
+  const std::string db_path = database_of(r.run);
+  if (db_path.empty()) return 1;
+  if (r.query.empty()) {
+    std::fflush(stdout);
+    ::execlp("sqlite3", "sqlite3", db_path.c_str(), static_cast<char*>(nullptr));
+    say("sql: no query given and sqlite3 is not installed (apt-get install sqlite3); the database is " + db_path);
+    return 1;
+  }
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    say("sql: cannot open " + db_path + ": " + (db != nullptr ? sqlite3_errmsg(db) : "out of memory"));
+    sqlite3_close(db);
+    return 1;
+  }
+  const bool ok = print_query(db, r.query, r);
+  sqlite3_close(db);
+  return ok ? 0 : 1;
+}
+
+}  // namespace kob::cli
