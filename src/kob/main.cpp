@@ -191,12 +191,13 @@ Command add_diff(CLI::App& app) {
 Command add_sql(CLI::App& app) {
   auto req = std::make_shared<kob::cli::SqlRequest>();
   CLI::App* sql = app.add_subcommand(
-      "sql", "SQL over a run's database: kob sql RUN [\"SELECT ...\"] [--csv | --json], kob sql --schema");
+      "sql", "SQL over a run's database: kob sql RUN [\"SELECT ...\" | --report NAME] [--csv | --json], kob sql --schema");
   sql->footer(
       "RUN is a raw trace PREFIX.kob or its PREFIX (its database PREFIX.sqlite is made first, as kob convert\n"
       "--to=sqlite makes it, when it is missing or older than the raw trace), or a .sqlite file (kob merge\n"
       "--to=sqlite, --format=sqlite). The rows print as an aligned table, or as CSV or JSON; with no query,\n"
       "sqlite3 opens the database. The tables and their columns: kob sql --schema, and docs/sqlite.md.\n"
+      "--report NAME runs a canned report (kernels, barriers, locks, memory); without RUN it prints its SQL.\n"
       "Exit status: 0 the query ran, 1 the run could not be read or the query failed (SQLite's message), 2 a\n"
       "usage error.");
   sql->add_option("RUN", req->run, "a raw trace (PREFIX.kob or PREFIX) or a .sqlite database");
@@ -204,6 +205,8 @@ Command add_sql(CLI::App& app) {
   auto* csv = sql->add_flag("--csv", req->csv, "rows as CSV (a header line first)");
   sql->add_flag("--json", req->json, "rows as a JSON list of objects")->excludes(csv);
   sql->add_flag("--schema", req->schema, "print the tables, views and indexes of a run's database");
+  sql->add_option("--report", req->report, "a canned report instead of a query: kernels, barriers, locks, memory (docs/sqlite.md)")
+      ->option_text("NAME");
   return {sql, [req] { return kob::cli::sql_main(*req); }};
 }
 

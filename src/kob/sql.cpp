@@ -116,20 +116,64 @@ bool print_query(sqlite3* db, const std::string& query, const SqlRequest& r) {
   return true;
 }
 
+struct Report {
+  const char* name;
+  const char* query;
+};
+// Each a documented query (docs/sqlite.md): what `kob sql --report NAME RUN` runs.
+constexpr Report kReports[] = {
+    {"kernels",
+     "SELECT name, kind, count(*) AS calls, sum(dur_ns) AS total_ns, sum(dur_ns) / count(*) AS mean_ns, min(dur_ns) AS min_ns, "
+     "max(dur_ns) AS max_ns FROM kernels GROUP BY name, kind ORDER BY total_ns DESC"},
+    {"barriers",
+     "SELECT coalesce(k.name, '(outside Kokkos kernels)') AS kernel, count(*) AS barriers, sum(s.dur_ns) AS total_ns, "
+     "sum(s.wait_ns) AS wait_ns FROM omp_sync s LEFT JOIN kernels k ON k.id = s.kernel_id "
+     "WHERE s.kind LIKE 'barrier%' GROUP BY 1 ORDER BY wait_ns DESC"},
+    {"locks",
+     "SELECT coalesce(src.label, '(no address)') AS location, m.kind, sum(m.phase = 'wait') AS waits, "
+     "sum(CASE WHEN m.phase = 'wait' THEN m.dur_ns ELSE 0 END) AS wait_ns, sum(m.phase = 'hold') AS holds, "
+     "sum(CASE WHEN m.phase = 'hold' THEN m.dur_ns ELSE 0 END) AS hold_ns FROM omp_mutex m "
+     "LEFT JOIN sources src ON src.address = m.source GROUP BY 1, 2 ORDER BY wait_ns DESC"},
+    {"memory",
+     "SELECT space, sum(event = 'alloc') AS allocations, sum(event = 'dealloc') AS deallocations, "
+     "sum(CASE WHEN event = 'alloc' THEN bytes ELSE 0 END) AS bytes_allocated, max(space_bytes) AS high_water_bytes "
+     "FROM memory GROUP BY space ORDER BY bytes_allocated DESC"},
+};
+
 }  // namespace
+
+const char* report_query(const std::string& name) {
+  for (const Report& r : kReports)
+    if (name == r.name) return r.query;
+  return nullptr;
+}
 
 int sql_main(const SqlRequest& r) {
   if (r.schema) {
     std::fputs(sqlite::schema().c_str(), stdout);
     return 0;
   }
+  if (r.run.empty() && !r.report.empty() && report_query(r.report) != nullptr) {
+    std::printf("%s;\n", report_query(r.report));  // a report with no RUN: its query
+    return 0;
+  }
   if (r.run.empty()) {
     say("sql needs a RUN (PREFIX.kob, PREFIX or a .sqlite file) (kob sql --help)");
     return 2;
   }
+  std::string query = r.query;
+  if (!r.report.empty()) {
+    const char* q = report_query(r.report);
+    if (q == nullptr || !r.query.empty()) {
+      say(q == nullptr ? "sql: --report takes kernels, barriers, locks or memory, not '" + r.report + "' (kob sql --help)"
+                       : "sql: --report runs its own query: give RUN only (kob sql --help)");
+      return 2;
+    }
+    query = q;
+  }
   const std::string db_path = database_of(r.run);
   if (db_path.empty()) return 1;
-  if (r.query.empty()) {
+  if (query.empty()) {
     std::fflush(stdout);
     ::execlp("sqlite3", "sqlite3", db_path.c_str(), static_cast<char*>(nullptr));
     say("sql: no query given and sqlite3 is not installed (apt-get install sqlite3); the database is " + db_path);
@@ -141,7 +185,7 @@ int sql_main(const SqlRequest& r) {
     sqlite3_close(db);
     return 1;
   }
-  const bool ok = print_query(db, r.query, r);
+  const bool ok = print_query(db, query, r);
   sqlite3_close(db);
   return ok ? 0 : 1;
 }

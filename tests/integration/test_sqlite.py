@@ -119,6 +119,32 @@ rc, out, err = kc.run([a.kob, "sql", prefix + ".sqlite", q])
 kc.expect_eq((rc, [l.split() for l in out.splitlines()]), (0, [["kind", "n"]] + [[k, str(n)] for k, n in want]), "kob sql: a table")
 rc, out, err = kc.run([a.kob, "sql", prefix + ".sqlite", "SELEC nothing"])
 kc.expect_eq((rc, out, err.strip()), (1, "", 'kob: sql: near "SELEC": syntax error'), "kob sql: SQLite's message, exit 1")
+# The canned reports, each against the summary.
+def report(name):
+    rc, out, err = kc.run([a.kob, "sql", "--report", name, prefix + ".sqlite", "--json"])
+    kc.expect_eq(rc, 0, f"kob sql --report {name} ({err.strip()})")
+    return json.loads(out or "[]")
+
+
+kc.expect_eq(sorted((r["name"], r["kind"], r["calls"], r["total_ns"]) for r in report("kernels")),
+             sorted((k["name"], k["kind"], k["calls"], k["total_ns"]) for k in s["kernels"]), "report kernels = summary's kernels")
+kc.expect_eq(sum(r["barriers"] for r in report("barriers")), sum(n for k, n in o["sync"].items() if k.startswith("barrier")),
+             "report barriers: every barrier")
+locks = Counter()
+for r in report("locks"):
+    locks[r["kind"]] += r["holds"]
+kc.expect_eq(+locks, Counter({k: m["holds"] + m["nested_holds"] for k, m in o["mutex"].items() if m["holds"] + m["nested_holds"]}),
+             "report locks: holds per kind")
+kc.expect_eq(sorted((r["space"], r["allocations"], r["deallocations"], r["bytes_allocated"], r["high_water_bytes"]) for r in report("memory")),
+             sorted((m["space"], m["allocations"], m["deallocations"], m["bytes_allocated"], m["high_water_bytes"]) for m in s["memory"]),
+             "report memory = summary's memory spaces")
+docs = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "sqlite.md"), encoding="utf-8").read()
+for name in ("kernels", "barriers", "locks", "memory"):
+    rc, out, _ = kc.run([a.kob, "sql", "--report", name])
+    kc.check(rc == 0 and out.strip() in docs, f"docs/sqlite.md shows the {name} report's query as kob runs it")
+rc, _, err = kc.run([a.kob, "sql", "--report", "nothing", prefix + ".sqlite"])
+kc.expect_eq((rc, err.strip()), (2, "kob: sql: --report takes kernels, barriers, locks or memory, not 'nothing' (kob sql --help)"),
+             "an unknown report: a usage error")
 db.close()
 os.unlink(prefix + ".sqlite")
 rc, out, err = kc.run([a.kob, "sql", prefix, "SELECT count(*) AS n FROM kernels", "--json"])
