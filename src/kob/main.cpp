@@ -107,15 +107,15 @@ Command add_merge(CLI::App& app) {
       "merge", "put the runs of several processes (MPI ranks) on one timeline: kob merge RUN... -o OUT [--to=LIST]");
   merge->footer(
       "Writes OUT.pftrace (a process per run, named by rank and host), OUT.otf2/ (an OTF2 archive, a location\n"
-      "group per run), OUT.summary.txt and OUT.summary.json (per kernel and region: min / mean / max of the\n"
-      "total time over the ranks, the imbalance (max - mean) / max and the slowest rank; how each clock was\n"
-      "aligned). Runs are ordered by rank and put on rank 0's time line with the clock offsets the MPI layer\n"
+      "group per run), OUT.sqlite (every span, a rank column in every table), OUT.summary.txt and\n"
+      "OUT.summary.json (per kernel and region: min / mean / max of the total time over the ranks, the\n"
+      "imbalance (max - mean) / max and the slowest rank; how each clock was aligned). Runs are ordered by rank and put on rank 0's time line with the clock offsets the MPI layer\n"
       "measured (kob run --mpi: ping-pong at MPI_Init and MPI_Finalize, linear drift between), else by each\n"
       "run's wall-clock reading at its start, with a warning. A progress line is shown on a terminal.\n"
       "Exit status: 0 merged, 1 a RUN could not be read or a file could not be written, 2 a usage error.");
   merge->add_option("RUN", s->req.runs, "raw traces (PREFIX.kob or PREFIX), one per process")->required();
   merge->add_option("-o,--output", s->req.output, "prefix of the merged files")->option_text("OUT")->required();
-  merge->add_option("--to", s->to, "formats to write: perfetto, otf2, summary, json (default: all four)")->option_text("LIST");
+  merge->add_option("--to", s->to, "formats to write: perfetto, otf2, sqlite, summary, json (default: all five)")->option_text("LIST");
   merge->add_flag("-q,--quiet", s->req.quiet, "no line naming the files written");
   return {merge, [s, merge] {
     if (merge->count("--to") > 0) {

@@ -11,6 +11,7 @@
 #include "common/session/config.hpp"
 #include "common/analysis/merged_summary.hpp"
 #include "common/formats/otf2_writer.hpp"
+#include "common/formats/sqlite_writer.hpp"
 #include "common/formats/perfetto_writer.hpp"
 #include "common/timeline/raw_reader.hpp"
 #include "common/session/run_outputs.hpp"
@@ -22,7 +23,7 @@ namespace kob::cli {
 
 namespace {
 
-constexpr std::uint32_t kMergeFormats = kFormatPerfetto | kFormatOtf2 | kFormatSummary | kFormatJson;
+constexpr std::uint32_t kMergeFormats = kFormatPerfetto | kFormatOtf2 | kFormatSummary | kFormatJson | kFormatSqlite;
 
 // The PMPI layer's clock offsets (fact::kMpiClockStart / End) are "LOCAL_NS OFFSET_NS RTT_NS", this rank's
 // clock minus rank 0's (docs/raw-format.md).
@@ -132,7 +133,7 @@ bool read_facts(const std::string& arg, std::size_t given, Run& run) {
 
 bool merge_formats_ok(std::uint32_t formats) {
   if ((formats & ~kMergeFormats) != 0) {
-    say("--to: merge writes perfetto, otf2, summary and json, not " + format_names(formats & ~kMergeFormats) + " (kob merge --help)");
+    say("--to: merge writes perfetto, otf2, sqlite, summary and json, not " + format_names(formats & ~kMergeFormats) + " (kob merge --help)");
     return false;
   }
   return true;
@@ -215,8 +216,9 @@ struct MergedTraces {
   std::unique_ptr<trace::TraceSink> pf_sink;
   std::string pf_path;
   std::unique_ptr<otf2::ArchiveSink> otf2_sink;
+  std::unique_ptr<sqlite::DatabaseSink> db;  // a rank column in every table, one runs row per rank
 
-  // False when the Perfetto file cannot be made (said; the rest goes on).
+  // False when the Perfetto file or the database cannot be made (said; the rest goes on).
   bool open(const std::string& out, std::uint32_t formats, const Run& ref) {
     std::string error;
     bool ok = true;
@@ -234,6 +236,14 @@ struct MergedTraces {
       otf2_sink = std::make_unique<otf2::ArchiveSink>();
       if (ref.has_wall) otf2_sink->set_realtime_reference(ref.wall_raw, ref.wall_real);
       tee.add(otf2_sink.get());
+    }
+    if (formats & kFormatSqlite) {
+      db = std::make_unique<sqlite::DatabaseSink>();
+      if (!db->open(out + ".sqlite", error)) {
+        say(error);
+        db.reset();
+        ok = false;
+      }
     }
     return ok;
   }
@@ -262,7 +272,8 @@ struct MergedTraces {
       Progress progress(r.path);
       reader.on_progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
       ShiftSink shifted(tee, align[i]);
-      merged[i].summary = stream_run(data, r.facts, shifted, info);
+      const Alignment a = align[i];
+      merged[i].summary = stream_run(data, r.facts, shifted, info, db.get(), [a](std::uint64_t t) { return a.at(t); });
       traces_ok = traces_ok && (!pf_sink || tee.ok(0));
     }
     return ok;
@@ -283,6 +294,14 @@ struct MergedTraces {
     if (otf2_sink) {
       if (otf2_sink->write(out + ".otf2", error)) {
         written.push_back(out + ".otf2");
+      } else {
+        say(error);
+        ok = false;
+      }
+    }
+    if (db) {
+      if (db->commit(error)) {
+        written.push_back(out + ".sqlite");
       } else {
         say(error);
         ok = false;

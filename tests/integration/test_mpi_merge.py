@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import socket
+import sqlite3
 import stat
 import sys
 from collections import Counter
@@ -98,7 +99,7 @@ def check_merge(label, wd, expect_alignment):
     kc.expect_eq(rc, 0, f"{label}: kob merge exit status ({err.strip()[-400:]})")
     warned = "aligned by each run's wall-clock reading" in err
     kc.expect_eq(warned, expect_alignment == "wall clock", f"{label}: the warning about the alignment, only without the MPI layer")
-    for ext in (".pftrace", ".otf2/traces.otf2", ".summary.txt", ".summary.json"):
+    for ext in (".pftrace", ".otf2/traces.otf2", ".sqlite", ".summary.txt", ".summary.json"):
         kc.check(os.path.isfile(out + ext), f"{label}: merged{ext} written")
     with open(out + ".summary.json") as f:
         ms = json.load(f)
@@ -129,6 +130,25 @@ def check_merge(label, wd, expect_alignment):
     with open(out + ".summary.txt") as f:
         text = f.read()
     kc.check("Kokkos kernels across ranks" in text and "imbalance" in text, f"{label}: the merged text summary")
+    # The merged database: a runs row per rank, a rank column in every table, the kernels per
+    # rank as the merged summary counts them, keys that hold, times on rank 0's clock.
+    db = sqlite3.connect(out + ".sqlite")
+    kc.expect_eq([r[0] for r in db.execute("SELECT rank FROM runs ORDER BY rank")], list(range(NP)), f"{label}: merged.sqlite: a run per rank")
+    kc.expect_eq(db.execute("PRAGMA foreign_key_check").fetchall(), [], f"{label}: merged.sqlite: keys hold")
+    per_rank = dict(db.execute("SELECT rank, count(*) FROM kernels WHERE name = 'fill' GROUP BY rank").fetchall())
+    kc.expect_eq(per_rank, {r: STEPS for r in range(NP)}, f"{label}: merged.sqlite: 'fill' {STEPS} times on each rank")
+    calls = [n for (n,) in db.execute("SELECT count(*) FROM kernels WHERE name = 'scaled' GROUP BY rank ORDER BY rank")]
+    if "scaled" in kernels:
+        kc.expect_eq((min(calls), max(calls), len(calls)) if calls else None,
+                     (kernels["scaled"]["calls_min"], kernels["scaled"]["calls_max"], NP), f"{label}: merged.sqlite: 'scaled' per rank")
+    if expect_alignment == "mpi":
+        per_rank = dict(db.execute("SELECT rank, count(*) FROM mpi_calls WHERE call = 'MPI_Barrier' GROUP BY rank").fetchall())
+        kc.expect_eq(per_rank, {r: STEPS for r in range(NP)}, f"{label}: merged.sqlite: MPI_Barrier on each rank")
+        # A barrier ends at about the same moment on every rank once the clocks are aligned.
+        ends = [dict(db.execute("SELECT rank, max(end_ns) FROM mpi_calls WHERE call = 'MPI_Barrier' GROUP BY rank").fetchall())[r]
+                for r in range(NP)]
+        kc.check(max(ends) - min(ends) < 50_000_000, f"{label}: merged.sqlite: the last barrier ends within 50 ms on all ranks: {ends}")
+    db.close()
 
     # Perfetto: a process per rank with exactly its own slices, moved by its offset.
     merged = kc.check_pftrace_rules(out + ".pftrace")

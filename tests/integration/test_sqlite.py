@@ -86,7 +86,7 @@ kc.expect_eq(one("SELECT count(*) FROM omp_task_creates"), o["tasks"]["created"]
 kc.expect_eq(one("SELECT count(*) FROM omp_tasks"), o["tasks"]["stretches"], "task stretches")
 kc.expect_eq(by("SELECT kind, count(*) FROM omp_mutex WHERE phase = 'hold' AND nested = 0 GROUP BY kind"),
              Counter({k: m["holds"] for k, m in o["mutex"].items() if m["holds"]}), "mutex holds per kind")
-kc.expect_eq(one("SELECT count(*) FROM flows f LEFT JOIN kernels k ON k.id = f.kernel_id WHERE k.id IS NULL"), 0,
+kc.expect_eq(one("SELECT count(*) FROM flows f LEFT JOIN kernels k ON k.rank = f.rank AND k.id = f.kernel_id WHERE k.id IS NULL"), 0,
              "every OpenMP row's kernel id is a kernel of the run")
 kc.expect_eq(one("SELECT count(*) FROM flows WHERE kind = 'omp_parallel'"),
              sum(k["parallel_regions"] for k in o["kernels"]), "flows: the parallel regions Kokkos kernels caused")

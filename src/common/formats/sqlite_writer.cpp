@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <set>
 #include <string_view>
 #include <vector>
@@ -24,63 +25,82 @@ namespace {
 constexpr const char* kSchema = R"SQL(
 CREATE TABLE runs(rank INTEGER, pid INTEGER, host TEXT, program TEXT, options TEXT, clock TEXT, start_time TEXT,
   start_monotonic_raw_ns INTEGER, start_realtime_ns INTEGER, run_time_ns INTEGER, dropped_events INTEGER, cut_short INTEGER);
-CREATE TABLE threads(track INTEGER PRIMARY KEY, os_tid INTEGER, omp_thread_type TEXT, proc INTEGER, place INTEGER,
-  hidden_helper INTEGER, dropped_events INTEGER);
-CREATE TABLE sources(address INTEGER PRIMARY KEY, module TEXT, offset INTEGER, function TEXT, file TEXT, line INTEGER,
-  inlined_in TEXT, label TEXT);
-CREATE TABLE kernels(id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,
-  name TEXT, kind TEXT, space TEXT, devid INTEGER, region TEXT, cut INTEGER);
-CREATE TABLE regions(track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER, name TEXT,
-  path TEXT, parent TEXT, depth INTEGER, cut INTEGER);
-CREATE TABLE fences(id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,
-  name TEXT, space TEXT, devid INTEGER, cut INTEGER);
-CREATE TABLE sections(section INTEGER, track INTEGER REFERENCES threads(track), end_track INTEGER REFERENCES threads(track),
-  start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER, name TEXT, cut INTEGER);
-CREATE TABLE deep_copies(id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,
-  dst_space TEXT, dst_name TEXT, src_space TEXT, src_name TEXT, bytes INTEGER, cut INTEGER);
-CREATE TABLE memory(id INTEGER, track INTEGER REFERENCES threads(track), time_ns INTEGER, event TEXT, space TEXT, name TEXT,
-  ptr INTEGER, bytes INTEGER, space_bytes INTEGER);
-CREATE TABLE omp_parallel(id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,
+CREATE TABLE threads(rank INTEGER, track INTEGER, os_tid INTEGER, omp_thread_type TEXT, proc INTEGER, place INTEGER,
+  hidden_helper INTEGER, dropped_events INTEGER,
+  PRIMARY KEY(rank, track));
+CREATE TABLE sources(rank INTEGER, address INTEGER, module TEXT, offset INTEGER, function TEXT, file TEXT, line INTEGER,
+  inlined_in TEXT, label TEXT,
+  PRIMARY KEY(rank, address));
+CREATE TABLE kernels(rank INTEGER, id INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,
+  name TEXT, kind TEXT, space TEXT, devid INTEGER, region TEXT, cut INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track));
+CREATE TABLE regions(rank INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER, name TEXT,
+  path TEXT, parent TEXT, depth INTEGER, cut INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track));
+CREATE TABLE fences(rank INTEGER, id INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,
+  name TEXT, space TEXT, devid INTEGER, cut INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track));
+CREATE TABLE sections(rank INTEGER, section INTEGER, track INTEGER, end_track INTEGER,
+  start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER, name TEXT, cut INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track), FOREIGN KEY(rank, end_track) REFERENCES threads(rank, track));
+CREATE TABLE deep_copies(rank INTEGER, id INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,
+  dst_space TEXT, dst_name TEXT, src_space TEXT, src_name TEXT, bytes INTEGER, cut INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track));
+CREATE TABLE memory(rank INTEGER, id INTEGER, track INTEGER, time_ns INTEGER, event TEXT, space TEXT, name TEXT,
+  ptr INTEGER, bytes INTEGER, space_bytes INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track));
+CREATE TABLE omp_parallel(rank INTEGER, id INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,
   kernel_id INTEGER, team_size INTEGER, requested_team_size INTEGER, flags INTEGER, level INTEGER, hidden_helper INTEGER,
-  source INTEGER REFERENCES sources(address), cut INTEGER);
-CREATE TABLE omp_implicit_tasks(parallel_id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER,
+  source INTEGER, cut INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track), FOREIGN KEY(rank, source) REFERENCES sources(rank, address));
+CREATE TABLE omp_implicit_tasks(rank INTEGER, parallel_id INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER,
   dur_ns INTEGER, kernel_id INTEGER, thread_num INTEGER, team_size INTEGER, initial INTEGER, level INTEGER, wait_ns INTEGER,
-  cut INTEGER);
-CREATE TABLE omp_work(parallel_id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER,
-  dur_ns INTEGER, kernel_id INTEGER, type TEXT, count INTEGER, source INTEGER REFERENCES sources(address), cut INTEGER);
-CREATE TABLE omp_sync(parallel_id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER,
-  dur_ns INTEGER, kernel_id INTEGER, kind TEXT, task_id INTEGER, wait_ns INTEGER, source INTEGER REFERENCES sources(address),
-  cut INTEGER);
-CREATE TABLE omp_task_creates(task_id INTEGER, track INTEGER REFERENCES threads(track), time_ns INTEGER, kernel_id INTEGER,
-  flags INTEGER, has_dependences INTEGER, source INTEGER REFERENCES sources(address));
-CREATE TABLE omp_tasks(task_id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER,
-  dur_ns INTEGER, kernel_id INTEGER, flags INTEGER, status TEXT, cut INTEGER);
-CREATE TABLE omp_mutex(wait_id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER,
+  cut INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track));
+CREATE TABLE omp_work(rank INTEGER, parallel_id INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER,
+  dur_ns INTEGER, kernel_id INTEGER, type TEXT, count INTEGER, source INTEGER, cut INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track), FOREIGN KEY(rank, source) REFERENCES sources(rank, address));
+CREATE TABLE omp_sync(rank INTEGER, parallel_id INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER,
+  dur_ns INTEGER, kernel_id INTEGER, kind TEXT, task_id INTEGER, wait_ns INTEGER, source INTEGER,
+  cut INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track), FOREIGN KEY(rank, source) REFERENCES sources(rank, address));
+CREATE TABLE omp_task_creates(rank INTEGER, task_id INTEGER, track INTEGER, time_ns INTEGER, kernel_id INTEGER,
+  flags INTEGER, has_dependences INTEGER, source INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track), FOREIGN KEY(rank, source) REFERENCES sources(rank, address));
+CREATE TABLE omp_tasks(rank INTEGER, task_id INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER,
+  dur_ns INTEGER, kernel_id INTEGER, flags INTEGER, status TEXT, cut INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track));
+CREATE TABLE omp_mutex(rank INTEGER, wait_id INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER,
   dur_ns INTEGER, kernel_id INTEGER, kind TEXT, phase TEXT, nested INTEGER, acquired INTEGER,
-  source INTEGER REFERENCES sources(address), cut INTEGER);
-CREATE TABLE omp_target(id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,
-  kernel_id INTEGER, deep_copy_id INTEGER, kind TEXT, device INTEGER, source INTEGER REFERENCES sources(address), cut INTEGER);
-CREATE TABLE omp_data_ops(host_op_id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER,
+  source INTEGER, cut INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track), FOREIGN KEY(rank, source) REFERENCES sources(rank, address));
+CREATE TABLE omp_target(rank INTEGER, id INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,
+  kernel_id INTEGER, deep_copy_id INTEGER, kind TEXT, device INTEGER, source INTEGER, cut INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track), FOREIGN KEY(rank, source) REFERENCES sources(rank, address));
+CREATE TABLE omp_data_ops(rank INTEGER, host_op_id INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER,
   dur_ns INTEGER, kernel_id INTEGER, target_id INTEGER, deep_copy_id INTEGER, kokkos_alloc_id INTEGER, op TEXT,
-  src_device INTEGER, dst_device INTEGER, bytes INTEGER, point INTEGER, cut INTEGER);
-CREATE TABLE omp_submits(host_op_id INTEGER, track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER,
-  dur_ns INTEGER, kernel_id INTEGER, target_id INTEGER, requested_teams INTEGER, point INTEGER, cut INTEGER);
-CREATE TABLE omp_device_ops(host_op_id INTEGER, target_id INTEGER, device INTEGER, start_ns INTEGER, end_ns INTEGER,
+  src_device INTEGER, dst_device INTEGER, bytes INTEGER, point INTEGER, cut INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track));
+CREATE TABLE omp_submits(rank INTEGER, host_op_id INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER,
+  dur_ns INTEGER, kernel_id INTEGER, target_id INTEGER, requested_teams INTEGER, point INTEGER, cut INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track));
+CREATE TABLE omp_device_ops(rank INTEGER, host_op_id INTEGER, target_id INTEGER, device INTEGER, start_ns INTEGER, end_ns INTEGER,
   dur_ns INTEGER, record_type TEXT, value INTEGER, op_kind INTEGER, point INTEGER);
-CREATE TABLE mpi_calls(track INTEGER REFERENCES threads(track), start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER, call TEXT,
-  bytes INTEGER, peer INTEGER, cut INTEGER);
-CREATE TABLE findings(rank INTEGER, id TEXT, title TEXT, subject TEXT, location TEXT, evidence TEXT, fix TEXT, threshold TEXT,
+CREATE TABLE mpi_calls(rank INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER, call TEXT,
+  bytes INTEGER, peer INTEGER, cut INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track));
+CREATE TABLE findings(rank INTEGER, position INTEGER, id TEXT, title TEXT, subject TEXT, location TEXT, evidence TEXT, fix TEXT, threshold TEXT,
   time_at_stake_ns INTEGER, share_of_run REAL);
 CREATE VIEW flows AS
-  SELECT kernel_id, 'omp_parallel' AS kind, rowid AS row FROM omp_parallel WHERE kernel_id != 0
-  UNION ALL SELECT kernel_id, 'omp_implicit_tasks', rowid FROM omp_implicit_tasks WHERE kernel_id != 0
-  UNION ALL SELECT kernel_id, 'omp_work', rowid FROM omp_work WHERE kernel_id != 0
-  UNION ALL SELECT kernel_id, 'omp_sync', rowid FROM omp_sync WHERE kernel_id != 0
-  UNION ALL SELECT kernel_id, 'omp_tasks', rowid FROM omp_tasks WHERE kernel_id != 0
-  UNION ALL SELECT kernel_id, 'omp_mutex', rowid FROM omp_mutex WHERE kernel_id != 0
-  UNION ALL SELECT kernel_id, 'omp_target', rowid FROM omp_target WHERE kernel_id != 0
-  UNION ALL SELECT kernel_id, 'omp_data_ops', rowid FROM omp_data_ops WHERE kernel_id != 0
-  UNION ALL SELECT kernel_id, 'omp_submits', rowid FROM omp_submits WHERE kernel_id != 0;
+  SELECT rank, kernel_id, 'omp_parallel' AS kind, rowid AS row FROM omp_parallel WHERE kernel_id != 0
+  UNION ALL SELECT rank, kernel_id, 'omp_implicit_tasks', rowid FROM omp_implicit_tasks WHERE kernel_id != 0
+  UNION ALL SELECT rank, kernel_id, 'omp_work', rowid FROM omp_work WHERE kernel_id != 0
+  UNION ALL SELECT rank, kernel_id, 'omp_sync', rowid FROM omp_sync WHERE kernel_id != 0
+  UNION ALL SELECT rank, kernel_id, 'omp_tasks', rowid FROM omp_tasks WHERE kernel_id != 0
+  UNION ALL SELECT rank, kernel_id, 'omp_mutex', rowid FROM omp_mutex WHERE kernel_id != 0
+  UNION ALL SELECT rank, kernel_id, 'omp_target', rowid FROM omp_target WHERE kernel_id != 0
+  UNION ALL SELECT rank, kernel_id, 'omp_data_ops', rowid FROM omp_data_ops WHERE kernel_id != 0
+  UNION ALL SELECT rank, kernel_id, 'omp_submits', rowid FROM omp_submits WHERE kernel_id != 0;
 )SQL";
 
 constexpr const char* kIndexes = R"SQL(
@@ -117,28 +137,28 @@ enum TableId {
   kTasks, kMutex, kTarget, kDataOps, kSubmits, kDeviceOps, kMpi, kThreads, kSources, kRuns, kFindings, kTableCount
 };
 constexpr const char* kInserts[kTableCount] = {
-    "INSERT INTO kernels VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO regions VALUES(?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO fences VALUES(?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO sections VALUES(?,?,?,?,?,?,?,?)",
-    "INSERT INTO deep_copies VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO memory VALUES(?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO omp_parallel VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO omp_implicit_tasks VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO omp_work VALUES(?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO omp_sync VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO omp_task_creates VALUES(?,?,?,?,?,?,?)",
-    "INSERT INTO omp_tasks VALUES(?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO omp_mutex VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO omp_target VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO omp_data_ops VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO omp_submits VALUES(?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO omp_device_ops VALUES(?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO mpi_calls VALUES(?,?,?,?,?,?,?,?)",
-    "INSERT INTO threads VALUES(?,?,?,?,?,?,?)",
-    "INSERT INTO sources VALUES(?,?,?,?,?,?,?,?)",
+    "INSERT INTO kernels VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO regions VALUES(?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO fences VALUES(?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO sections VALUES(?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO deep_copies VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO memory VALUES(?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_parallel VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_implicit_tasks VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_work VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_sync VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_task_creates VALUES(?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_tasks VALUES(?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_mutex VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_target VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_data_ops VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_submits VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_device_ops VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO mpi_calls VALUES(?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?)",
+    "INSERT INTO sources VALUES(?,?,?,?,?,?,?,?,?)",
     "INSERT INTO runs VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO findings VALUES(?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO findings VALUES(?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 constexpr std::uint64_t kRowsPerTransaction = 65536;
@@ -171,8 +191,11 @@ struct DatabaseSink::Impl {
   sqlite3* db = nullptr;
   sqlite3_stmt* stmts[kTableCount] = {};
   std::string path, tmp, error;  // error: the first failure, reported at commit
-  std::uint64_t start = 0;       // ns of the run's start on the trace's time line
+  std::uint64_t start = 0;       // ns of the (first) run's start on the trace's time line
+  bool started = false;
   RunFacts run;
+  std::int64_t rank = -1;        // the rank column of the run being written
+  std::function<std::uint64_t(std::uint64_t)> align;  // its times onto the database's time line
   std::uint64_t rows = 0;
   std::set<std::uint64_t> addresses;  // code addresses met, for `sources`
   std::vector<std::string_view> names;
@@ -204,7 +227,7 @@ struct DatabaseSink::Impl {
     if (id >= names.size()) names = kob::names().snapshot();
     return id < names.size() ? names[id] : std::string_view();
   }
-  std::int64_t t(std::uint64_t ns) const { return static_cast<std::int64_t>(ns - start); }
+  std::int64_t t(std::uint64_t ns) const { return static_cast<std::int64_t>((align ? align(ns) : ns) - start); }
   Value source(std::uint64_t codeptr) {
     if (codeptr == 0) return Value::null();
     addresses.insert(codeptr);
@@ -215,6 +238,7 @@ struct DatabaseSink::Impl {
     sqlite3_stmt* st = stmts[table];
     if (st == nullptr || !error.empty()) return;
     int i = 1;
+    if (table != kRuns) sqlite3_bind_int64(st, i++, rank);
     for (const Value& v : values) {
       switch (v.kind) {
         case Value::Kind::Int: sqlite3_bind_int64(st, i, v.i); break;
@@ -232,18 +256,16 @@ struct DatabaseSink::Impl {
 
 std::string schema() { return std::string(kSchema).substr(1) + std::string(kIndexes).substr(1); }
 
-DatabaseSink::DatabaseSink(SourceResolver* sources) : impl_(std::make_unique<Impl>()) { impl_->sources = sources; }
+DatabaseSink::DatabaseSink() : impl_(std::make_unique<Impl>()) {}
 DatabaseSink::~DatabaseSink() {
   Impl& m = *impl_;
   m.close();
   if (!m.tmp.empty()) ::unlink(m.tmp.c_str());  // never committed
 }
 
-bool DatabaseSink::open(const std::string& path, const RunFacts& run, std::string& error) {
+bool DatabaseSink::open(const std::string& path, std::string& error) {
   Impl& m = *impl_;
   m.path = path;
-  m.run = run;
-  m.start = run.start_monotonic_raw_ns;
   m.tmp = path + ".tmp." + std::to_string(::getpid());
   ::unlink(m.tmp.c_str());
   if (sqlite3_open_v2(m.tmp.c_str(), &m.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
@@ -265,6 +287,20 @@ bool DatabaseSink::open(const std::string& path, const RunFacts& run, std::strin
     return false;
   }
   return true;
+}
+
+void DatabaseSink::begin_run(const RunFacts& run, SourceResolver* sources, std::function<std::uint64_t(std::uint64_t)> align) {
+  Impl& m = *impl_;
+  m.run = run;
+  m.rank = run.rank;
+  m.sources = sources;
+  m.align = std::move(align);
+  m.addresses.clear();
+  m.tracks.clear();
+  if (!m.started) {  // the first run's start is the database's zero
+    m.started = true;
+    m.start = m.align ? m.align(run.start_monotonic_raw_ns) : run.start_monotonic_raw_ns;
+  }
 }
 
 void DatabaseSink::kernel(const KernelSpan& s) {
@@ -375,12 +411,9 @@ void DatabaseSink::mpi(const MpiSpan& s) {
 
 void DatabaseSink::finish(const Timeline& rest) { impl_->tracks = rest.tracks; }
 
-bool DatabaseSink::commit(const Summary& sum, std::string& error) {
+void DatabaseSink::end_run(const Summary& sum) {
   Impl& m = *impl_;
-  if (m.db == nullptr) {
-    error = "could not write " + m.path + ": not open";
-    return false;
-  }
+  if (m.db == nullptr) return;
   for (const Track& tr : m.tracks)
     m.insert(kThreads, {tr.index, tr.os_tid, omp_names::thread_type(tr.omp_thread_type), tr.omp_proc, tr.omp_place, tr.hidden_helper,
                         tr.dropped});
@@ -395,6 +428,14 @@ bool DatabaseSink::commit(const Summary& sum, std::string& error) {
     const Finding& f = sum.findings[i];
     m.insert(kFindings, {static_cast<std::uint64_t>(i + 1), f.id, f.title, f.subject, f.location, f.evidence, f.fix, f.threshold,
                          f.time_at_stake, f.share_of_run});
+  }
+}
+
+bool DatabaseSink::commit(std::string& error) {
+  Impl& m = *impl_;
+  if (m.db == nullptr) {
+    error = "could not write " + m.path + ": not open";
+    return false;
   }
   m.exec("COMMIT") && m.exec(kIndexes);
   const std::string failed = m.error;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -33,13 +34,19 @@ std::string schema();
 
 class DatabaseSink : public SpanSink {
  public:
-  explicit DatabaseSink(SourceResolver* sources);
+  DatabaseSink();
   ~DatabaseSink() override;
   DatabaseSink(const DatabaseSink&) = delete;
   DatabaseSink& operator=(const DatabaseSink&) = delete;
 
   // Makes the database under a temporary name beside `path`. False with error set (one line).
-  bool open(const std::string& path, const RunFacts& run, std::string& error);
+  bool open(const std::string& path, std::string& error);
+  // The spans given next are the run's (its rank in every row; sources resolves its code
+  // addresses), their times moved by align (none: as they are) onto the database's time line,
+  // whose zero is the first run's start.
+  void begin_run(const RunFacts& run, SourceResolver* sources, std::function<std::uint64_t(std::uint64_t)> align = {});
+  // After the run's spans: its threads, code addresses, runs row and findings.
+  void end_run(const Summary& sum);
 
   void kernel(const KernelSpan& s) override;
   void fence(const FenceSpan& s) override;
@@ -61,9 +68,9 @@ class DatabaseSink : public SpanSink {
   void mpi(const MpiSpan& s) override;
   void finish(const Timeline& rest) override;
 
-  // After the pass: the run's figures and findings, the indexes, then the file under its name.
-  // False with error set; nothing is left under the final name then.
-  bool commit(const Summary& sum, std::string& error);
+  // After the last run: the indexes, then the file under its name. False with error set; nothing
+  // is left under the final name then.
+  bool commit(std::string& error);
 
  private:
   struct Impl;

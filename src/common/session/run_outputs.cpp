@@ -81,6 +81,27 @@ CodeRange omp_runtime_code(const Facts& facts) {
   return parse_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
 }
 
+// The run's row of the database.
+sqlite::RunFacts database_facts(const Facts& facts) {
+  sqlite::RunFacts r;
+  r.rank = number_as<std::int64_t>(facts, fact::kRank, -1);
+  r.pid = number_as<std::uint64_t>(facts, fact::kPid, 0);
+  r.host = fact_value(facts, fact::kSection, fact::kHost);
+  r.program = fact_value(facts, fact::kSection, fact::kExe, "program");
+  r.clock = fact_value(facts, fact::kSection, fact::kClock);
+  r.start_time = fact_value(facts, fact::kSection, fact::kStartTime);
+  // The tool options as given (environment, then command line), one per line in the facts.
+  r.options = fact_value(facts, fact::kSection, fact::kArgs);
+  std::replace(r.options.begin(), r.options.end(), '\n', ' ');
+  while (!r.options.empty() && r.options.back() == ' ') r.options.pop_back();
+  unsigned long long raw_ns = 0, real_ns = 0;
+  if (std::sscanf(fact_value(facts, fact::kSection, fact::kWallReference).c_str(), "%llu %llu", &raw_ns, &real_ns) == 2) {
+    r.start_monotonic_raw_ns = raw_ns;
+    r.start_realtime_ns = real_ns;
+  }
+  return r;
+}
+
 }  // namespace
 
 std::string fact_value(const Facts& facts, std::string_view section, std::string_view key, const std::string& fallback) {
@@ -180,7 +201,8 @@ std::string other_data_json(const Facts& facts, const Summary& sum) {
   return json::dump(o);
 }
 
-Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sink, const TraceInfo& given) {
+Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sink, const TraceInfo& given, sqlite::DatabaseSink* db,
+                   std::function<std::uint64_t(std::uint64_t)> align) {
   const Config c = config_from_facts(facts);
   const CodeRange omp_code = omp_runtime_code(facts);
   SourceResolver sources(SourceResolver::modules_from(facts));
@@ -190,7 +212,9 @@ Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sin
   TraceWindow window(producer, TraceWindow::kDefaultSpans, true);
   SummaryFold fold;
   fold.set_sources(&sources);
-  TeeSink both(fold, window);
+  if (db != nullptr) db->begin_run(database_facts(facts), &sources, std::move(align));
+  TeeSink with_db(fold, db != nullptr ? static_cast<SpanSink&>(*db) : fold);
+  TeeSink both(db != nullptr ? static_cast<SpanSink&>(with_db) : fold, window);
   FilterSink filtered(both, c.include, c.exclude);
   {
     TimelineBuilder builder(filtered, run.initial_device_num, omp_code);
@@ -199,6 +223,7 @@ Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sin
     builder.finish(run.ended_cleanly, run.run_end);
   }
   Summary sum = fold.result();
+  if (db != nullptr) db->end_run(sum);
   window.end(other_data_json(facts, sum));
   return sum;
 }
@@ -300,26 +325,6 @@ struct PassSinks {
   }
 };
 
-// The run's row of the database.
-sqlite::RunFacts database_facts(const Facts& facts) {
-  sqlite::RunFacts r;
-  r.rank = number_as<std::int64_t>(facts, fact::kRank, -1);
-  r.pid = number_as<std::uint64_t>(facts, fact::kPid, 0);
-  r.host = fact_value(facts, fact::kSection, fact::kHost);
-  r.program = fact_value(facts, fact::kSection, fact::kExe, "program");
-  r.clock = fact_value(facts, fact::kSection, fact::kClock);
-  r.start_time = fact_value(facts, fact::kSection, fact::kStartTime);
-  // The tool options as given (environment, then command line), one per line in the facts.
-  r.options = fact_value(facts, fact::kSection, fact::kArgs);
-  std::replace(r.options.begin(), r.options.end(), '\n', ' ');
-  while (!r.options.empty() && r.options.back() == ' ') r.options.pop_back();
-  unsigned long long raw_ns = 0, real_ns = 0;
-  if (std::sscanf(fact_value(facts, fact::kSection, fact::kWallReference).c_str(), "%llu %llu", &raw_ns, &real_ns) == 2) {
-    r.start_monotonic_raw_ns = raw_ns;
-    r.start_realtime_ns = real_ns;
-  }
-  return r;
-}
 
 // The summary and the report's page, whole or not at all; a failure is one line and the other
 // files are still tried.
@@ -409,8 +414,10 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   // The database takes every span as it becomes final, beside the summary.
   std::unique_ptr<sqlite::DatabaseSink> db;
   if (to_write.formats & kFormatSqlite) {
-    db = std::make_unique<sqlite::DatabaseSink>(&sources);
-    if (!db->open(req.prefix + ".sqlite", database_facts(facts), error)) {
+    db = std::make_unique<sqlite::DatabaseSink>();
+    if (db->open(req.prefix + ".sqlite", error)) {
+      db->begin_run(database_facts(facts), &sources);
+    } else {
       log::warn(error);
       ok = false;
       db.reset();
@@ -439,7 +446,8 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
                 " events outlived their enclosing event on the same thread (odd hook order); cut at its end in the trace");
   }
   if (db) {
-    if (db->commit(sum, error)) {
+    db->end_run(sum);
+    if (db->commit(error)) {
       written.push_back(req.prefix + ".sqlite");
     } else {
       log::warn(error);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,10 @@
 #include "common/formats/trace_producer.hpp"
 
 namespace kob {
+
+namespace sqlite {
+class DatabaseSink;
+}
 
 // Facts about the run as (section, key, value), the raw trace's KV entries (docs/raw-format.md):
 // `meta` the Kokkos metadata, `other:NAME` an otherData section, `kob` the facts below. Later
@@ -75,8 +80,10 @@ struct OutputRequest {
 
 // kob merge: streams one run through the timeline builder into sink, as the trace files get it
 // (the producer's process, tracks, windows and finish), and returns its summary, the figures its
-// summary files would hold. Memory as for the trace files: a window at a time.
-Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sink, const TraceInfo& info);
+// summary files would hold. Memory as for the trace files: a window at a time. With db, the run's
+// spans are rows of that database too (its rank, times moved by align onto the merged time line).
+Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sink, const TraceInfo& info,
+                   sqlite::DatabaseSink* db = nullptr, std::function<std::uint64_t(std::uint64_t)> align = {});
 
 // kob diff: the run's summary alone (the figures its summary files would hold), no trace built.
 Summary summarize_run(const RunData& run, const Facts& facts);
