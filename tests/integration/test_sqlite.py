@@ -119,6 +119,29 @@ rc, out, err = kc.run([a.kob, "sql", prefix + ".sqlite", q])
 kc.expect_eq((rc, [l.split() for l in out.splitlines()]), (0, [["kind", "n"]] + [[k, str(n)] for k, n in want]), "kob sql: a table")
 rc, out, err = kc.run([a.kob, "sql", prefix + ".sqlite", "SELEC nothing"])
 kc.expect_eq((rc, out, err.strip()), (1, "", 'kob: sql: near "SELEC": syntax error'), "kob sql: SQLite's message, exit 1")
+# A raw trace cut short gives the database of what was recovered, as the other formats do; a
+# database that cannot be written is one line, exit 1, and nothing under its name.
+cut = os.path.join(wd, "cut.kob")
+with open(prefix + ".kob", "rb") as f:
+    data = f.read()
+with open(cut, "wb") as f:
+    f.write(data[:len(data) * 6 // 10])
+rc, _, err = kc.run([a.kob, "convert", cut, "--to=sqlite,json", "--quiet"])
+kc.check(rc in (0, 1), f"kob convert of a raw trace cut short: exit 0 or 1 ({rc}: {err.strip()[-200:]})")
+if kc.check(os.path.exists(os.path.join(wd, "cut.sqlite")), "a cut raw trace still gives its database"):
+    cs = json.load(open(os.path.join(wd, "cut.summary.json")))
+    cdb = sqlite3.connect(os.path.join(wd, "cut.sqlite"))
+    kc.expect_eq(cdb.execute("SELECT count(*) FROM kernels").fetchone()[0], sum(k["calls"] for k in cs["kernels"]),
+                 "the cut trace's database holds the kernels its summary counts")
+    cdb.close()
+taken = os.path.join(wd, "x.sqlite")  # a directory where the database would go
+os.mkdir(taken)
+rc, _, err = kc.run([a.kob, "convert", prefix + ".kob", "--to=sqlite", f"--output={os.path.join(wd, 'x')}"])
+kc.expect_eq((rc, len(err.strip().splitlines())), (1, 1), f"an unwritable database: exit 1, one line ({err.strip()})")
+kc.check("x.sqlite" in err, f"the line names the database ({err.strip()})")
+kc.check(os.path.isdir(taken) and not os.listdir(taken), "what was under its name is as it was")
+kc.expect_eq([n for n in os.listdir(wd) if n.startswith("x.sqlite.")], [], "no temporary database left")
+
 # The canned reports, each against the summary.
 def report(name):
     rc, out, err = kc.run([a.kob, "sql", "--report", name, prefix + ".sqlite", "--json"])

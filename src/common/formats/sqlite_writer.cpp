@@ -3,7 +3,9 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <set>
 #include <string_view>
@@ -444,7 +446,7 @@ bool DatabaseSink::commit(std::string& error) {
     m.tmp.clear();
     return true;
   }
-  error = failed.empty() ? "could not write " + m.path + ": rename failed" : failed;
+  error = failed.empty() ? "could not write " + m.path + ": " + std::strerror(errno) : failed;
   ::unlink(m.tmp.c_str());
   m.tmp.clear();
   return false;
