@@ -91,6 +91,21 @@ kc.expect_eq(one("SELECT count(*) FROM flows f LEFT JOIN kernels k ON k.rank = f
 kc.expect_eq(one("SELECT count(*) FROM flows WHERE kind = 'omp_parallel'"),
              sum(k["parallel_regions"] for k in o["kernels"]), "flows: the parallel regions Kokkos kernels caused")
 kc.expect_eq(one("SELECT count(*) FROM findings"), len(s["findings"]), "a findings row per finding")
+
+# Target offload: regions per kind and device, data operations per kind with their bytes, submits.
+t = s["target"]
+want_regions, want_ops, want_bytes = Counter(), Counter(), Counter()
+for d in t["devices"]:
+    for kind, n in d["target_regions"].items():
+        want_regions[(kind, d["device"])] += n
+    for op, x in d["data_ops"].items():
+        want_ops[op] += x["count"]
+        want_bytes[op] += x["bytes"]
+kc.expect_eq(Counter({(k, dev): n for k, dev, n in db.execute("SELECT kind, device, count(*) FROM omp_target GROUP BY 1, 2")}),
+             want_regions, "target regions per kind and device")
+kc.expect_eq(by("SELECT op, count(*) FROM omp_data_ops GROUP BY op"), want_ops, "target data operations per kind")
+kc.expect_eq(by("SELECT op, sum(bytes) FROM omp_data_ops GROUP BY op"), +want_bytes, "target data operations' bytes per kind")
+kc.expect_eq(one("SELECT count(*) FROM omp_submits"), sum(d["submits"] for d in t["devices"]), "target submits")
 kc.check(one("SELECT count(*) FROM sources") == one(
     "SELECT count(*) FROM (SELECT source FROM omp_parallel UNION SELECT source FROM omp_work UNION SELECT source FROM omp_sync "
     "UNION SELECT source FROM omp_mutex UNION SELECT source FROM omp_task_creates UNION SELECT source FROM omp_target) "
