@@ -273,6 +273,7 @@ struct MergedTraces {
       reader.on_progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
       ShiftSink shifted(tee, align[i]);
       const Alignment a = align[i];
+      if (db) db->next_alignment(merged[i].alignment, merged[i].offset_start_ns, merged[i].offset_end_ns, merged[i].rtt_ns);
       merged[i].summary = stream_run(data, r.facts, shifted, info, db.get(), [a](std::uint64_t t) { return a.at(t); });
       traces_ok = traces_ok && (!pf_sink || tee.ok(0));
     }

@@ -135,6 +135,8 @@ def check_merge(label, wd, expect_alignment):
     db = sqlite3.connect(out + ".sqlite")
     kc.expect_eq([r[0] for r in db.execute("SELECT rank FROM runs ORDER BY rank")], list(range(NP)), f"{label}: merged.sqlite: a run per rank")
     kc.expect_eq(db.execute("PRAGMA foreign_key_check").fetchall(), [], f"{label}: merged.sqlite: keys hold")
+    kc.expect_eq([r[0] for r in db.execute("SELECT alignment FROM runs ORDER BY rank")], [r["alignment"] for r in runs],
+                 f"{label}: merged.sqlite: how each run was aligned, as the merged summary says")
     per_rank = dict(db.execute("SELECT rank, count(*) FROM kernels WHERE name = 'fill' GROUP BY rank").fetchall())
     kc.expect_eq(per_rank, {r: STEPS for r in range(NP)}, f"{label}: merged.sqlite: 'fill' {STEPS} times on each rank")
     calls = [n for (n,) in db.execute("SELECT count(*) FROM kernels WHERE name = 'scaled' GROUP BY rank ORDER BY rank")]

@@ -92,6 +92,23 @@ kc.expect_eq(one("SELECT count(*) FROM flows WHERE kind = 'omp_parallel'"),
              sum(k["parallel_regions"] for k in o["kernels"]), "flows: the parallel regions Kokkos kernels caused")
 kc.expect_eq(one("SELECT count(*) FROM findings"), len(s["findings"]), "a findings row per finding")
 
+# The instants: Kokkos profile events and DualView marks, OpenMP dispatches, dependences, locks'
+# lives, cancels, flushes, errors.
+kc.expect_eq(one("SELECT count(*) FROM kokkos_events WHERE kind = 'profile_event'"), s["profile_events"], "Kokkos profile events")
+kc.expect_eq((one("SELECT count(*) FROM kokkos_events WHERE kind = 'dual_view' AND modify = 0"),
+              one("SELECT count(*) FROM kokkos_events WHERE kind = 'dual_view' AND modify = 1")),
+             (s["dual_view_syncs"], s["dual_view_modifies"]), "DualView syncs and modifies")
+kc.expect_eq(by("SELECT name, count(*) FROM omp_instants WHERE kind = 'dispatch' GROUP BY name"), Counter(o["dispatch"]),
+             "dispatches per kind")
+kc.expect_eq((one("SELECT count(*) FROM omp_instants WHERE kind = 'dependences'"),
+              one("SELECT coalesce(sum(value), 0) FROM omp_instants WHERE kind = 'dependences'"),
+              one("SELECT count(*) FROM omp_instants WHERE kind = 'task_dependence'")),
+             (o["tasks_with_dependences"], o["dependences"], o["task_dependences"]), "tasks with dependences, dependences, task dependences")
+kc.expect_eq(tuple(one(f"SELECT count(*) FROM omp_instants WHERE kind = '{k}'") for k in ("lock_init", "lock_destroy", "cancel", "flush")),
+             (o["lock_inits"], o["lock_destroys"], o["cancels"], o["flushes"]), "lock inits and destroys, cancels, flushes")
+kc.expect_eq(by("SELECT name, count(*) FROM omp_instants WHERE kind = 'error' GROUP BY name"), +Counter(o["errors"]), "errors per severity")
+kc.expect_eq(one("SELECT alignment FROM runs"), None, "a single run's database: no alignment")
+
 # Target offload: regions per kind and device, data operations per kind with their bytes, submits.
 t = s["target"]
 want_regions, want_ops, want_bytes = Counter(), Counter(), Counter()
@@ -108,7 +125,8 @@ kc.expect_eq(by("SELECT op, sum(bytes) FROM omp_data_ops GROUP BY op"), +want_by
 kc.expect_eq(one("SELECT count(*) FROM omp_submits"), sum(d["submits"] for d in t["devices"]), "target submits")
 kc.check(one("SELECT count(*) FROM sources") == one(
     "SELECT count(*) FROM (SELECT source FROM omp_parallel UNION SELECT source FROM omp_work UNION SELECT source FROM omp_sync "
-    "UNION SELECT source FROM omp_mutex UNION SELECT source FROM omp_task_creates UNION SELECT source FROM omp_target) "
+    "UNION SELECT source FROM omp_mutex UNION SELECT source FROM omp_task_creates UNION SELECT source FROM omp_target "
+    "UNION SELECT source FROM omp_instants) "
     "WHERE source IS NOT NULL"), "a sources row per code address the rows name")
 
 # kob convert of the raw trace: the same rows.

@@ -26,7 +26,8 @@ namespace {
 // is kernels.id (0: none). Indexes are made once the rows are in (commit).
 constexpr const char* kSchema = R"SQL(
 CREATE TABLE runs(rank INTEGER, pid INTEGER, host TEXT, program TEXT, options TEXT, clock TEXT, start_time TEXT,
-  start_monotonic_raw_ns INTEGER, start_realtime_ns INTEGER, run_time_ns INTEGER, dropped_events INTEGER, cut_short INTEGER);
+  start_monotonic_raw_ns INTEGER, start_realtime_ns INTEGER, run_time_ns INTEGER, dropped_events INTEGER, cut_short INTEGER,
+  alignment TEXT, offset_start_ns INTEGER, offset_end_ns INTEGER, rtt_ns INTEGER);
 CREATE TABLE threads(rank INTEGER, track INTEGER, os_tid INTEGER, omp_thread_type TEXT, proc INTEGER, place INTEGER,
   hidden_helper INTEGER, dropped_events INTEGER,
   PRIMARY KEY(rank, track));
@@ -91,6 +92,12 @@ CREATE TABLE omp_device_ops(rank INTEGER, host_op_id INTEGER, target_id INTEGER,
 CREATE TABLE mpi_calls(rank INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER, call TEXT,
   bytes INTEGER, peer INTEGER, cut INTEGER,
   FOREIGN KEY(rank, track) REFERENCES threads(rank, track));
+CREATE TABLE kokkos_events(rank INTEGER, track INTEGER, time_ns INTEGER, kind TEXT, name TEXT, modify INTEGER,
+  on_device INTEGER, ptr INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track));
+CREATE TABLE omp_instants(rank INTEGER, track INTEGER, time_ns INTEGER, kind TEXT, name TEXT, kernel_id INTEGER, id INTEGER,
+  value INTEGER, detail TEXT, source INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track), FOREIGN KEY(rank, source) REFERENCES sources(rank, address));
 CREATE TABLE findings(rank INTEGER, position INTEGER, id TEXT, title TEXT, subject TEXT, location TEXT, evidence TEXT, fix TEXT, threshold TEXT,
   time_at_stake_ns INTEGER, share_of_run REAL);
 CREATE VIEW flows AS
@@ -136,7 +143,8 @@ CREATE INDEX mpi_calls_by_start ON mpi_calls(start_ns);
 // The tables rows are streamed into, in the order of Impl::stmts.
 enum TableId {
   kKernels, kRegions, kFences, kSections, kDeepCopies, kMemory, kParallel, kImplicit, kWork, kSync, kTaskCreates,
-  kTasks, kMutex, kTarget, kDataOps, kSubmits, kDeviceOps, kMpi, kThreads, kSources, kRuns, kFindings, kTableCount
+  kTasks, kMutex, kTarget, kDataOps, kSubmits, kDeviceOps, kMpi, kKokkosEvents, kOmpInstants, kThreads, kSources, kRuns,
+  kFindings, kTableCount
 };
 constexpr const char* kInserts[kTableCount] = {
     "INSERT INTO kernels VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -157,9 +165,11 @@ constexpr const char* kInserts[kTableCount] = {
     "INSERT INTO omp_submits VALUES(?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO omp_device_ops VALUES(?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO mpi_calls VALUES(?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO kokkos_events VALUES(?,?,?,?,?,?,?,?)",
+    "INSERT INTO omp_instants VALUES(?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?)",
     "INSERT INTO sources VALUES(?,?,?,?,?,?,?,?,?)",
-    "INSERT INTO runs VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO runs VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO findings VALUES(?,?,?,?,?,?,?,?,?,?,?)",
 };
 
@@ -196,6 +206,7 @@ struct DatabaseSink::Impl {
   std::uint64_t start = 0;       // ns of the (first) run's start on the trace's time line
   bool started = false;
   RunFacts run;
+  RunFacts alignment;  // for the next run (next_alignment)
   std::int64_t rank = -1;        // the rank column of the run being written
   std::function<std::uint64_t(std::uint64_t)> align;  // its times onto the database's time line
   std::uint64_t rows = 0;
@@ -291,9 +302,25 @@ bool DatabaseSink::open(const std::string& path, std::string& error) {
   return true;
 }
 
+void DatabaseSink::next_alignment(const std::string& how, std::int64_t offset_start_ns, std::int64_t offset_end_ns,
+                                  std::uint64_t rtt_ns) {
+  RunFacts& a = impl_->alignment;
+  a.alignment = how;
+  a.offset_start_ns = offset_start_ns;
+  a.offset_end_ns = offset_end_ns;
+  a.rtt_ns = rtt_ns;
+}
+
 void DatabaseSink::begin_run(const RunFacts& run, SourceResolver* sources, std::function<std::uint64_t(std::uint64_t)> align) {
   Impl& m = *impl_;
   m.run = run;
+  if (!m.alignment.alignment.empty()) {
+    m.run.alignment = m.alignment.alignment;
+    m.run.offset_start_ns = m.alignment.offset_start_ns;
+    m.run.offset_end_ns = m.alignment.offset_end_ns;
+    m.run.rtt_ns = m.alignment.rtt_ns;
+    m.alignment = RunFacts();
+  }
   m.rank = run.rank;
   m.sources = sources;
   m.align = std::move(align);
@@ -406,6 +433,59 @@ void DatabaseSink::omp_device_op(const OmpDeviceOp& s) {
                         s.value, s.op_kind, s.point});
 }
 
+void DatabaseSink::instant(const InstantEvent& e) {
+  Impl& m = *impl_;
+  m.insert(kKokkosEvents, {e.track, m.t(e.time), "profile_event", m.name(e.name), Value::null(), Value::null(), Value::null()});
+}
+
+void DatabaseSink::dual_view(const DualViewEvent& e) {
+  Impl& m = *impl_;
+  m.insert(kKokkosEvents, {e.track, m.t(e.time), "dual_view", m.name(e.name), e.modify, e.on_device, e.ptr});
+}
+
+void DatabaseSink::omp_instant(const OmpInstant& e) {
+  Impl& m = *impl_;
+  const Record r = e.record();
+  // kind, name, id, value, detail as docs/sqlite.md lists them per kind.
+  auto row = [&](const char* kind, std::string_view name, std::uint64_t id, std::uint64_t value, Value detail = Value::null()) {
+    m.insert(kOmpInstants, {e.track, m.t(e.time), kind, name, e.kernel, id, value, detail, m.source(e.codeptr)});
+  };
+  switch (e.type) {
+    case Ev::OmpDispatch: {
+      using F = fields::OmpDispatch;
+      row("dispatch", omp_names::dispatch(F::kind.get(r)), F::parallel_id.get(r), F::instance.get(r));
+      break;
+    }
+    case Ev::OmpDependences: row("dependences", "", fields::OmpDependences::task_id.get(r), fields::OmpDependences::count.get(r)); break;
+    case Ev::OmpTaskDependence:
+      row("task_dependence", "", fields::OmpTaskDependence::src_task_id.get(r), fields::OmpTaskDependence::sink_task_id.get(r));
+      break;
+    case Ev::OmpLockInit:
+    case Ev::OmpLockDestroy: {
+      using F = fields::OmpMutex;
+      row(e.type == Ev::OmpLockInit ? "lock_init" : "lock_destroy", omp_names::mutex(F::kind.get(r)), F::wait_id.get(r),
+          e.type == Ev::OmpLockInit ? F::implementation.get(r) : 0);
+      break;
+    }
+    case Ev::OmpCancel: row("cancel", "", 0, fields::OmpCancel::flags.get(r)); break;
+    case Ev::OmpFlush: row("flush", "", 0, 0); break;
+    case Ev::OmpControlTool:
+      row("control_tool", "", fields::OmpControlTool::command.get(r), fields::OmpControlTool::modifier.get(r));
+      break;
+    case Ev::OmpError: {
+      const std::uint32_t message = fields::OmpError::message.get(r);
+      row("error", omp_names::severity(fields::OmpError::severity.get(r)), 0, 0,
+          message == InternTable::kNullName ? Value::null() : Value(m.name(message)));
+      break;
+    }
+    case Ev::OmpTaskSchedule:  // a detached task's event fulfilled
+      row("task_fulfill", omp_names::task_status(fields::OmpTaskSchedule::prior_status.get(r)),
+          fields::OmpTaskSchedule::prior_task_id.get(r), 0);
+      break;
+    default: break;
+  }
+}
+
 void DatabaseSink::mpi(const MpiSpan& s) {
   Impl& m = *impl_;
   m.insert(kMpi, {s.track, m.t(s.start), m.t(s.end), s.dur(), kob_mpi_call_name(s.call), s.bytes, s.peer, s.cut});
@@ -424,8 +504,11 @@ void DatabaseSink::end_run(const Summary& sum) {
     m.insert(kSources, {a, l.module, l.offset, l.function, l.file, l.line, l.caller, l.label});
   }
   const RunFacts& r = m.run;
+  const bool aligned = !r.alignment.empty();
   m.insert(kRuns, {r.rank, r.pid, r.host, r.program, r.options, r.clock, r.start_time, r.start_monotonic_raw_ns, r.start_realtime_ns,
-                   sum.run_time, sum.dropped, sum.cut_short});
+                   sum.run_time, sum.dropped, sum.cut_short, aligned ? Value(r.alignment) : Value::null(),
+                   aligned ? Value(r.offset_start_ns) : Value::null(), aligned ? Value(r.offset_end_ns) : Value::null(),
+                   aligned ? Value(r.rtt_ns) : Value::null()});
   for (std::size_t i = 0; i < sum.findings.size(); ++i) {
     const Finding& f = sum.findings[i];
     m.insert(kFindings, {static_cast<std::uint64_t>(i + 1), f.id, f.title, f.subject, f.location, f.evidence, f.fix, f.threshold,

@@ -27,6 +27,11 @@ struct RunFacts {
   // The run's time line against the wall clock, read together at the start: row times are ns
   // from start_monotonic_raw_ns (0 when unknown: times are then CLOCK_MONOTONIC_RAW ns).
   std::uint64_t start_monotonic_raw_ns = 0, start_realtime_ns = 0;
+  // kob merge: how its times were put on the first run's time line ("reference", "mpi", "wall
+  // clock", "none"), the offsets at the start and end and the ping-pong's round trip. "": one run.
+  std::string alignment;
+  std::int64_t offset_start_ns = 0, offset_end_ns = 0;
+  std::uint64_t rtt_ns = 0;
 };
 
 // The tables, views and indexes of a run's database, as SQL (kob sql --schema).
@@ -45,6 +50,8 @@ class DatabaseSink : public SpanSink {
   // addresses), their times moved by align (none: as they are) onto the database's time line,
   // whose zero is the first run's start.
   void begin_run(const RunFacts& run, SourceResolver* sources, std::function<std::uint64_t(std::uint64_t)> align = {});
+  // kob merge, before a run's begin_run: how it is aligned (RunFacts::alignment and the rest).
+  void next_alignment(const std::string& how, std::int64_t offset_start_ns, std::int64_t offset_end_ns, std::uint64_t rtt_ns);
   // After the run's spans: its threads, code addresses, runs row and findings.
   void end_run(const Summary& sum);
 
@@ -66,6 +73,9 @@ class DatabaseSink : public SpanSink {
   void omp_submit(const OmpSubmitSpan& s) override;
   void omp_device_op(const OmpDeviceOp& s) override;
   void mpi(const MpiSpan& s) override;
+  void instant(const InstantEvent& e) override;
+  void dual_view(const DualViewEvent& e) override;
+  void omp_instant(const OmpInstant& e) override;
   void finish(const Timeline& rest) override;
 
   // After the last run: the indexes, then the file under its name. False with error set; nothing
