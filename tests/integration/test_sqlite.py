@@ -67,6 +67,10 @@ kc.expect_eq(by("SELECT path, count(*) FROM regions GROUP BY path"), Counter({r[
              "regions: a row per entry, by path")
 kc.expect_eq(by("SELECT name, count(*) FROM fences GROUP BY name"), Counter({f["name"]: f["calls"] for f in s["fences"]}),
              "fences: a row per call")
+kc.expect_eq(by("SELECT name, count(*) FROM sections GROUP BY name"), Counter({x["name"]: x["intervals"] for x in s["sections"]}),
+             "sections: a row per interval")
+kc.expect_eq(by("SELECT call, count(*) FROM mpi_calls GROUP BY call"), Counter({x["name"]: x["calls"] for x in s["mpi_calls"]}),
+             "MPI calls per function")
 kc.expect_eq(one("SELECT count(*) FROM deep_copies"), sum(c["calls"] for c in s["deep_copies"]), "deep copies: a row per copy")
 kc.expect_eq(one("SELECT coalesce(sum(bytes), 0) FROM deep_copies"), sum(c["bytes"] for c in s["deep_copies"]), "deep copies: bytes")
 kc.expect_eq(by("SELECT space, count(*) FROM memory WHERE event = 'alloc' GROUP BY space"),
