@@ -20,19 +20,15 @@ namespace {
 
 void say(const std::string& line) { std::fprintf(stderr, "kob: %s\n", line.c_str()); }
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // The database of RUN: a .sqlite file as it is; else PREFIX.sqlite beside the raw trace, made (or
 // made again) when it is missing or older than PREFIX.kob. "" when there is none (said).
 std::string database_of(const std::string& run) {
-  if (ends_with(run, ".sqlite")) {
+  if (run.ends_with(".sqlite")) {
     if (::access(run.c_str(), R_OK) == 0) return run;
     say("cannot open " + run + ": no such database");
     return {};
   }
-  const std::string prefix = ends_with(run, ".kob") ? run.substr(0, run.size() - 4) : run;
+  const std::string prefix = run.ends_with(".kob") ? run.substr(0, run.size() - 4) : run;
   const std::string db = prefix + ".sqlite", raw = prefix + ".kob";
   struct stat db_st{}, raw_st{};
   const bool have_db = ::stat(db.c_str(), &db_st) == 0, have_raw = ::stat(raw.c_str(), &raw_st) == 0;

@@ -232,6 +232,12 @@ struct DatabaseSink::Impl {
     sqlite3_free(message);
     return false;
   }
+  // Closes the database and removes its temporary file: nothing is left when it was not committed.
+  void discard() {
+    close();
+    if (!tmp.empty()) ::unlink(tmp.c_str());
+    tmp.clear();
+  }
   void fail(const std::string& what) {
     if (error.empty()) error = "could not write " + path + ": " + what;
   }
@@ -271,9 +277,7 @@ std::string schema() { return std::string(kSchema).substr(1) + std::string(kInde
 
 DatabaseSink::DatabaseSink() : impl_(std::make_unique<Impl>()) {}
 DatabaseSink::~DatabaseSink() {
-  Impl& m = *impl_;
-  m.close();
-  if (!m.tmp.empty()) ::unlink(m.tmp.c_str());  // never committed
+  impl_->discard();  // never committed
 }
 
 bool DatabaseSink::open(const std::string& path, std::string& error) {
@@ -283,9 +287,7 @@ bool DatabaseSink::open(const std::string& path, std::string& error) {
   ::unlink(m.tmp.c_str());
   if (sqlite3_open_v2(m.tmp.c_str(), &m.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     error = "could not write " + path + ": " + (m.db != nullptr ? sqlite3_errmsg(m.db) : "out of memory");
-    m.close();
-    ::unlink(m.tmp.c_str());
-    m.tmp.clear();
+    m.discard();
     return false;
   }
   // A file made once and renamed when complete: no journal, no waiting for the disk per commit.
@@ -294,9 +296,7 @@ bool DatabaseSink::open(const std::string& path, std::string& error) {
   if (!ok) {
     m.fail(sqlite3_errmsg(m.db));
     error = m.error;
-    m.close();
-    ::unlink(m.tmp.c_str());
-    m.tmp.clear();
+    m.discard();
     return false;
   }
   return true;
@@ -530,8 +530,7 @@ bool DatabaseSink::commit(std::string& error) {
     return true;
   }
   error = failed.empty() ? "could not write " + m.path + ": " + std::strerror(errno) : failed;
-  ::unlink(m.tmp.c_str());
-  m.tmp.clear();
+  m.discard();
   return false;
 }
 

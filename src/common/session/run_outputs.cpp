@@ -81,6 +81,16 @@ CodeRange omp_runtime_code(const Facts& facts) {
   return parse_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
 }
 
+// The run's time line against the wall clock (CLOCK_MONOTONIC_RAW and CLOCK_REALTIME ns read
+// together at its start); false when the facts have none.
+bool wall_reference(const Facts& facts, std::uint64_t& monotonic_raw_ns, std::uint64_t& realtime_ns) {
+  unsigned long long raw = 0, real = 0;
+  if (std::sscanf(fact_value(facts, fact::kSection, fact::kWallReference).c_str(), "%llu %llu", &raw, &real) != 2) return false;
+  monotonic_raw_ns = raw;
+  realtime_ns = real;
+  return true;
+}
+
 // The run's row of the database.
 sqlite::RunFacts database_facts(const Facts& facts) {
   sqlite::RunFacts r;
@@ -94,11 +104,7 @@ sqlite::RunFacts database_facts(const Facts& facts) {
   r.options = fact_value(facts, fact::kSection, fact::kArgs);
   std::replace(r.options.begin(), r.options.end(), '\n', ' ');
   while (!r.options.empty() && r.options.back() == ' ') r.options.pop_back();
-  unsigned long long raw_ns = 0, real_ns = 0;
-  if (std::sscanf(fact_value(facts, fact::kSection, fact::kWallReference).c_str(), "%llu %llu", &raw_ns, &real_ns) == 2) {
-    r.start_monotonic_raw_ns = raw_ns;
-    r.start_realtime_ns = real_ns;
-  }
+  wall_reference(facts, r.start_monotonic_raw_ns, r.start_realtime_ns);
   return r;
 }
 
@@ -181,8 +187,8 @@ std::string other_data_json(const Facts& facts, const Summary& sum) {
   o["start_time"] = str(fact::kStartTime);
   o["clock"] = str(fact::kClock);
   // The run's time line against the wall clock: {"monotonic_raw_ns", "realtime_ns"} read together.
-  unsigned long long raw_ns = 0, real_ns = 0;
-  if (std::sscanf(str(fact::kWallReference).c_str(), "%llu %llu", &raw_ns, &real_ns) == 2)
+  std::uint64_t raw_ns = 0, real_ns = 0;
+  if (wall_reference(facts, raw_ns, real_ns))
     o["wall_reference"] = {{"monotonic_raw_ns", raw_ns}, {"realtime_ns", real_ns}};
   if (json::Doc mpi = mpi_json(facts); !mpi.is_null()) o["mpi"] = mpi;
   const std::string events = fact_value(facts, fact::kSection, fact::kEvents, "\x01");
@@ -284,9 +290,8 @@ struct PassSinks {
     if (formats & kFormatOtf2) {
       otf2_sink = std::make_unique<otf2::ArchiveSink>();
       otf2_sink->next_process(fact_value(facts, fact::kSection, fact::kHost), number_as<int>(facts, fact::kRank, -1));
-      unsigned long long raw_ns = 0, real_ns = 0;
-      if (std::sscanf(fact_value(facts, fact::kSection, fact::kWallReference).c_str(), "%llu %llu", &raw_ns, &real_ns) == 2)
-        otf2_sink->set_realtime_reference(raw_ns, real_ns);
+      std::uint64_t raw_ns = 0, real_ns = 0;
+      if (wall_reference(facts, raw_ns, real_ns)) otf2_sink->set_realtime_reference(raw_ns, real_ns);
       tee.add(otf2_sink.get());
       ++sinks;
     }

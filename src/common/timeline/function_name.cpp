@@ -6,16 +6,12 @@ namespace kob {
 
 namespace {
 
-bool ends_with(std::string_view s, std::string_view tail) {
-  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
-
 // The qualifiers and clone marks that may follow a parameter list.
 std::string_view without_trailers(std::string_view s) {
   static constexpr std::array<std::string_view, 6> kTrailers{" const", " volatile", " &&", " &", " noexcept", " "};
   for (bool again = true; again;) {
     again = false;
-    if (ends_with(s, "]")) {  // " [clone .cold]", " [clone .isra.0]"
+    if (s.ends_with("]")) {  // " [clone .cold]", " [clone .isra.0]"
       const std::size_t open = s.rfind(" [");
       if (open == std::string_view::npos) return s;
       s = s.substr(0, open);
@@ -23,7 +19,7 @@ std::string_view without_trailers(std::string_view s) {
       continue;
     }
     for (std::string_view t : kTrailers) {
-      if (ends_with(s, t)) {
+      if (s.ends_with(t)) {
         s.remove_suffix(t.size());
         again = true;
         break;
