@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/formats/sqlite_rows.hpp"
 #include "common/record/intern.hpp"
 #include "common/record/mpi_calls.hpp"
 #include "common/timeline/devid.hpp"
@@ -175,33 +176,12 @@ constexpr const char* kInserts[kTableCount] = {
 
 constexpr std::uint64_t kRowsPerTransaction = 65536;
 
-// A column value: an integer, a real, a text (copied by SQLite) or NULL.
-struct Value {
-  enum class Kind { Int, Real, Text, Null } kind;
-  std::int64_t i = 0;
-  double r = 0;
-  std::string_view t;
-  Value(std::int64_t v) : kind(Kind::Int), i(v) {}
-  Value(std::uint64_t v) : kind(Kind::Int), i(static_cast<std::int64_t>(v)) {}
-  Value(std::uint32_t v) : kind(Kind::Int), i(v) {}
-  Value(int v) : kind(Kind::Int), i(v) {}
-  Value(bool v) : kind(Kind::Int), i(v ? 1 : 0) {}
-  Value(double v) : kind(Kind::Real), r(v) {}
-  Value(std::string_view v) : kind(Kind::Text), t(v) {}
-  Value(const char* v) : kind(Kind::Text), t(v != nullptr ? v : "") {}
-  Value(const std::string& v) : kind(Kind::Text), t(v) {}
-  static Value null() { return Value(Kind::Null); }
-
- private:
-  explicit Value(Kind k) : kind(k) {}
-};
-
 }  // namespace
 
 struct DatabaseSink::Impl {
   SourceResolver* sources = nullptr;
   sqlite3* db = nullptr;
-  sqlite3_stmt* stmts[kTableCount] = {};
+  RowBatch tables[kTableCount];
   std::string path, tmp, error;  // error: the first failure, reported at commit
   std::uint64_t start = 0;       // ns of the (first) run's start on the trace's time line
   bool started = false;
@@ -217,10 +197,7 @@ struct DatabaseSink::Impl {
   ~Impl() { close(); }
 
   void close() {
-    for (sqlite3_stmt*& s : stmts) {
-      sqlite3_finalize(s);
-      s = nullptr;
-    }
+    for (RowBatch& b : tables) b.finalize();
     if (db != nullptr) sqlite3_close(db);
     db = nullptr;
   }
@@ -254,22 +231,16 @@ struct DatabaseSink::Impl {
   }
 
   void insert(TableId table, std::initializer_list<Value> values) {
-    sqlite3_stmt* st = stmts[table];
-    if (st == nullptr || !error.empty()) return;
-    int i = 1;
-    if (table != kRuns) sqlite3_bind_int64(st, i++, rank);
-    for (const Value& v : values) {
-      switch (v.kind) {
-        case Value::Kind::Int: sqlite3_bind_int64(st, i, v.i); break;
-        case Value::Kind::Real: sqlite3_bind_double(st, i, v.r); break;
-        case Value::Kind::Text: sqlite3_bind_text(st, i, v.t.data(), static_cast<int>(v.t.size()), SQLITE_TRANSIENT); break;
-        case Value::Kind::Null: sqlite3_bind_null(st, i); break;
-      }
-      ++i;
-    }
-    if (sqlite3_step(st) != SQLITE_DONE) fail(sqlite3_errmsg(db));
-    sqlite3_reset(st);
+    if (!error.empty()) return;
+    std::string message;
+    if (!tables[table].add(rank, table != kRuns, values, message)) fail(message);
     if (++rows % kRowsPerTransaction == 0) exec("COMMIT; BEGIN");
+  }
+  bool flush() {
+    std::string message;
+    for (RowBatch& b : tables)
+      if (error.empty() && !b.flush(message)) fail(message);
+    return error.empty();
   }
 };
 
@@ -292,9 +263,10 @@ bool DatabaseSink::open(const std::string& path, std::string& error) {
   }
   // A file made once and renamed when complete: no journal, no waiting for the disk per commit.
   bool ok = m.exec("PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE") && m.exec(kSchema) && m.exec("BEGIN");
-  for (int i = 0; ok && i < kTableCount; ++i) ok = sqlite3_prepare_v2(m.db, kInserts[i], -1, &m.stmts[i], nullptr) == SQLITE_OK;
+  std::string message;
+  for (int i = 0; ok && i < kTableCount; ++i) ok = m.tables[i].prepare(m.db, kInserts[i], message);
   if (!ok) {
-    m.fail(sqlite3_errmsg(m.db));
+    m.fail(message.empty() ? sqlite3_errmsg(m.db) : message);
     error = m.error;
     m.discard();
     return false;
@@ -522,7 +494,7 @@ bool DatabaseSink::commit(std::string& error) {
     error = "could not write " + m.path + ": not open";
     return false;
   }
-  m.exec("COMMIT") && m.exec(kIndexes);
+  m.flush() && m.exec("COMMIT") && m.exec(kIndexes);
   const std::string failed = m.error;
   m.close();
   if (failed.empty() && std::rename(m.tmp.c_str(), m.path.c_str()) == 0) {

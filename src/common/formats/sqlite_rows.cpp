@@ -1,0 +1,79 @@
+#include "common/formats/sqlite_rows.hpp"
+
+#include <algorithm>
+
+namespace kob::sqlite {
+
+RowBatch::~RowBatch() { finalize(); }
+
+void RowBatch::finalize() {
+  sqlite3_finalize(one_);
+  sqlite3_finalize(many_);
+  one_ = many_ = nullptr;
+  waiting_ = 0;
+}
+
+bool RowBatch::prepare(sqlite3* db, const char* insert, std::string& error) {
+  db_ = db;
+  const std::string one(insert);
+  const std::string row = one.substr(one.find('('));
+  columns_ = static_cast<int>(std::count(row.begin(), row.end(), '?'));
+  std::string many = one;
+  for (int k = 1; k < kRows; ++k) many += "," + row;
+  slots_.assign(static_cast<std::size_t>(kRows * columns_), Slot());
+  if (sqlite3_prepare_v2(db, one.c_str(), -1, &one_, nullptr) == SQLITE_OK &&
+      sqlite3_prepare_v2(db, many.c_str(), -1, &many_, nullptr) == SQLITE_OK)
+    return true;
+  error = sqlite3_errmsg(db);
+  return false;
+}
+
+bool RowBatch::add(std::int64_t lead, bool with_lead, std::initializer_list<Value> values, std::string& error) {
+  if (many_ == nullptr) return false;
+  Slot* s = &slots_[static_cast<std::size_t>(waiting_ * columns_)];
+  Slot* const end = s + columns_;
+  if (with_lead) {
+    s->kind = Value::Kind::Int;
+    s->i = lead;
+    ++s;
+  }
+  for (const Value& v : values) {
+    if (s == end) break;  // more values than columns: a schema bug, caught by the tests' row checks
+    s->kind = v.kind;
+    s->i = v.i;
+    s->r = v.r;
+    if (v.kind == Value::Kind::Text) s->text.assign(v.t);
+    ++s;
+  }
+  for (; s != end; ++s) s->kind = Value::Kind::Null;
+  if (++waiting_ < kRows) return true;
+  waiting_ = 0;
+  return step(many_, slots_.data(), kRows, error);
+}
+
+bool RowBatch::flush(std::string& error) {
+  const int rows = waiting_;
+  waiting_ = 0;
+  bool ok = true;
+  for (int k = 0; ok && k < rows; ++k) ok = step(one_, &slots_[static_cast<std::size_t>(k * columns_)], 1, error);
+  return ok;
+}
+
+bool RowBatch::step(sqlite3_stmt* st, const Slot* row, int rows, std::string& error) {
+  const int n = rows * columns_;
+  for (int i = 0; i < n; ++i) {
+    const Slot& v = row[i];
+    switch (v.kind) {
+      case Value::Kind::Int: sqlite3_bind_int64(st, i + 1, v.i); break;
+      case Value::Kind::Real: sqlite3_bind_double(st, i + 1, v.r); break;
+      case Value::Kind::Text: sqlite3_bind_text(st, i + 1, v.text.data(), static_cast<int>(v.text.size()), SQLITE_STATIC); break;
+      case Value::Kind::Null: sqlite3_bind_null(st, i + 1); break;
+    }
+  }
+  const bool ok = sqlite3_step(st) == SQLITE_DONE;
+  if (!ok) error = sqlite3_errmsg(db_);
+  sqlite3_reset(st);
+  return ok;
+}
+
+}  // namespace kob::sqlite
