@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,8 @@ void look_up_entry_points(ompt_function_lookup_t lookup) {
 // Facts about the machine and runtime that only the runtime knows, for otherData.
 void record_runtime_facts() {
   if (g_rt.get_num_procs) session::add_other_data("ompt", "num_procs", std::to_string(g_rt.get_num_procs()));
+  // What the program may ask for (the findings tell a region serialized while more threads were to be had).
+  if (const char* n = std::getenv("OMP_NUM_THREADS")) session::add_other_data("ompt", "OMP_NUM_THREADS", n);
   if (g_rt.get_num_places) session::add_other_data("ompt", "num_places", std::to_string(g_rt.get_num_places()));
   if (g_rt.get_num_devices) session::add_other_data("ompt", "num_devices", std::to_string(g_rt.get_num_devices()));
   if (g_rt.enumerate_states) {

@@ -51,7 +51,11 @@ class Rules {
   std::vector<Finding> run() {
     incomplete_data();
     for (const OmpKernelStats& k : s_.openmp.kernels) kernel_team(k);
-    for (const OmpConstructStats& c : s_.openmp.constructs) construct_team(c);
+    for (const OmpConstructStats& c : s_.openmp.constructs) {
+      construct_team(c);
+      serialized_site(c);
+      task_granularity(c);
+    }
     serialized();
     repeated_copies();
     allocs_in_loop();
@@ -136,7 +140,9 @@ class Rules {
     imbalance(team, true);
   }
 
-  // What no thread of the team spent working: fork, join, Kokkos dispatch.
+  // What no thread of the team spent working: fork, join, Kokkos dispatch, a reduction's combine.
+  // Work is what its threads did inside worksharing constructs and tasks where the region had any
+  // (OmpTeamStats::busy_max): the implicit task's own time holds the runtime's dispatch.
   void fork_join(const Team& k) {
     const std::uint64_t overhead = k.total > k.team.busy_max ? k.total - k.team.busy_max : 0;
     const double share = double(overhead) / double(k.total);
@@ -148,23 +154,33 @@ class Rules {
     f.location = k.location;
     f.title = k.named() + " spends most of its time starting and joining its " + (k.kernel() ? "OpenMP " : "") + "team";
     f.evidence = n(k.calls) + (k.kernel() ? " calls of " : " regions of ") + t(mean) + " on average (" + t(k.total) +
-                 " in all); its busiest threads worked " + t(k.team.busy_max) + ", so " + pct(share) + " of its time (" +
-                 t(overhead) + ") went to fork, join and dispatch (mean team " + fixed1(k.team.mean_team_size()) +
-                 ", barrier wait " + pct(k.team.barrier_wait_share()) + " of its task time).";
+                 " in all); " + worked(k) + ", so " + pct(share) + " of its time (" + t(overhead) +
+                 ") went to fork, join and dispatch (mean team " + fixed1(k.team.mean_team_size()) + ", barrier wait " +
+                 pct(k.team.barrier_wait_share()) + " of its task time).";
     f.time_at_stake = overhead;
     if (k.kernel()) {
       f.fix = "Give each launch more work: fuse it with the kernels next to it (one Kokkos::parallel_for doing both "
               "loops), launch once over a larger range instead of many tiny launches, or run tiny ranges on fewer threads "
               "(a Kokkos::RangePolicy on a smaller Kokkos::OpenMP partition or instance, or Kokkos::Serial).";
-      f.threshold = "kernel time minus its busiest threads' busy time >= 50% of kernel time; " + std::string(kGate);
+      f.threshold = "kernel time minus its busiest threads' work >= 50% of kernel time; " + std::string(kGate);
     } else {
       f.fix = "Fork and join less often: merge this region with the small regions next to it into one `#pragma omp "
               "parallel` holding several `#pragma omp for nowait` loops (a barrier only where one loop reads what another "
               "wrote), give each region more work (move the parallel region outside the loop around it), or run small "
               "instances serially with an `if(n > THRESHOLD)` clause (or on fewer threads with num_threads).";
-      f.threshold = "region time minus its busiest threads' busy time >= 50% of region time; " + std::string(kGate);
+      f.threshold = "region time minus its busiest threads' work (time in its worksharing constructs and tasks, or "
+                    "where it has none, in the region but its waits) >= 50% of region time; " + std::string(kGate);
     }
     add(std::move(f));
+  }
+
+  // The busiest threads' work as fork_join counts it, with the other measure where they differ.
+  static std::string worked(const Team& k) {
+    const OmpTeamStats& m = k.team;
+    if (m.construct_regions == 0) return "its busiest threads worked " + t(m.busy_max);
+    const std::string in = m.construct_regions == m.parallel_regions ? "" : " (in the " + n(m.construct_regions) + " regions that had any)";
+    return "its busiest threads worked " + t(m.busy_max) + " inside its worksharing constructs and tasks" + in + " and " +
+           t(m.implicit_busy_max) + " in the region but its waits";
   }
 
   // known: the time of the kernel (or region) is known and told in the evidence.
@@ -187,11 +203,93 @@ class Rules {
               "size for cheap iterations), or split the costly iterations differently (a TeamPolicy over rows, spread "
               "the expensive part across the range).";
     } else {
-      f.fix = "Let threads take work as they go: schedule(dynamic[,chunk]) on the loop of this region (a chunk of "
-              "several iterations when they are cheap) or schedule(guided); or split the costly iterations differently "
-              "(collapse(2) over a nested loop, spread the expensive iterations across the range).";
+      f.fix = imbalance_fix(k.team);
     }
     f.threshold = "load imbalance >= 25%; at stake: busiest minus mean busy time, summed over regions; " + std::string(kGate);
+    add(std::move(f));
+  }
+
+  // Advice that names what the region holds: its loop, its tasks, or its threads' own split.
+  static std::string imbalance_fix(const OmpTeamStats& m) {
+    if (m.loop_regions != 0)
+      return "Let threads take work as they go: schedule(dynamic[,chunk]) on the loop of this region (a chunk of "
+             "several iterations when they are cheap) or schedule(guided); or split the costly iterations differently "
+             "(collapse(2) over a nested loop, spread the expensive iterations across the range).";
+    if (m.producer_regions * 2 > m.task_regions)
+      return "One thread creates the tasks while the others wait for them: create them from every thread (a taskloop, "
+             "or a `#pragma omp for` whose iterations create the tasks, instead of one `single` or `masked` thread "
+             "looping), or make each task larger so that creating them keeps up.";
+    if (m.task_regions != 0)
+      return "Its threads run unequal shares of its tasks: split the work into more tasks of similar size (a taskloop "
+             "with grainsize), so that idle threads can take some.";
+    return "Its threads split the work themselves (by omp_get_thread_num) unevenly: give each thread an equal share of "
+           "the cost, not of the items, or let the runtime split it with a worksharing loop (`#pragma omp for "
+           "schedule(dynamic)`).";
+  }
+
+  // `omp parallel` sites of the program's own whose every region ran on a team of 1 while the run
+  // had more OpenMP threads.
+  void serialized_site(const OmpConstructStats& c) {
+    if (c.category != OmpConstructStats::Category::Parallel || c.parallel_regions == 0 || c.regions_with_kernels != 0 ||
+        kokkos_own(c) || c.team_size_sum > c.parallel_regions)
+      return;
+    const std::uint64_t threads = std::max<std::uint64_t>(omp_threads_, s_.openmp.available_threads);
+    if (threads < 2) return;
+    const std::uint64_t stake = c.total / threads * (threads - 1);
+    if (!matters(stake)) return;
+    Finding f;
+    f.id = "serialized_region";
+    f.subject = c.label;
+    f.location = c.label;
+    f.title = "The OpenMP parallel region at " + summary_format::location(c.label) + " ran on one thread";
+    const bool nested = c.nested_regions == c.parallel_regions, asked = c.requested_one == c.parallel_regions;
+    f.evidence = n(c.parallel_regions) + " regions, " + t(c.total) + " in all, each with a team of 1" +
+                 (nested ? ", each nested in another parallel region" : "") +
+                 (asked ? ", each asking for one thread" : "") + ", while the run " +
+                 (omp_threads_ >= 2 ? "had " + n(omp_threads_) + " OpenMP threads." : "could have had " + n(threads) +
+                                                                                   " (OMP_NUM_THREADS, else the processors).");
+    f.time_at_stake = stake;
+    if (nested) {
+      f.fix = "It is nested in another parallel region and nesting is off, so its team is the one thread that met it: "
+              "allow a second level (OMP_MAX_ACTIVE_LEVELS=2 or omp_set_max_active_levels(2), with threads for it: "
+              "OMP_NUM_THREADS=4,2), or move the parallelism to the outer region (collapse the two loops).";
+    } else if (asked) {
+      f.fix = "It asks for one thread: a num_threads(1) clause (or one computed as 1), or an if clause that is false "
+              "every time it runs. Give it the threads (num_threads(omp_get_max_threads())) or fix the if clause's "
+              "condition; where the work is too small for a team, remove the directive.";
+    } else {
+      f.fix = "The runtime gave it no threads: check OMP_THREAD_LIMIT, OMP_DYNAMIC (omp_set_dynamic(0)) and "
+              "omp_set_num_threads calls before it, and whether it runs inside a task or a region that used them all.";
+    }
+    f.threshold = "an `omp parallel` site all of whose regions had a team of 1 while the run had, or could have had "
+                  "(OMP_NUM_THREADS, else the processors), more than one OpenMP thread; at stake: its time x (threads - 1) / "
+                  "threads; " + std::string(kGate);
+    add(std::move(f));
+  }
+
+  // Explicit tasks at one creation site too small for what creating and starting them costs.
+  void task_granularity(const OmpConstructStats& c) {
+    if (c.category != OmpConstructStats::Category::Task || c.tasks_started < kManyTasks || c.create_gaps == 0) return;
+    const std::uint64_t run = c.total / c.tasks_started, create = c.create_gap / c.create_gaps;
+    const std::uint64_t delay = c.start_delay / c.tasks_started;
+    if (run >= kTinyTaskNs && run >= create + delay) return;
+    const std::uint64_t stake = create * c.calls;
+    if (!matters(stake)) return;
+    Finding f;
+    f.id = "task_granularity";
+    f.subject = c.label;
+    f.location = c.label;
+    f.title = "The tasks created at " + summary_format::location(c.label) + " are too small for what they cost";
+    f.evidence = n(c.calls) + " tasks, " + t(run) + " of run time each on average (" + t(c.total) + " in all); creating one took " +
+                 t(create) + " (the time between two creations on one thread, over " + n(c.create_gaps) +
+                 "), and one waited " + t(delay) + " from its creation to its start.";
+    f.time_at_stake = stake;
+    f.fix = "Create fewer, larger tasks: give each task a block of work (a taskloop with grainsize(G) or num_tasks(N) "
+            "for a loop), stop splitting below a size (an if(size > CUTOFF) or final(depth > D) clause runs the rest in "
+            "the creating task), or run the small pieces inline. With Kokkos tasks (TaskScheduler), the same: spawn "
+            "above a size, compute below it.";
+    f.threshold = ">= 1000 tasks created at one site with a mean run time under 1 us or under their creation plus "
+                  "their wait to start; at stake: tasks x the time to create one; " + std::string(kGate);
     add(std::move(f));
   }
 

@@ -19,8 +19,16 @@ constexpr std::uint64_t kMinStakeNs = 100'000;  // 100 us
 // each `omp parallel` site outside kernels (OmpSummary::constructs) alike, but for sites that held
 // Kokkos kernels, Kokkos' own sites, and (fork and join only) sites run once; lock_contention judges
 // each mutex acquire site there, and each mutex kind for the waits no site row holds.
-// fork_join_overhead: kernel (region) time minus the busiest task's busy time, as a share of it.
+// fork_join_overhead: kernel (region) time minus the busiest thread's work, as a share of it. Its
+// work: the time in worksharing constructs and explicit tasks where the region had any, else its
+// implicit task's time minus its waits (OmpTeamStats::busy_max).
 constexpr double kForkJoinShare = 0.5;
+// serialized_region: an `omp parallel` site whose regions all had a team of 1 while the run had
+// more OpenMP threads (serialized_kernel: the same for an OpenMP-backend Kokkos kernel).
+// task_granularity: at least this many tasks created at one site, whose mean run time is under
+// kTinyTaskNs or under what creating and starting one costs (creation gap + start delay).
+constexpr std::uint64_t kManyTasks = 1000;
+constexpr std::uint64_t kTinyTaskNs = 1000;
 // load_imbalance: OmpTeamStats::load_imbalance().
 constexpr double kImbalance = 0.25;
 // repeated_deep_copy / alloc_in_loop: the same copy or allocation this many times.

@@ -140,11 +140,21 @@ struct OmpTeamStats {
   std::uint64_t team_size_sum = 0;
   std::uint64_t task_time = 0, wait_time = 0;  // the implicit tasks: total ns, sync waits inside
   double imbalance_sum = 0;                   // over regions with implicit tasks
-  // Over regions with implicit tasks: the busiest task's busy time, and the mean busy time of the
-  // region's tasks (ns). Region time minus busy_max is what no thread spent working (fork, join,
-  // dispatch); busy_max minus busy_mean is what an even split would save.
-  std::uint64_t busy_max = 0, busy_mean = 0;
+  // Over regions with implicit tasks: the busiest thread's busy time, and the mean busy time of the
+  // region's threads (ns). A thread's busy time is its time inside the region's worksharing
+  // constructs and explicit tasks where the region had any (the work itself: not the runtime's
+  // dispatch, a reduction's combine, or the wait), else its implicit task's time minus its waits.
+  // Region time minus busy_max is what no thread spent working (fork, join, dispatch); busy_max
+  // minus busy_mean is what an even split would save. implicit_busy_max: the busiest implicit
+  // task's time minus its waits, in every region.
+  std::uint64_t busy_max = 0, busy_mean = 0, implicit_busy_max = 0;
   std::uint64_t imbalance_regions = 0;
+  // What its regions held, for rules that must fit the construct: regions whose threads ran
+  // worksharing constructs (of a known site) or explicit tasks, those with a worksharing loop, with
+  // explicit tasks, and with tasks all created by one thread; regions asking for one thread
+  // (num_threads(1), a false if clause) and regions nested in another (level > 0).
+  std::uint64_t construct_regions = 0, loop_regions = 0, task_regions = 0, producer_regions = 0;
+  std::uint64_t requested_one = 0, nested_regions = 0;
   void add(const OmpTeamStats& o) {
     parallel_regions += o.parallel_regions;
     team_size_sum += o.team_size_sum;
@@ -153,7 +163,14 @@ struct OmpTeamStats {
     imbalance_sum += o.imbalance_sum;
     busy_max += o.busy_max;
     busy_mean += o.busy_mean;
+    implicit_busy_max += o.implicit_busy_max;
     imbalance_regions += o.imbalance_regions;
+    construct_regions += o.construct_regions;
+    loop_regions += o.loop_regions;
+    task_regions += o.task_regions;
+    producer_regions += o.producer_regions;
+    requested_one += o.requested_one;
+    nested_regions += o.nested_regions;
   }
   double mean_team_size() const { return parallel_regions ? double(team_size_sum) / double(parallel_regions) : 0.0; }
   // Mean over regions of (max - mean) / max of the busy time of the region's implicit tasks.
@@ -193,6 +210,10 @@ struct OmpConstructStats : OmpTeamStats {
   std::uint64_t hold = 0;   // mutex: ns held
   std::uint64_t nested_holds = 0, failed_tries = 0;  // mutex (as OmpMutexStats)
   std::uint64_t stretches = 0;                       // task: times a task of this site ran
+  // task: tasks that started, their summed time from creation to first start, and the time
+  // between two creations at this site on one thread with nothing else run between (create_gaps
+  // of them): what creating one costs.
+  std::uint64_t tasks_started = 0, start_delay = 0, create_gap = 0, create_gaps = 0;
   std::uint64_t regions_with_kernels = 0;  // parallel: regions during which a Kokkos kernel ran (the kernel rows tell those)
   bool partial = false;  // an OpenMP thread dropped events: the row may miss some
   std::uint64_t mean() const { return calls ? total / calls : 0; }
@@ -218,6 +239,9 @@ struct OmpSummary {
   std::vector<OmpMutexStats> mutex;
   std::uint64_t lock_inits = 0, lock_destroys = 0, cancels = 0, flushes = 0;
   std::uint64_t threads_initial = 0, threads_worker = 0, threads_other = 0, threads_unknown = 0;
+  // The threads the program could have had: OMP_NUM_THREADS's first level, else the runtime's
+  // processors (0: unknown). A run whose regions all had a team of 1 started no other thread.
+  std::uint32_t available_threads = 0;
   std::vector<OmpThreadStats> threads;
   std::uint64_t outside_regions = 0;  // parallel regions in no Kokkos kernel
   std::uint64_t outside_time = 0;     // ns of the outermost ones among them

@@ -279,6 +279,7 @@ void SummaryFold::finish(const Timeline& t) {
   s.dual_view_modifies = st.dual_view_modifies;
 
   finish_omp(t, s);
+  s.openmp.available_threads = available_threads_;
   finish_target(t, s);
   s.findings = findings::find(s);
   // Joins that never completed (a kernel dropped by --include/--exclude, a region whose tasks were

@@ -52,6 +52,9 @@ class SummaryFold : public SpanSink {
   // table (OmpSummary::constructs); it must outlive finish(). nullptr (the default): no table,
   // every other figure the same.
   void set_sources(SourceResolver* sources);
+  // The OpenMP threads the program could have had (OMP_NUM_THREADS, else the processors; 0:
+  // unknown): OmpSummary::available_threads, for serialized_region.
+  void set_available_threads(std::uint32_t n) { available_threads_ = n; }
 
   // The figures; valid after finish().
   Summary result() const { return summary_; }
@@ -68,6 +71,7 @@ class SummaryFold : public SpanSink {
   void finish_target(const Timeline& t, Summary& s);    // summary_fold_target.cpp
   std::unique_ptr<State> s_;
   Summary summary_;
+  std::uint32_t available_threads_ = 0;
 };
 
 }  // namespace kob

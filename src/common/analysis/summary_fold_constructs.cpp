@@ -156,12 +156,19 @@ void ConstructRows::mutex(const OmpMutexSpan& m) {
   count_mutex(r, r.calls, m);
 }
 
-void ConstructRows::task_create(const OmpTaskCreate& c) {
+std::uint32_t ConstructRows::task_create(const OmpTaskCreate& c) {
   const std::size_t number = task_creates_++;
-  if (sources_ == nullptr || c.kernel != 0 || c.codeptr == 0) return;
+  if (sources_ == nullptr || c.kernel != 0 || c.codeptr == 0) return kNoRow;
   const std::uint32_t i = row(Category::Task, 0, "task", c.codeptr);
   ++rows_[i].calls;
-  task_rows_.emplace(number, i);
+  task_rows_.emplace(number, PendingTask{i, false, c.time});
+  return i;
+}
+
+void ConstructRows::create_gap(std::uint32_t row, std::uint64_t gap) {
+  if (row >= rows_.size()) return;
+  rows_[row].create_gap += gap;
+  ++rows_[row].create_gaps;
 }
 
 void ConstructRows::task(const OmpTaskSpan& k) {
@@ -169,9 +176,14 @@ void ConstructRows::task(const OmpTaskSpan& k) {
   auto it = task_rows_.find(k.create);
   if (it == task_rows_.end()) return;
   if ((k.flags & kTaskwaitFlag) == 0) {
-    OmpConstructStats& r = rows_[it->second];
+    OmpConstructStats& r = rows_[it->second.row];
     ++r.stretches;
     r.total += k.dur();
+    if (!it->second.started) {
+      it->second.started = true;
+      ++r.tasks_started;
+      r.start_delay += k.start > it->second.created ? k.start - it->second.created : 0;
+    }
   }
   if (task_ends(k.status)) task_rows_.erase(it);
 }

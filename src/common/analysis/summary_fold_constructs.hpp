@@ -77,7 +77,11 @@ class ConstructRows {
 
   void sync(const OmpSyncSpan& y);
   void mutex(const OmpMutexSpan& m);
-  void task_create(const OmpTaskCreate& c);  // every create, in the order given (they are numbered so)
+  // Every create, in the order given (they are numbered so); its row (kNoRow: none).
+  std::uint32_t task_create(const OmpTaskCreate& c);
+  // A creation at `row` that followed another at the same row on one thread by `gap` ns, with no
+  // task run between: the cost of creating one.
+  void create_gap(std::uint32_t row, std::uint64_t gap);
   void task(const OmpTaskSpan& k);
   void target(const OmpTargetSpan& t);
 
@@ -111,7 +115,12 @@ class ConstructRows {
   std::unordered_map<std::string, std::uint32_t> by_place_;
   std::vector<LastWork> last_work_;                            // by track
   std::size_t task_creates_ = 0;                              // creates given so far
-  std::unordered_map<std::size_t, std::uint32_t> task_rows_;  // create number -> row, until the task ends
+  struct PendingTask {
+    std::uint32_t row = 0;
+    bool started = false;
+    std::uint64_t created = 0;  // ns
+  };
+  std::unordered_map<std::size_t, PendingTask> task_rows_;  // create number -> its site, until the task ends
 };
 
 }  // namespace kob::summary_fold_detail

@@ -12,6 +12,8 @@ void SummaryFold::omp_parallel(const OmpParallelSpan& p) {
   s.expire_waits(p.track, p.start, p.kernel);
   ParallelJoin& j = s.joins[p.id];
   j.have_parallel = true;
+  j.requested = p.requested_team_size;
+  j.level = p.level;
   j.kernel = p.kernel;
   j.team_size = p.team_size;
   j.track = p.track;
@@ -46,6 +48,20 @@ void SummaryFold::omp_implicit_task(const OmpImplicitTaskSpan& i) {
   ++th.implicit_tasks;
   if (i.level == 0) th.busy += i.busy();
   ParallelJoin& j = s.joins[i.parallel_id];
+  // This thread's part of the work: its worksharing constructs and the explicit tasks it ran.
+  std::uint64_t work = th.task_run_end > i.start ? th.task_run : 0;
+  j.tasks_ran = j.tasks_ran || work != 0;
+  j.creators += th.tasks_created != 0 ? 1 : 0;
+  th.task_run = th.tasks_created = th.recent_run = 0;
+  for (const ParallelJoin::ThreadWork& part : j.thread_work)
+    if (part.track == i.track) {
+      work += part.busy;
+      j.constructs = true;
+      j.loop = j.loop || part.loop;
+    }
+  j.constructs = j.constructs || j.tasks_ran;
+  j.max_work = std::max(j.max_work, work);
+  j.sum_work += work;
   ++j.tasks;
   j.max_busy = std::max(j.max_busy, i.busy());
   j.sum_busy += i.busy();
@@ -55,13 +71,24 @@ void SummaryFold::omp_implicit_task(const OmpImplicitTaskSpan& i) {
 }
 
 void SummaryFold::omp_work(const OmpWorkSpan& w) {
-  OmpCountStats& c = s_->omp_track(w.track).work[w.type];
+  OmpTrackAcc& th = s_->omp_track(w.track);
+  if (th.recent_run != 0 && th.recent_end > w.start) th.task_run -= std::min(th.task_run, th.recent_run);
+  th.recent_run = 0;
+  OmpCountStats& c = th.work[w.type];
   ++c.count;
   c.total += w.dur();
   const std::uint32_t row = s_->constructs.work(w);
-  if (row != ConstructRows::kNoRow && w.parallel_id != 0) {
-    // Nested in its thread's implicit task, so in before the region's join completes.
-    ConstructRows::part(s_->joins[w.parallel_id].work, row, w.track).busy += w.dur();
+  if (w.parallel_id == 0) return;
+  // Nested in its thread's implicit task, so in before the region's join completes.
+  ParallelJoin& j = s_->joins[w.parallel_id];
+  ParallelJoin::ThreadWork* mine = nullptr;
+  for (ParallelJoin::ThreadWork& t : j.thread_work)
+    if (t.track == w.track) mine = &t;
+  if (mine == nullptr) mine = &j.thread_work.emplace_back(ParallelJoin::ThreadWork{w.track});
+  mine->busy += w.dur();
+  mine->loop = mine->loop || w.type == 1 || (w.type >= 10 && w.type <= 13);  // ompt_work_loop, loop_static..loop_other
+  if (row != ConstructRows::kNoRow) {
+    ConstructRows::part(j.work, row, w.track).busy += w.dur();
     s_->constructs.last_work(w.track) = {row, w.parallel_id, w.end};
   }
 }
@@ -87,12 +114,26 @@ void SummaryFold::omp_sync(const OmpSyncSpan& y) {
 
 void SummaryFold::omp_task_create(const OmpTaskCreate& c) {
   ++s_->counts.tasks_created;
-  s_->constructs.task_create(c);
+  OmpTrackAcc& th = s_->omp_track(c.track);
+  ++th.tasks_created;
+  const std::uint32_t row = s_->constructs.task_create(c);
+  if (row != ConstructRows::kNoRow && row == th.last_create_row && c.time >= th.last_create_time)
+    s_->constructs.create_gap(row, c.time - th.last_create_time);
+  th.last_create_row = row;
+  th.last_create_time = c.time;
 }
 
 void SummaryFold::omp_task(const OmpTaskSpan& k) {
   // A taskwait-depend task (flag ompt_task_taskwait) never runs: its span is a wait, no stretch.
-  if ((k.flags & 0x10) == 0) ++s_->counts.task_stretches;
+  if ((k.flags & 0x10) == 0) {
+    ++s_->counts.task_stretches;
+    OmpTrackAcc& th = s_->omp_track(k.track);
+    th.task_run += k.dur();
+    th.task_run_end = std::max(th.task_run_end, k.end);
+    th.recent_run += k.dur();
+    th.recent_end = std::max(th.recent_end, k.end);
+    th.last_create_row = ConstructRows::kNoRow;  // a task ran: the next creation's gap holds it
+  }
   s_->constructs.task(k);
 }
 

@@ -58,6 +58,18 @@ struct ParallelJoin {
   std::uint64_t end = 0;
   std::uint64_t max_busy = 0, sum_busy = 0, task_time = 0, wait_time = 0;
   std::vector<ConstructRows::WorkPart> work;  // work constructs with a row run in it, per thread
+  // What its threads did inside (OmpTeamStats' construct figures): the busiest thread's time in
+  // worksharing constructs and explicit tasks and their sum, whether any ran, whether a loop did,
+  // how many of its threads created tasks; what the region asked for.
+  std::uint64_t max_work = 0, sum_work = 0;
+  struct ThreadWork {
+    std::uint32_t track = 0;
+    std::uint64_t busy = 0;  // ns in worksharing constructs (any: of a kernel too, or without an address)
+    bool loop = false;
+  };
+  std::vector<ThreadWork> thread_work;
+  bool constructs = false, loop = false, tasks_ran = false;
+  std::uint32_t creators = 0, requested = 0, level = 0;
 };
 
 // Figures for a kernel id not seen yet. Its parallel regions ran on `track` and the last ended at
@@ -95,6 +107,18 @@ struct TrackRegions {
 struct OmpTrackAcc {
   std::uint64_t initial_tasks = 0, implicit_tasks = 0, busy = 0;
   std::map<std::uint16_t, OmpCountStats> work, sync;
+  // Explicit tasks run and created on this thread since its last implicit task ended: the next
+  // implicit task to end on it held them (spans come at their end, nested ones first); when the
+  // latest of them ended before that task started, they ran outside it and are left out.
+  std::uint64_t task_run = 0, task_run_end = 0, tasks_created = 0;
+  // Stretches since the latest work construct ended here: a construct that ends next and started
+  // before the latest of them ended held them (a `single` whose thread runs tasks as it creates
+  // them), and its time counts them already.
+  std::uint64_t recent_run = 0, recent_end = 0;
+  // The latest task created here, its site's row and when; no row once a task has run since (the
+  // gap to the next creation then holds more than the cost of creating one).
+  std::uint32_t last_create_row = UINT32_MAX;
+  std::uint64_t last_create_time = 0;
 };
 
 struct TargetOps {
@@ -239,7 +263,17 @@ struct SummaryFold::State {
 
   // The figures of one region from its implicit tasks (j.tasks > 0), for its kernel or construct.
   static OmpAcc region_figures(const ParallelJoin& j) {
-    return summary_fold_detail::one_region(j.tasks, j.max_busy, j.sum_busy, j.task_time, j.wait_time);
+    const bool work = j.constructs;
+    OmpAcc r = summary_fold_detail::one_region(j.tasks, work ? j.max_work : j.max_busy, work ? j.sum_work : j.sum_busy,
+                                               j.task_time, j.wait_time);
+    r.implicit_busy_max = j.max_busy;
+    r.construct_regions = j.constructs ? 1 : 0;
+    r.loop_regions = j.loop ? 1 : 0;
+    r.task_regions = j.tasks_ran || j.creators != 0 ? 1 : 0;
+    r.producer_regions = j.creators == 1 ? 1 : 0;
+    r.requested_one = j.requested == 1 ? 1 : 0;
+    r.nested_regions = j.level != 0 ? 1 : 0;
+    return r;
   }
 
   void complete(std::uint64_t parallel_id, ParallelJoin& j) {

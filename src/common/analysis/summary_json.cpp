@@ -63,7 +63,16 @@ Doc construct_json(const OmpConstructStats& r) {
       d["barrier_wait_ns"] = r.wait_time;
       d["busy_max_ns"] = r.busy_max;
       d["busy_mean_ns"] = r.busy_mean;
-      if (r.category == Category::Parallel) d["regions_with_kokkos_kernels"] = r.regions_with_kernels;
+      if (r.category == Category::Parallel) {
+        d["regions_with_kokkos_kernels"] = r.regions_with_kernels;
+        d["implicit_busy_max_ns"] = r.implicit_busy_max;
+        d["regions_with_worksharing_or_tasks"] = r.construct_regions;
+        d["regions_with_loops"] = r.loop_regions;
+        d["regions_with_tasks"] = r.task_regions;
+        d["regions_one_task_creator"] = r.producer_regions;
+        d["regions_asking_one_thread"] = r.requested_one;
+        d["nested_regions"] = r.nested_regions;
+      }
       break;
     case Category::Mutex:
       d["wait_ns"] = r.wait;
@@ -75,6 +84,10 @@ Doc construct_json(const OmpConstructStats& r) {
     case Category::Task:
       d["created"] = r.calls;
       d["stretches"] = r.stretches;
+      d["started"] = r.tasks_started;
+      d["start_delay_ns"] = r.start_delay;
+      d["create_gap_ns"] = r.create_gap;
+      d["create_gaps"] = r.create_gaps;
       break;
     case Category::Target: break;
   }

@@ -77,6 +77,15 @@ json::Doc mpi_json(const Facts& facts) {
 }
 
 // Which code is the OpenMP runtime's (its hidden-helper team), as the recording process knew it.
+// The OpenMP threads the program could have had: OMP_NUM_THREADS's first level, else the
+// runtime's processors; 0 when the run says neither.
+std::uint32_t available_omp_threads(const Facts& facts) {
+  unsigned n = 0;
+  if (std::sscanf(fact_value(facts, "other:ompt", "OMP_NUM_THREADS").c_str(), " %u", &n) == 1 && n != 0) return n;
+  if (std::sscanf(fact_value(facts, "other:ompt", "num_procs").c_str(), " %u", &n) == 1) return n;
+  return 0;
+}
+
 CodeRange omp_runtime_code(const Facts& facts) {
   return parse_code_range(fact_value(facts, fact::kSection, fact::kOmpRuntimeCode));
 }
@@ -218,6 +227,7 @@ Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sin
   TraceWindow window(producer, TraceWindow::kDefaultSpans, true);
   SummaryFold fold;
   fold.set_sources(&sources);
+  fold.set_available_threads(available_omp_threads(facts));
   if (db != nullptr) db->begin_run(database_facts(facts), &sources, std::move(align));
   TeeSink with_db(fold, db != nullptr ? static_cast<SpanSink&>(*db) : fold);
   TeeSink both(db != nullptr ? static_cast<SpanSink&>(with_db) : fold, window);
@@ -240,6 +250,7 @@ Summary summarize_run(const RunData& run, const Facts& facts) {
   SourceResolver sources(SourceResolver::modules_from(facts));
   SummaryFold fold;
   fold.set_sources(&sources);
+  fold.set_available_threads(available_omp_threads(facts));
   FilterSink filtered(fold, c.include, c.exclude);
   {
     TimelineBuilder builder(filtered, run.initial_device_num, omp_code);
@@ -416,6 +427,7 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   // open, not the run length), and the trace windows are written as they fill.
   SummaryFold fold;
   fold.set_sources(&sources);
+  fold.set_available_threads(available_omp_threads(facts));
   // The database takes every span as it becomes final, beside the summary.
   std::unique_ptr<sqlite::DatabaseSink> db;
   if (to_write.formats & kFormatSqlite) {

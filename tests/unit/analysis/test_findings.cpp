@@ -398,7 +398,7 @@ TEST_CASE("findings: load_imbalance and fork_join_overhead fire for a plain para
   omp_threads(kernel, 2);
   omp_threads(site, 2);
   add_kernel(kernel, "skewed", 5, 60'000'000, 59'000'000, 31'000'000, 0.47);
-  add_site(site, "work imbalanced.c:31", 5, 60'000'000, 59'000'000, 31'000'000, 0.47);
+  add_site(site, "work imbalanced.c:31", 5, 60'000'000, 59'000'000, 31'000'000, 0.47).loop_regions = 5;
   const auto k = fd::find(kernel), v = fd::find(site);
   REQUIRE(v.size() == 1);
   REQUIRE(k.size() == 1);
@@ -505,4 +505,113 @@ TEST_CASE("findings: lock_contention per acquire site, and per mutex kind for th
   REQUIRE(all.size() == 1);
   CHECK(all[0].location == "accumulate sum.c:80");
   CHECK(all[0].time_at_stake == 30'000'000);
+}
+
+TEST_CASE("findings: load_imbalance advice names what the region holds") {
+  // A loop: its schedule. Tasks from one thread: creating them from every thread. Tasks: more,
+  // even ones. Nothing: the threads' own split. Never a schedule for a region without a loop.
+  struct Case {
+    std::uint64_t loops, tasks, producers;
+    const char* says;
+    bool schedule;  // names a loop schedule (the last: as the way to hand the split to the runtime)
+  };
+  const Case cases[] = {{5, 0, 0, "schedule(dynamic[,chunk])", true},
+                        {0, 5, 5, "create them from every thread", false},
+                        {0, 5, 1, "more tasks of similar size", false},
+                        {0, 0, 0, "omp_get_thread_num", true}};
+  for (const Case& c : cases) {
+    Summary s = run_of();
+    omp_threads(s, 2);
+    kob::OmpConstructStats& site = add_site(s, "work w.c:9", 5, 60'000'000, 59'000'000, 31'000'000, 0.47);
+    site.loop_regions = c.loops;
+    site.task_regions = c.tasks;
+    site.producer_regions = c.producers;
+    site.construct_regions = c.loops + c.tasks;
+    const auto f_all = fd::find(s);
+    const Finding* f = only(f_all, "load_imbalance");
+    INFO(c.says);
+    REQUIRE(f != nullptr);
+    CHECK(f->fix.find(c.says) != std::string::npos);
+    CHECK((f->fix.find("schedule(") != std::string::npos) == c.schedule);
+  }
+}
+
+TEST_CASE("findings: fork_join_overhead counts a region's worksharing constructs as its work, and says both figures") {
+  // 20000 regions of 2 us, whose loops are 0.15 us: the whole implicit task less its waits (1.2
+  // us) would call them busy, the loops say 92.5% of the time went to fork, join and the combine.
+  Summary s = run_of();
+  omp_threads(s, 2);
+  kob::OmpConstructStats& c = add_site(s, "sum r.c:7", 20000, 40'000'000, 3'000'000, 2'900'000, 0.03);
+  c.implicit_busy_max = 24'000'000;
+  c.construct_regions = c.loop_regions = 20000;
+  const auto f_all = fd::find(s);
+  const Finding* f = only(f_all, "fork_join_overhead");
+  REQUIRE(f != nullptr);
+  CHECK(f->time_at_stake == 37'000'000);
+  CHECK(f->evidence.find("worked 3000.0 us inside its worksharing constructs and tasks and 24.0 ms in the region but its waits") !=
+        std::string::npos);
+  CHECK(f->threshold.find("worksharing constructs and tasks") != std::string::npos);
+  // All work: nothing.
+  c.busy_max = 39'000'000;
+  CHECK(only(fd::find(s), "fork_join_overhead") == nullptr);
+}
+
+TEST_CASE("findings: serialized_region for a plain parallel site whose teams were all of one thread") {
+  Summary s = run_of();
+  omp_threads(s, 2);
+  kob::OmpConstructStats& c = add_site(s, "inner n.c:20", 100, 20'000'000, 20'000'000, 20'000'000, 0.0, 1);
+  c.nested_regions = 100;
+  const auto all = fd::find(s);
+  const Finding* f = only(all, "serialized_region");
+  REQUIRE(f != nullptr);
+  CHECK(f->location == "inner n.c:20");
+  CHECK(f->time_at_stake == 10'000'000);
+  CHECK(f->evidence.find("each nested in another parallel region") != std::string::npos);
+  CHECK(f->fix.find("OMP_MAX_ACTIVE_LEVELS") != std::string::npos);
+  // Asking for one thread in a run that started no other: the threads it could have had count.
+  Summary one = run_of();
+  omp_threads(one, 1);
+  one.openmp.available_threads = 4;
+  kob::OmpConstructStats& d = add_site(one, "solo n.c:30", 50, 20'000'000, 20'000'000, 20'000'000, 0.0, 1);
+  d.requested_one = 50;
+  const auto g_all = fd::find(one);
+  const Finding* g = only(g_all, "serialized_region");
+  REQUIRE(g != nullptr);
+  CHECK(g->time_at_stake == 15'000'000);
+  CHECK(g->evidence.find("could have had 4") != std::string::npos);
+  CHECK(g->fix.find("num_threads(1)") != std::string::npos);
+  one.openmp.available_threads = 1;
+  CHECK(only(fd::find(one), "serialized_region") == nullptr);
+  // A team of 2 in one region of the site: not serialized.
+  c.team_size_sum = 101;
+  CHECK(only(fd::find(s), "serialized_region") == nullptr);
+}
+
+TEST_CASE("findings: task_granularity for many tasks smaller than what creating them costs") {
+  Summary s = run_of();
+  omp_threads(s, 2);
+  kob::OmpConstructStats c;
+  c.category = kob::OmpConstructStats::Category::Task;
+  c.kind = "task";
+  c.label = "spawn t.c:64";
+  c.calls = c.tasks_started = c.stretches = 100'000;
+  c.total = 9'000'000;  // 90 ns each
+  c.create_gap = 40'000'000;  // 500 ns each
+  c.create_gaps = 80'000;
+  c.start_delay = 100'000 * 2'000ull;
+  s.openmp.constructs.push_back(c);
+  const auto f_all = fd::find(s);
+  const Finding* f = only(f_all, "task_granularity");
+  REQUIRE(f != nullptr);
+  CHECK(f->location == "spawn t.c:64");
+  CHECK(f->time_at_stake == 50'000'000);
+  CHECK(f->evidence.find("90 ns of run time each") != std::string::npos);
+  CHECK(f->evidence.find("creating one took 500 ns") != std::string::npos);
+  CHECK(f->fix.find("grainsize") != std::string::npos);
+  // Large tasks (20 us each, more than creating and starting one): nothing; few tasks: nothing.
+  s.openmp.constructs[0].total = 2'000'000'000;
+  CHECK(only(fd::find(s), "task_granularity") == nullptr);
+  s.openmp.constructs[0].total = 9'000'000;
+  s.openmp.constructs[0].tasks_started = 999;
+  CHECK(only(fd::find(s), "task_granularity") == nullptr);
 }

@@ -622,7 +622,10 @@ struct RandomRun {
     for (int i = 0; i < 20; ++i) {
       const std::uint32_t tr = static_cast<std::uint32_t>(pick(0, 4));
       const std::uint64_t s = pick(0, 4000);
-      kob::OmpWorkSpan w = at<kob::OmpWorkSpan>(tr, s, s + pick(0, 30));
+      // Work constructs and tasks on track 4, which runs no team's implicit task: placed at random
+      // they would not nest in one, and a region's work figures (its threads' time in worksharing
+      // constructs and tasks) assume they do; the tests below check those.
+      kob::OmpWorkSpan w = at<kob::OmpWorkSpan>(4, s, s + pick(0, 30));
       w.type = static_cast<std::uint16_t>(pick(0, 5));
       t.omp_works.push_back(w);
       kob::OmpMutexSpan m = at<kob::OmpMutexSpan>(tr, s, s + pick(0, 30));
@@ -631,12 +634,12 @@ struct RandomRun {
       m.nested = m.hold && coin(20);
       m.failed = !m.hold && coin(20);
       t.omp_mutexes.push_back(m);
-      kob::OmpTaskSpan k = at<kob::OmpTaskSpan>(tr, s, s + pick(0, 30));
+      kob::OmpTaskSpan k = at<kob::OmpTaskSpan>(4, s, s + pick(0, 30));
       k.flags = coin(20) ? 0x14 : 0x4;
       t.omp_tasks.push_back(k);
       kob::OmpTaskCreate c;
       c.time = s;
-      c.track = tr;
+      c.track = 4;
       t.omp_task_creates.push_back(c);
       kob::OmpInstant e;
       e.time = s;
@@ -1388,4 +1391,66 @@ TEST_CASE("summary fold: the addresses of one directive share a row; without a l
     CHECK(s.openmp.constructs.size() == 3);
   }
   CHECK(s.openmp.constructs.back().label == c.label);
+}
+
+TEST_CASE("summary fold: a region's work is its threads' time in worksharing constructs and tasks; tasks' creation and start") {
+  // One region at 0x406000 on threads 0 and 1. Thread 0 runs a `single` (110-250) that creates four
+  // tasks at 0x406100 (120, 130, 140, 170) and runs one of them itself inside it (150-160); thread
+  // 1 skips the single (110-111) and runs the other three (125-135, 145-155, 175-185). As the
+  // builder gives them: nested spans first, each at its end.
+  kob_test::RecorderReset reset;
+  kob::SourceResolver sources(std::vector<kob::modules::Module>{});
+  kob::SummaryFold f;
+  f.set_sources(&sources);
+  auto create = [&](std::uint64_t time) {
+    kob::OmpTaskCreate c;
+    c.time = time;
+    c.track = 0;
+    c.codeptr = 0x406100;
+    f.omp_task_create(c);
+  };
+  auto stretch = [&](std::uint32_t track, std::size_t number, std::uint64_t start) {
+    kob::OmpTaskSpan x = kob_test::span<kob::OmpTaskSpan>(track, start, start + 10);
+    x.create = number;
+    x.status = 1;  // complete
+    f.omp_task(x);
+  };
+  kob::OmpWorkSpan skip = at<kob::OmpWorkSpan>(1, 110, 111, 0x406010);
+  skip.type = 4;  // single_other
+  kob::OmpWorkSpan single = at<kob::OmpWorkSpan>(0, 110, 250, 0x406010);
+  single.type = 3;  // single_executor
+  skip.parallel_id = single.parallel_id = 10;
+  f.omp_work(skip);
+  create(120);
+  create(130);
+  stretch(1, 0, 125);
+  create(140);
+  stretch(1, 1, 145);
+  stretch(0, 2, 150);
+  create(170);  // after a task ran on this thread: no creation gap
+  stretch(1, 3, 175);
+  f.omp_work(single);
+  plain_region(f, 10, 0x406000, 100, 200, {{159, 30}, {19, 170}});
+  f.finish(tail_of_run(2));
+  const kob::Summary s = f.result();
+
+  const kob::OmpConstructStats* p = construct(s, "parallel", "0x406000");
+  REQUIRE(p != nullptr);
+  CHECK(p->busy_max == 140);         // the single, less the task run inside it
+  CHECK(p->busy_mean == (140 + 31) / 2);  // thread 1: 1 in the skipped single, 30 in tasks
+  CHECK(p->implicit_busy_max == 159);
+  CHECK(p->load_imbalance() == doctest::Approx((140.0 - 85.5) / 140.0));
+  CHECK(p->construct_regions == 1);
+  CHECK(p->loop_regions == 0);
+  CHECK(p->task_regions == 1);
+  CHECK(p->producer_regions == 1);
+  CHECK((p->requested_one == 0 && p->nested_regions == 0));
+  const kob::OmpConstructStats* t = construct(s, "task", "0x406100");
+  REQUIRE(t != nullptr);
+  CHECK(t->calls == 4);
+  CHECK(t->tasks_started == 4);
+  CHECK(t->total == 40);
+  CHECK(t->start_delay == 5 + 15 + 10 + 5);
+  CHECK(t->create_gaps == 2);
+  CHECK(t->create_gap == 20);
 }
