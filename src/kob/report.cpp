@@ -9,6 +9,7 @@
 #include "common/session/run_outputs.hpp"
 #include "common/analysis/summary.hpp"
 #include "kob/progress.hpp"
+#include "kob/run_alignment.hpp"
 #include "kob/run_source.hpp"
 #include "report/html_report.hpp"
 
@@ -18,14 +19,6 @@ namespace {
 
 void say(const std::string& line) { std::fprintf(stderr, "kob: %s\n", line.c_str()); }
 
-int rank_of(const Facts& facts) {
-  try {
-    return std::stoi(fact_value(facts, fact::kSection, fact::kMpiRank, fact_value(facts, fact::kSection, fact::kRank, "-1")));
-  } catch (...) {
-    return -1;
-  }
-}
-
 }  // namespace
 
 int report_runs(const ReportRequest& o) {
@@ -33,50 +26,35 @@ int report_runs(const ReportRequest& o) {
     say("report needs at least one RUN (PREFIX.kob or PREFIX); kob report --help");
     return 2;
   }
-  // Runs by rank (those without one after, in the order given): a row each.
-  struct Given {
-    std::string path;
-    int rank = -1;
-  };
-  std::vector<Given> runs;
-  bool ok = true;
-  std::string error;
-  for (const std::string& run : o.runs) {
-    raw::Reader reader;
-    const std::string path = raw_path(run);
-    if (!reader.open(path, error)) {
-      say(error);
-      ok = false;
-      continue;
-    }
-    runs.push_back({path, rank_of(run_facts(reader))});
-  }
+  // Runs by rank (those without one after, in the order given): a row each, on one time line
+  // (rank 0's clock, the others aligned as kob merge aligns them).
+  std::vector<RankRun> runs;
+  bool ok = read_rank_runs(o.runs, runs);
   if (runs.empty()) return 1;
-  std::stable_sort(runs.begin(), runs.end(), [](const Given& a, const Given& b) {
-    if ((a.rank < 0) != (b.rank < 0)) return a.rank >= 0;
-    return a.rank < b.rank;
-  });
+  std::vector<RunClock> clocks;
+  std::vector<Alignment> align;
+  align_rank_runs(runs, clocks, align);
 
   report::HtmlReport html;
-  for (const Given& g : runs) {
+  std::string error;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const RankRun& g = runs[i];
     raw::Reader reader;
     if (!reader.open(g.path, error)) {
       say(error);
       ok = false;
       continue;
     }
-    const Facts facts = run_facts(reader);
-    RunData data = prepare_run(reader, facts, o.quiet);
+    RunData data = prepare_run(reader, g.facts, o.quiet);
     TraceInfo info;
-    try {
-      info.pid = std::stoull(fact_value(facts, fact::kSection, fact::kPid, "0"));
-    } catch (...) {
-    }
-    info.process_name = process_name(facts);
+    info.pid = g.pid;
+    info.process_name = process_name(g.facts);
     Progress progress(g.path);
     reader.on_progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
-    const Summary sum = stream_run(data, facts, html, info);
+    ShiftSink shifted(html, align[i]);
+    const Summary sum = stream_run(data, g.facts, shifted, info);
     html.set_summary(summary_json(sum, html.other_data()));
+    if (runs.size() > 1) html.set_clock(clocks[i].alignment, clocks[i].offset_start_ns, clocks[i].offset_end_ns);
   }
 
   const std::string out = !o.output.empty() ? o.output : runs[0].path.substr(0, runs[0].path.size() - 4) + ".html";

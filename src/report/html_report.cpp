@@ -52,6 +52,8 @@ struct HtmlReport::Run {
   };
   std::map<std::string, Series, std::less<>> memory;  // by counter name ("memory <space>")
   std::string other = "{}", summary = "null";
+  std::string alignment;  // "": one run, no clock section
+  std::int64_t offset_start_ns = 0, offset_end_ns = 0;
 
   std::uint32_t cat_id(const char* cat) {
     for (std::uint32_t i = 0; i < cats.size(); ++i)
@@ -137,7 +139,7 @@ struct HtmlReport::Run {
   }
 
   // The run as the page's data: tracks, categories, bins, the spans kept and their names, memory.
-  json::Doc to_json() const;
+  json::Doc to_json(std::uint64_t axis_zero) const;
   json::Doc bins_json() const;
   void spans_json(json::Doc& o) const;
   json::Doc memory_json() const;
@@ -184,13 +186,16 @@ json::Doc HtmlReport::Run::memory_json() const {
   return out;
 }
 
-json::Doc HtmlReport::Run::to_json() const {
+json::Doc HtmlReport::Run::to_json(std::uint64_t axis_zero) const {
   std::vector<const trace::TrackDesc*> ts;
   for (const auto& t : tracks) ts.push_back(&t);
   std::stable_sort(ts.begin(), ts.end(), [](auto* a, auto* b) { return a->sort_index < b->sort_index; });
   json::Doc track_list = json::Doc::array();
   for (const trace::TrackDesc* t : ts) track_list.push_back({{"index", t->index}, {"name", t->name}, {"kind", kind_name(t->kind)}});
   json::Doc o = {{"label", label}, {"pid", pid}, {"end_ns", end}, {"bin_ns", width}, {"tracks", track_list}, {"cats", cats}};
+  o["start_ns"] = static_cast<std::int64_t>(t0 - axis_zero);  // two's complement: before the first run's, negative
+  if (!alignment.empty())
+    o["clock"] = {{"alignment", alignment}, {"offset_start_ns", offset_start_ns}, {"offset_end_ns", offset_end_ns}};
   o["bins"] = bins_json();
   spans_json(o);
   o["spans_total"] = spans_total;
@@ -255,9 +260,17 @@ const std::string& HtmlReport::other_data() const {
 
 void HtmlReport::set_summary(std::string summary_json) { cur().summary = summary_json.empty() ? "null" : std::move(summary_json); }
 
+void HtmlReport::set_clock(std::string alignment, std::int64_t offset_start_ns, std::int64_t offset_end_ns) {
+  Run& r = cur();
+  r.alignment = std::move(alignment);
+  r.offset_start_ns = offset_start_ns;
+  r.offset_end_ns = offset_end_ns;
+}
+
 std::string HtmlReport::data_json() const {
   json::Doc runs = json::Doc::array();
-  for (const auto& r : runs_) runs.push_back(r->to_json());
+  const std::uint64_t zero = runs_.empty() ? 0 : runs_.front()->t0;
+  for (const auto& r : runs_) runs.push_back(r->to_json(zero));
   return json::dump({{"tool", "kokkos-ompt-bridge"}, {"tool_version", KOB_VERSION}, {"runs", std::move(runs)}});
 }
 

@@ -44,6 +44,10 @@ class HtmlReport : public trace::TraceSink {
   const std::string& other_data() const;
   // The current run's summary JSON (summary_json), once the pass is over.
   void set_summary(std::string summary_json);
+  // Several runs: how the current one's times were put on the first run's time line (kob merge's
+  // alignment: "reference", "mpi", "wall clock", "none") and the offsets taken off them. Each
+  // run's `start_ns` in the data is where its first event lies on that line, from the first run's.
+  void set_clock(std::string alignment, std::int64_t offset_start_ns, std::int64_t offset_end_ns);
 
   // The report's data: {"tool_version", "runs":[...]} (docs in src/report/report.js).
   std::string data_json() const;

@@ -4,6 +4,10 @@
 // The data (src/report/html_report.cpp): {"tool_version", "runs": [run, ...]}, a run per process
 // (the ranks of an MPI job, ordered by rank), each
 //   label, pid, end_ns        the process, the run's length (ns from its first event)
+//   start_ns                   where its first event lies on the first run's time line, from that
+//                              run's first event (0 for one run; can be negative)
+//   clock {alignment, offset_start_ns, offset_end_ns}   several runs: how its times were put on the
+//                              first run's line, as kob merge does ("reference", "mpi", "wall clock", "none")
 //   tracks [{index, name, kind}]   threads, devices and mutex-hold lanes, in display order
 //   cats ["kokkos.kernel", ...]    the categories the bins and spans name by position
 //   bin_ns, bins [{track, cat, pm}] per track and category, the share of each bin_ns-wide bin
@@ -55,6 +59,8 @@
     if (ns < 1e9) return (ns / 1e6).toFixed(2) + ' ms';
     return (ns / 1e9).toFixed(3) + ' s';
   }
+  // A time that can be negative (a rank that started before the first): its sign always shown.
+  function fmtSigned(ns) { return (ns < 0 ? '\u2212' : '+') + fmtTime(Math.abs(ns)); }
   function fmtBytes(b) {
     if (b === null || b === undefined) return '\u2013';
     const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
@@ -113,11 +119,17 @@
     RUNS.forEach((r, i) => sel.append(el('option', { value: i }, nameOf(r))));
     sel.addEventListener('change', () => select(+sel.value));
     const t = $('rank-table');
-    table(t, ['run', 'host', 'run time', 'kernel calls', 'kernel time', 'slowest kernel', 'OpenMP busy', 'OpenMP wait', 'dropped events', 'findings'],
+    const clock = (r) => {
+      const c = r.clock || {};
+      if (!c.alignment || c.alignment === 'reference') return c.alignment || '\u2013';
+      const o = c.offset_start_ns === c.offset_end_ns ? fmtSigned(c.offset_start_ns) : fmtSigned(c.offset_start_ns) + ' \u2026 ' + fmtSigned(c.offset_end_ns);
+      return c.alignment + ', offset ' + o;
+    };
+    table(t, ['run', 'host', 'starts at', 'clock', 'run time', 'kernel calls', 'kernel time', 'slowest kernel', 'OpenMP busy', 'OpenMP wait', 'dropped events', 'findings'],
       RUNS.map((r) => {
         const s = sumOf(r), ks = s.kernels || [], th = (s.openmp && s.openmp.threads) || [];
         const top = ks.length ? ks[0].name + ' (' + fmtTime(ks[0].total_ns) + ')' : '\u2013';
-        return [nameOf(r), other(r).host || '', fmtTime(s.run_time_ns), ks.reduce((a, k) => a + k.calls, 0),
+        return [nameOf(r), other(r).host || '', fmtSigned(r.start_ns || 0), clock(r), fmtTime(s.run_time_ns), ks.reduce((a, k) => a + k.calls, 0),
           fmtTime(ks.reduce((a, k) => a + k.total_ns, 0)), top, fmtTime(th.reduce((a, x) => a + x.busy_ns, 0)),
           fmtTime(th.reduce((a, x) => a + x.wait_ns, 0)), s.dropped_events || 0, Array.isArray(s.findings) ? s.findings.length : 0];
       }));
@@ -399,20 +411,24 @@
   const ROW = 14, AXIS = 22, LABEL = 210, MAXD = 8;
   const lanes = [];
   let END = 1, view = [0, 1], drawnRects = 0;
+  // One time axis for every run: from the earliest run's first event.
+  const FIRST = Math.min(0, ...RUNS.map((r) => r.start_ns || 0));
+  const startOf = (r) => (r.start_ns || 0) - FIRST;
   function buildLanes() {
     RUNS.forEach((r, ri) => {
-      END = Math.max(END, r.end_ns || 0);
+      const off = startOf(r);
+      END = Math.max(END, off + (r.end_ns || 0));
       const byTrack = new Map();
       const lane = (track, g) => {
         if (!byTrack.has(track)) byTrack.set(track, new Map());
         const m = byTrack.get(track);
-        if (!m.has(g)) m.set(g, { ri, track, group: g, spans: [], bins: [], levels: null, depth: 1 });
+        if (!m.has(g)) m.set(g, { ri, off, track, group: g, spans: [], bins: [], levels: null, depth: 1 });
         return m.get(g);
       };
       const sp = r.spans || [];
       for (let i = 0; i + 4 < sp.length; i += 5) {
         const ln = lane(sp[i], groupOf(r.cats[sp[i + 1]]));
-        ln.spans.push({ s: sp[i + 3], e: sp[i + 3] + sp[i + 4], name: r.names[sp[i + 2]], cat: r.cats[sp[i + 1]], d: 0 });
+        ln.spans.push({ s: off + sp[i + 3], e: off + sp[i + 3] + sp[i + 4], name: r.names[sp[i + 2]], cat: r.cats[sp[i + 1]], d: 0 });
       }
       for (const b of r.bins || []) lane(b.track, groupOf(r.cats[b.cat])).bins.push(b.pm);
       const truncated = (r.spans_total || 0) > sp.length / 5;
@@ -502,10 +518,10 @@
         const lv = Math.max(0, Math.ceil(Math.log2(1 / (k * ln.binNs))));
         const a = level(ln, lv), bw = ln.binNs * Math.pow(2, lv);
         g.globalAlpha = 0.45; g.fillStyle = G.color;
-        for (let i = Math.max(0, Math.floor(v0 / bw)); i < a.length && i * bw <= v1; i++) {
+        for (let i = Math.max(0, Math.floor((v0 - ln.off) / bw)); i < a.length && ln.off + i * bw <= v1; i++) {
           if (a[i] <= 0) continue;
           const h = Math.min(1, a[i]) * (ROW - 2);
-          g.fillRect(X(i * bw), ln.top + ROW - 1 - h, Math.max(1, bw * k), h);
+          g.fillRect(X(ln.off + i * bw), ln.top + ROW - 1 - h, Math.max(1, bw * k), h);
           drawnRects++;
         }
         g.globalAlpha = 1;

@@ -12,10 +12,13 @@ and, when the MPI layer libkob_mpi_openmpi.so is beside kob, for `kob run --mpi`
 - OUT.otf2 (read with otf2-print) has a process location group per rank with exactly the events
   of that rank's Chrome trace;
 - OUT.summary.json lists the 4 runs by rank with how each was aligned, and per kernel the calls
-  and min / mean / max over the ranks ("scaled" runs (r + 1) times per step on rank r)."""
+  and min / mean / max over the ranks ("scaled" runs (r + 1) times per step on rank r);
+- `kob report` of the 4 ranks has a row per rank with the merge's alignment and offsets, and every
+  kernel span at the merged trace's time (one shift for the whole time line, to the nanosecond)."""
 import argparse
 import json
 import os
+import re
 import socket
 import sqlite3
 import stat
@@ -82,6 +85,42 @@ def by_rank_slices(tr):
     for s in sl:
         out.setdefault(process_of(tr, s["track"]), []).append((s["cat"], s["name"], s["ts"], s["dur"]))
     return {k: sorted(v) for k, v in out.items()}
+
+
+def report_data(path):
+    """The data of a report page (the JSON element html_report.cpp writes)."""
+    with open(path) as f:
+        page = f.read()
+    m = re.search(r'<script type="application/json" id="kob-data">(.*?)</script>', page, re.S)
+    return json.loads(m.group(1)) if m else None
+
+
+def check_report(label, wd, prefixes, runs, merged_slices, procs):
+    """kob report of the 4 ranks: a row per rank on rank 0's clock, each aligned as the merge says,
+    and every kernel span where the merged trace has it, up to one shift of the whole time line."""
+    page = os.path.join(wd, "job.html")
+    rc, _, err = kc.run([kob, "report"] + prefixes[::-1] + ["-o", page, "--quiet"])
+    kc.expect_eq(rc, 0, f"{label}: kob report of the ranks ({err.strip()[-300:]})")
+    data = report_data(page)
+    if not kc.check(data is not None and len(data.get("runs", [])) == NP, f"{label}: the report holds {NP} runs"):
+        return
+    got = [(r.get("clock") or {}) for r in data["runs"]]
+    kc.expect_eq([(c.get("alignment"), c.get("offset_start_ns"), c.get("offset_end_ns")) for c in got],
+                 [(r["alignment"], r["offset_start_ns"], r["offset_end_ns"]) for r in runs],
+                 f"{label}: the report's clock per rank (alignment, offsets) = the merge's")
+    kc.expect_eq(data["runs"][0].get("start_ns"), 0, f"{label}: rank 0's run starts the report's axis")
+    shifts = set()
+    for r, run in enumerate(data["runs"]):
+        sp, names, cats = run["spans"], run["names"], run["cats"]
+        mine = sorted((run["start_ns"] + sp[i + 3], names[sp[i + 2]], sp[i + 4]) for i in range(0, len(sp), 5)
+                      if cats[sp[i + 1]] == "kokkos.kernel")
+        pid = next((p for p, n in procs.items() if n.startswith(f"{EXE} rank {r} ")), None)
+        theirs = sorted((ts, n, d) for c, n, ts, d in merged_slices.get(pid, []) if c == "kokkos.kernel")
+        if not kc.expect_eq([(n, d) for _, n, d in mine], [(n, d) for _, n, d in theirs],
+                            f"{label}: rank {r}'s kernels in the report = in the merged trace (names, durations)"):
+            continue
+        shifts |= {t1 - t0 for (t0, _, _), (t1, _, _) in zip(mine, theirs)}
+    kc.expect_eq(len(shifts), 1, f"{label}: every rank's kernels sit where the merged trace has them, up to one shift: {sorted(shifts)[:5]}")
 
 
 base_rc, base_out, base_err = mpirun_run({}, kc.workdir())
@@ -174,6 +213,7 @@ def check_merge(label, wd, expect_alignment):
             moved = [ts0 - ts1 for (_, _, ts0, _), (_, _, ts1, _) in zip(own_list, got)]
             kc.check(all(lo - 1 <= m <= hi + 1 for m in moved),
                      f"{label}: rank {r}'s slices moved by its offset ({lo}..{hi} ns): {min(moved)}..{max(moved)}")
+    check_report(label, wd, prefixes, runs, merged_slices, procs)
 
     # OTF2: a process group per rank with exactly its events.
     try:
