@@ -1454,3 +1454,31 @@ TEST_CASE("summary fold: a region's work is its threads' time in worksharing con
   CHECK(t->create_gaps == 2);
   CHECK(t->create_gap == 20);
 }
+
+TEST_CASE("summary fold: a kernel whose regions hold worksharing loops (Kokkos 4's OpenMP backend) counts the loops as work") {
+  // One call: the implicit tasks are busy 58 and 48 but the loops inside them take 20 and 10
+  // (the rest is the runtime's and Kokkos' dispatch): the kernel's work figures are the loops'.
+  const KernelCall c = kernel_call("fw_k", 5, 0, {{58, 0}, {48, 0}});
+  kob::SummaryFold f;
+  for (std::uint32_t th = 0; th < 2; ++th) {
+    kob::OmpWorkSpan w = kob_test::span<kob::OmpWorkSpan>(th, 20, th == 0 ? 40 : 30);
+    w.type = 10;  // loop_static
+    w.parallel_id = 5;
+    w.kernel = 5;
+    f.omp_work(w);
+  }
+  f.omp_implicit_task(c.tasks[0]);
+  f.omp_parallel(c.parallel);
+  f.kernel(c.kernel);
+  f.omp_implicit_task(c.tasks[1]);
+  f.finish(tail_of_run(2));
+  const kob::Summary s = f.result();
+  REQUIRE(s.openmp.kernels.size() == 1);
+  const kob::OmpKernelStats& k = s.openmp.kernels[0];
+  CHECK(k.busy_max == 20);
+  CHECK(k.busy_mean == 15);
+  CHECK(k.implicit_busy_max == 58);
+  CHECK(k.construct_regions == 1);
+  CHECK(k.loop_regions == 1);
+  CHECK(k.load_imbalance() == doctest::Approx(0.25));
+}
