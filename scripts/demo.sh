@@ -13,7 +13,6 @@ echo "running: build/samples/kokkos_sample with KOKKOS_PROFILE_LIBRARY and OMP_T
 OMP_NUM_THREADS=2 OMP_PROC_BIND=false \
 KOKKOS_PROFILE_LIBRARY="$lib" KOKKOS_TOOLS_LIBS="$lib" OMP_TOOL_LIBRARIES="$lib" \
     build/samples/kokkos_sample --kokkos-tools-args="--output=$PWD/build/demo/kob-demo"
-echo "trace: $PWD/build/demo/kob-demo.pftrace (open it in https://ui.perfetto.dev; --format=chrome writes JSON for chrome://tracing)"
 # The second sample has performance problems: its summary lists them as findings, and its HTML
 # report (one self-contained file) shows them with the timeline.
 echo

@@ -20,14 +20,13 @@ void say(const std::string& line) { std::fprintf(stderr, "kob: %s\n", line.c_str
 
 // Converts one raw trace; false when it cannot be read or a file cannot be written.
 bool convert_one(const std::string& run, const ConvertRequest& o, std::string* summary_out) {
-  const std::string path = raw_path(run);
-  const std::string prefix = !o.output.empty() ? o.output : path.substr(0, path.size() - 4);
   raw::Reader reader;
-  std::string error;
-  if (!reader.open(path, error)) {
+  std::string path, error;
+  if (!open_run(reader, run, path, error)) {
     say(error);
     return false;
   }
+  const std::string prefix = !o.output.empty() ? o.output : path.ends_with(".kob") ? path.substr(0, path.size() - 4) : path;
   const Facts facts = run_facts(reader);  // the header's pid and rank, unless a KV entry says otherwise
   if (fact_value(facts, fact::kSection, fact::kHelpRun) == "1") {
     if (!o.quiet) say(path + " is a --kokkos-tools-help run: nothing to convert");

@@ -24,10 +24,9 @@ void say(const std::string& line) { std::fprintf(stderr, "kob: %s\n", line.c_str
 
 // Reads one run's raw trace and folds it into its summary, as kob summary would print it.
 bool load_run(const std::string& run, std::string& path, Summary& out) {
-  path = raw_path(run);
   raw::Reader reader;
   std::string error;
-  if (!reader.open(path, error)) {
+  if (!open_run(reader, run, path, error)) {
     say(error);
     return false;
   }

@@ -12,6 +12,7 @@
 #include "kob/convert.hpp"
 #include "kob/diff.hpp"
 #include "kob/merge.hpp"
+#include "common/support/log.hpp"
 #include "kob/report.hpp"
 #include "kob/run.hpp"
 #include "kob/sql.hpp"
@@ -224,6 +225,7 @@ int usage_error(const CLI::App& app, const CLI::ParseError& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kob::log::set_program("kob");  // one prefix for all kob says, its own lines and the core's
   // `kob run` parses its own command line: what follows the program is the program's.
   if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return kob::cli::run_main(argc - 2, argv + 2);
   if (argc >= 2 && argv[1][0] != '-' && !known_command(argv[1])) {

@@ -57,7 +57,8 @@ int report_runs(const ReportRequest& o) {
     if (runs.size() > 1) html.set_clock(clocks[i].alignment, clocks[i].offset_start_ns, clocks[i].offset_end_ns);
   }
 
-  const std::string out = !o.output.empty() ? o.output : runs[0].path.substr(0, runs[0].path.size() - 4) + ".html";
+  const std::string& first = runs[0].path;
+  const std::string out = !o.output.empty() ? o.output : (first.ends_with(".kob") ? first.substr(0, first.size() - 4) : first) + ".html";
   const std::size_t slash = out.rfind('/');
   if (slash != std::string::npos && slash > 0 && !atomic_file::make_directories(out.substr(0, slash), error)) {
     say(error);

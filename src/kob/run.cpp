@@ -17,6 +17,8 @@
 
 #include "common/session/config.hpp"
 #include "common/session/output_name.hpp"
+#include "common/session/run_outputs.hpp"
+#include "common/support/atomic_file.hpp"
 #include "common/session/run_report.hpp"
 #include "common/support/install_layout.hpp"
 #include "kob/mpi_family.hpp"
@@ -172,6 +174,12 @@ int split_options(int argc, char** argv, std::vector<std::string>& options, bool
 // The tool options as the library will read them; false (said) when one is bad.
 bool check_options(const std::vector<std::string>& options, Config& tool) {
   std::vector<std::string> errors;
+  // What the program's library will see: KOB_ARGS as it is now, then these options (they win).
+  // --quiet given either way keeps kob quiet too; KOB_ARGS' own mistakes are the library's to say.
+  if (const char* env = std::getenv("KOB_ARGS")) {
+    std::vector<std::string> ignored;
+    tool.apply(split_args(env), ignored);
+  }
   tool.apply(options, errors);
   if (!errors.empty()) {
     std::string e = errors.front();
@@ -249,6 +257,19 @@ int wait_for(pid_t child) {
   return status;
 }
 
+// Before the program starts: the folder of --output, made now (the library would make it too);
+// where it cannot be, the user hears it at once, and the library writes elsewhere (said again).
+void check_output_folder(const Config& tool) {
+  const std::string& out = tool.output;
+  const std::size_t slash = out.rfind('/');
+  if (slash == std::string::npos || slash == 0) return;
+  const std::string dir = out.substr(0, slash + 1);
+  if (dir.find('%') != std::string::npos) return;  // a folder per rank or process: made by each
+  std::string error;
+  if (!atomic_file::make_directories(dir, error))
+    say(error + ": the run's files will go to the current folder (else $TMPDIR) instead");
+}
+
 // One line per process that wrote its files, or one saying that none did.
 void report_written(const std::string& report_path, const char* program, int status, bool quiet) {
   std::vector<run_report::Entry> entries = run_report::read(report_path);
@@ -257,7 +278,7 @@ void report_written(const std::string& report_path, const char* program, int sta
   for (const run_report::Entry& e : entries) {
     std::string line = "pid " + std::to_string(e.pid) + " wrote";
     for (std::size_t i = 0; i < e.files.size(); ++i) line += (i ? ", " : " ") + e.files[i];
-    say(line);
+    say(e.files.empty() ? line + " no file (the lines above say why)" : line + next_step(e.files));
   }
   const bool not_started = WIFEXITED(status) && WEXITSTATUS(status) == 127;  // said by the child already
   if (entries.empty() && !not_started)
@@ -306,6 +327,7 @@ int run_main(int argc, char** argv) {
     say("run: " + error);
     return 2;
   }
+  check_output_folder(tool);
   set_environment(lib, options, mpi ? choose_mpi_layer(argv[at]) : std::string());
   const std::string report_path = make_report_file();
   if (!report_path.empty()) setenv(run_report::kVariable, report_path.c_str(), 1);

@@ -23,11 +23,10 @@ ClockSync parse_sync(const std::string& v) {
 }
 
 bool read_rank_run(const std::string& arg, std::size_t given, RankRun& run) {
-  run.path = raw_path(arg);
   run.given = given;
   raw::Reader reader;
   std::string error;
-  if (!reader.open(run.path, error)) {
+  if (!open_run(reader, arg, run.path, error)) {
     say(error);
     return false;
   }

@@ -1,14 +1,36 @@
 #include "kob/run_source.hpp"
 
+#include <sys/stat.h>
+
 #include <cstdio>
+#include <string_view>
+#include <utility>
 
 #include "common/record/clock.hpp"
 
 namespace kob::cli {
 
 std::string raw_path(const std::string& run) {
-  const bool has = run.size() >= 4 && run.compare(run.size() - 4, 4, ".kob") == 0;
-  return has ? run : run + ".kob";
+  if (run.ends_with(".kob")) return run;
+  struct stat st{};
+  if (::stat(run.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return run;
+  return run + ".kob";
+}
+
+bool open_run(raw::Reader& reader, const std::string& run, std::string& path, std::string& error) {
+  static constexpr std::pair<std::string_view, std::string_view> kOther[] = {
+      {".summary.json", "a summary"}, {".summary.txt", "a summary"}, {".pftrace", "a Perfetto trace"},
+      {".trace.json", "a Chrome trace"}, {".html", "a report"},        {".sqlite", "a SQL database"},
+      {".otf2", "an OTF2 archive"},     {".otf2/", "an OTF2 archive"}, {".otf2/traces.otf2", "an OTF2 archive"}};
+  for (const auto& [suffix, what] : kOther) {
+    if (run.size() <= suffix.size() || !run.ends_with(suffix)) continue;
+    const std::string prefix = run.substr(0, run.size() - suffix.size());
+    path = run;
+    error = run + " is " + std::string(what) + " of a run: give its raw trace, " + prefix + ".kob (or " + prefix + ")";
+    return false;
+  }
+  path = raw_path(run);
+  return reader.open(path, error);
 }
 
 Facts run_facts(const raw::Reader& reader) {

@@ -9,8 +9,14 @@
 
 namespace kob::cli {
 
-// PREFIX or PREFIX.kob -> PREFIX.kob.
+// PREFIX or PREFIX.kob -> PREFIX.kob; a file that exists under the name given is taken as it is
+// (the reader then says what is wrong with it).
 std::string raw_path(const std::string& run);
+
+// Opens RUN's raw trace (path: the file tried). False with error: one line saying what is wrong
+// with the file given, naming the raw trace to give instead when RUN is one of a run's other
+// files (PREFIX.summary.json, PREFIX.pftrace, ...).
+bool open_run(raw::Reader& reader, const std::string& run, std::string& path, std::string& error);
 
 // The header's pid and rank, then the raw trace's KV entries (a later entry wins).
 Facts run_facts(const raw::Reader& reader);

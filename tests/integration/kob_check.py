@@ -73,6 +73,11 @@ sweep_empty_omp_registrations()
 CHROME = "--format=chrome,summary,json"
 
 
+def wrote_line(line):
+    """A "wrote" line without the next step it ends with: "... wrote A, B (next: ...)" -> "... wrote A, B"."""
+    return re.sub(r" \(next: .*\)$", "", line)
+
+
 def check(cond, what):
     """Records a failed expectation; the test fails at the end with every failure listed."""
     if not cond:

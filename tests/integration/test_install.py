@@ -68,7 +68,7 @@ kc.expect_eq(rc, 0, f"installed kob run: the sample's exit status ({err[-400:]!r
 kc.expect_eq(out, out0, "installed kob run: the program's stdout unchanged")
 files = [prefix + ext for ext in (".kob", ".trace.json", ".summary.txt", ".summary.json")]
 named = [l for l in err.splitlines() if l.startswith("kob: pid ")]
-kc.check(len(named) == 1 and named[0].endswith(" wrote " + ", ".join(files)), f"installed kob run names the files: {named}")
+kc.check(len(named) == 1 and kc.wrote_line(named[0]).endswith(" wrote " + ", ".join(files)), f"installed kob run names the files: {named}")
 if all(kc.check(os.path.isfile(f), f"installed kob run: {os.path.basename(f)} written") for f in files):
     trace, summary = kc.load_outputs(prefix)
     ref_trace, ref_summary = kc.load_outputs(ref)

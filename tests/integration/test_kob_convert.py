@@ -41,7 +41,7 @@ clean = make("clean", "clean")
 prefix = clean[:-4]
 rc, out, err = convert(clean)
 kc.expect_eq(rc, 0, "convert clean: exit status")
-kc.expect_eq(stderr_lines(err), [f"kokkos-ompt-bridge: wrote {prefix}.trace.json, {prefix}.summary.txt, {prefix}.summary.json"],
+kc.expect_eq(stderr_lines(err), [f"kob: wrote {prefix}.trace.json, {prefix}.summary.txt, {prefix}.summary.json"],
              "convert clean: stderr is the one line naming the files")
 kc.check("\r" not in err, "no progress line when stderr is not a terminal")
 trace, summary = kc.load_outputs(prefix)

@@ -61,7 +61,8 @@ for f in files:
 named = [l for l in err.splitlines() if l.startswith("kob: pid ")]
 kc.expect_eq(len(named), 1, f"kob run: one line naming the files: {named}")
 if named:
-    kc.check(named[0].endswith(" wrote " + ", ".join(files)), f"kob run: the line names every file: {named[0]!r}")
+    kc.check(kc.wrote_line(named[0]).endswith(" wrote " + ", ".join(files)), f"kob run: the line names every file: {named[0]!r}")
+    kc.check(named[0].endswith(f" (next: kob report {prefix} for the HTML report)"), f"kob run: the line says what to do next: {named[0]!r}")
     kc.check(named[0].startswith("kob: pid ") and named[0].split()[2].isdigit(), f"kob run: the line names the pid: {named[0]!r}")
 raw_after, real_after = time.clock_gettime_ns(time.CLOCK_MONOTONIC_RAW), time.time_ns()
 trace, summary = kc.load_outputs(prefix)
@@ -98,7 +99,7 @@ named = {}
 for l in err.splitlines():
     if l.startswith("kob: pid ") and " wrote " in l:
         pid = l.split()[2]
-        named[pid] = l.split(" wrote ", 1)[1].split(", ")
+        named[pid] = kc.wrote_line(l).split(" wrote ", 1)[1].split(", ")
 parent = [p for p, f in named.items() if f and f[0] == fprefix + ".kob"]
 child = [p for p, f in named.items() if f and f[0] == f"{fprefix}-{p}.kob"]
 kc.check(len(named) == 2 and len(parent) == 1 and len(child) == 1 and parent != child,
@@ -106,6 +107,36 @@ kc.check(len(named) == 2 and len(parent) == 1 and len(child) == 1 and parent != 
 for files_of in named.values():
     for f in files_of:
         kc.check(os.path.isfile(f), f"kob run of a forking program: {os.path.basename(f)} written")
+
+# An --output folder that cannot be made (a file is in the way): kob says so before the program
+# starts, the library writes to the current folder instead (one line), and kob's last line names
+# those files; the program's output and exit status are its own.
+bwd = kc.workdir()
+open(os.path.join(bwd, "blocker"), "w").close()
+rc, out, err = kc.run([kob, "run", "--output=blocker/sub/b1", kc.CHROME, "--", sample], ENV, cwd=bwd, unset=TOOL_VARS)
+kc.expect_eq((rc, out), (0, out0), "kob run, blocked --output: the program's exit status and stdout")
+lines = [l for l in err.splitlines() if l.startswith(("kob: ", "kokkos-ompt-bridge: "))]
+kc.check(lines[:1] and lines[0].startswith("kob: cannot create the output directory blocker/sub/") and "current folder" in lines[0],
+         f"kob run, blocked --output: kob says so first: {lines[:1]}")
+kc.check(any("go to b1.* instead" in l for l in lines), f"kob run, blocked --output: the library says where the files went: {lines}")
+kc.check(lines[-1:] and kc.wrote_line(lines[-1]).endswith(" wrote b1.kob, b1.trace.json, b1.summary.txt, b1.summary.json"),
+         f"kob run, blocked --output: the last line names the files written: {lines[-1:]}")
+kc.expect_eq(sum(" wrote " in l for l in lines), 1, "kob run: one line naming the files (kob's; the library's is left out)")
+# --quiet in KOB_ARGS keeps kob quiet too.
+rc, out, err = kc.run([kob, "run", "--output=q1", kc.CHROME, "--", sample], {**ENV, "KOB_ARGS": "--quiet"}, cwd=bwd, unset=TOOL_VARS)
+kc.expect_eq([l for l in err.splitlines() if l.startswith("kob: ")], [], "kob run with KOB_ARGS=--quiet: no kob line")
+kc.check(os.path.isfile(os.path.join(bwd, "q1.trace.json")), "kob run with KOB_ARGS=--quiet: the files written")
+
+# A file given where a run is expected: what is wrong with it, and what to give instead.
+with open(os.path.join(bwd, "err1"), "w") as f:
+    f.write("not a trace\n")
+for args, part in ((["summary", os.path.join(bwd, "err1")], f"{bwd}/err1 is not a kokkos-ompt-bridge raw trace"),
+                   (["summary", os.path.join(bwd, "q1.summary.json")], f"q1.summary.json is a summary of a run: give its raw trace, {bwd}/q1.kob (or {bwd}/q1)"),
+                   (["convert", os.path.join(bwd, "q1.trace.json")], "q1.trace.json is a Chrome trace of a run: give its raw trace"),
+                   (["report", os.path.join(bwd, "q1.pftrace")], "q1.pftrace is a Perfetto trace of a run")):
+    rc, out, err = kc.run([kob] + args)
+    kc.expect_eq(rc, 1, f"kob {args[0]} {os.path.basename(args[1])}: exit status")
+    one_kob_line(err, part, f"kob {args[0]} {os.path.basename(args[1])}")
 
 # Exit statuses pass through; a program killed by a signal ends kob by the same signal.
 rc, out, err = kc.run([kob, "run", "--quiet", "--", "sh", "-c", "echo through; exit 7"])

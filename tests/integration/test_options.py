@@ -4,6 +4,7 @@ import argparse
 import glob
 import json
 import os
+import re
 
 import kob_check as kc
 
@@ -41,9 +42,19 @@ for word in ("--bogus", "--format=xml", "--memory-limit=abc", "--include=(", "--
 kc.check(os.path.exists(p + ".pftrace"), "--output still applies next to bad options")
 kc.check("summary:" not in err, "--quiet still applies next to bad options")
 
-# Unwritable output path: a warning per file, nothing written, the run unharmed.
-err = tool_run("--output=/nonexistent-dir/x --quiet")
-kc.expect_eq(len([l for l in tool_lines(err) if "cannot write /nonexistent-dir/x" in l]), 3, "one warning per unwritable file")
+# An output folder that cannot be made (a file is in the way): one line saying where the files
+# went instead (the current folder), the run unharmed.
+wd = kc.workdir()
+open(os.path.join(wd, "blocker"), "w").close()
+err = tool_run("--output=blocker/x --quiet", cwd=wd)
+lines = [l for l in tool_lines(err) if ": warning:" in l]
+kc.expect_eq(len(lines), 1, f"unwritable output folder: one line: {lines}")
+# The raw trace was made under the default name before the option arrived (the Kokkos route's
+# arguments come late): the files stay there; else they go to x.* in the current folder.
+where = re.search(r"files (?:go to|stay) (\S+)\.\*", lines[0]) if lines else None
+kc.check(where is not None and "blocker/" in lines[0], f"unwritable output folder: says where: {lines}")
+if where:
+    kc.check(os.path.isfile(os.path.join(wd, where.group(1) + ".pftrace")), f"unwritable output folder: the files are where it says: {where.group(1)}")
 
 # --format picks the files.
 wd = kc.workdir()
@@ -55,8 +66,9 @@ wd = kc.workdir()
 err = tool_run(f"--output={wd}/s")
 kc.check("== kokkos-ompt-bridge summary:" in err and "Kokkos kernels" in err, "summary printed on stderr")
 kc.expect_eq(err.strip().splitlines()[-1],
-             f"kokkos-ompt-bridge: wrote {wd}/s.pftrace, {wd}/s.summary.txt, {wd}/s.summary.json",
-             "last stderr line: the default formats (perfetto, summary, json)")
+             f"kokkos-ompt-bridge: wrote {wd}/s.pftrace, {wd}/s.summary.txt, {wd}/s.summary.json "
+             f"(next: kob report {wd}/s for the HTML report, or open {wd}/s.pftrace at https://ui.perfetto.dev)",
+             "last stderr line: the default formats (perfetto, summary, json), and what to do next")
 with open(f"{wd}/s.summary.txt") as f:
     kc.check(f.read() in err, "the summary file holds what stderr showed")
 

@@ -1,6 +1,8 @@
 """Output file names and writes: --output placeholders, DIR/, the -r<rank> suffix, bad values, and
-writes that fail (file size limit, missing or blocked directory) or race: every file is whole or
-absent, with one line per failure, and the program's exit code and stdout never change."""
+writes that fail (file size limit) or race: every file is whole or absent, with one line per
+failure, and the program's exit code and stdout never change. A run is never lost to its output
+path: a missing folder is made; where the folder cannot be made, the files go to the current
+folder, else $TMPDIR, with one line saying where. --quiet: no "wrote" line either."""
 import argparse
 import glob
 import json
@@ -90,23 +92,34 @@ check_run("DIR/", rc, out, err)
 check_set("DIR/", wd, f"results/{host}/kob-fork_omp-{pid}", pid)
 kc.expect_eq(len(files(wd)), 4, "DIR/: three files and the raw trace")
 
-# A directory that cannot be made: one line, no file, the run goes on.
+# A directory that cannot be made (a file is in the way): the files go to the current folder under
+# the default names, and one line says so, naming the directory, the cause and where they went.
 wd = kc.workdir()
 open(os.path.join(wd, "blocker"), "w").close()
 pid, rc, out, err = run("--quiet --output=blocker/sub/", wd)
 check_run("blocked DIR/", rc, out, err)
-kc.expect_eq(files(wd), ["blocker"], "blocked DIR/: no file written")
-kc.expect_eq(len(tool_lines(err)), 1, f"blocked DIR/: one line: {tool_lines(err)}")
-kc.check("cannot create the output directory blocker/sub/" in err, "blocked DIR/: the line names the directory")
-
-# A prefix in a missing directory: one line per file, nothing written.
-wd = kc.workdir()
-pid, rc, out, err = run("--quiet --output=missing/run", wd)
-check_run("missing directory", rc, out, err)
-kc.expect_eq(files(wd), [], "missing directory: no file")
+check_set("blocked DIR/", wd, f"kob-fork_omp-{pid}", pid)
+kc.expect_eq(len(files(wd)), 5, f"blocked DIR/: the blocker, three files and the raw trace: {files(wd)}")
 lines = tool_lines(err)
-kc.expect_eq(len(lines), 4, f"missing directory: one line per file (the raw trace too): {lines}")
-kc.check(all("No such file or directory" in l for l in lines), "missing directory: the lines give the cause")
+kc.expect_eq(len(lines), 1, f"blocked DIR/: one line: {lines}")
+kc.check(lines and "blocker/sub/" in lines[0] and "Not a directory" in lines[0] and f"go to kob-fork_omp-{pid}.* instead" in lines[0],
+         f"blocked DIR/: the line names the directory, the cause and where the files went: {lines}")
+
+# The same for DIR/NAME, run where nothing can be written (/proc): the files go to $TMPDIR.
+wd = kc.workdir()
+pid, rc, out, err = run("--quiet --output=nodir/run", "/proc", {"TMPDIR": wd})
+check_run("nowhere but $TMPDIR", rc, out, err)
+check_set("nowhere but $TMPDIR", wd, "run", pid)
+lines = tool_lines(err)
+kc.expect_eq(len(lines), 1, f"nowhere but $TMPDIR: one line: {lines}")
+kc.check(lines and f"go to {wd}/run.* instead" in lines[0], f"nowhere but $TMPDIR: the line says where: {lines}")
+
+# A prefix in a missing directory: the directory is made, the run written there, nothing said.
+wd = kc.workdir()
+pid, rc, out, err = run("--quiet --output=missing/deeper/run", wd)
+check_run("missing directory", rc, out, err)
+check_set("missing directory", wd, "missing/deeper/run", pid)
+kc.expect_eq(tool_lines(err), [], "missing directory: no line")
 
 # A bad placeholder: one line naming it and what is accepted; the default names are used.
 wd = kc.workdir()

@@ -30,7 +30,7 @@ if a.kind == "kokkos":
     env["KOKKOS_PROFILE_LIBRARY"] = lib
 rc, out, err = kc.run([os.path.abspath(a.program)] + ([a.case] if a.case else []), env, cwd=wd)
 kc.expect_eq(rc, 0, "exit code")
-kc.check(err.strip().splitlines()[-1:] == [f"kokkos-ompt-bridge: wrote {prefix}.pftrace, {prefix}.trace.json"],
+kc.check([kc.wrote_line(l) for l in err.strip().splitlines()[-1:]] == [f"kokkos-ompt-bridge: wrote {prefix}.pftrace, {prefix}.trace.json"],
          f"both files written: {err.strip().splitlines()[-1:]}")
 kc.check(not os.path.exists(prefix + ".summary.txt"), "no summary file when not asked for")
 

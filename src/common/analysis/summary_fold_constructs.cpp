@@ -123,7 +123,7 @@ ConstructRows::WorkPart& ConstructRows::part(std::vector<WorkPart>& parts, std::
 void ConstructRows::work_team(const std::vector<WorkPart>& parts) {
   std::vector<bool> done(parts.size(), false);
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (done[i]) continue;
+    if (done[i] || parts[i].row == kNoRow) continue;
     std::uint64_t threads = 0, max_busy = 0, sum_busy = 0, barrier = 0, wait = 0;
     for (std::size_t j = i; j < parts.size(); ++j) {
       if (parts[j].row != parts[i].row) continue;

@@ -60,6 +60,7 @@ class ConstructRows {
   struct WorkPart {
     std::uint32_t row = 0, track = 0;
     std::uint64_t busy = 0, barrier = 0, wait = 0;  // ns in the construct; in its implicit barrier, waiting there
+    bool loop = false;  // a worksharing loop (ompt_work_loop*); row kNoRow: constructs without one (in a kernel)
   };
   std::uint32_t work(const OmpWorkSpan& w);  // its row, kNoRow when none
   // The work construct that ended last on `track` and the region it ran in (parts: that region's).

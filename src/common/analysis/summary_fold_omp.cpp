@@ -53,7 +53,7 @@ void SummaryFold::omp_implicit_task(const OmpImplicitTaskSpan& i) {
   j.tasks_ran = j.tasks_ran || work != 0;
   j.creators += th.tasks_created != 0 ? 1 : 0;
   th.task_run = th.tasks_created = th.recent_run = 0;
-  for (const ParallelJoin::ThreadWork& part : j.thread_work)
+  for (const ConstructRows::WorkPart& part : j.work)
     if (part.track == i.track) {
       work += part.busy;
       j.constructs = true;
@@ -80,17 +80,10 @@ void SummaryFold::omp_work(const OmpWorkSpan& w) {
   const std::uint32_t row = s_->constructs.work(w);
   if (w.parallel_id == 0) return;
   // Nested in its thread's implicit task, so in before the region's join completes.
-  ParallelJoin& j = s_->joins[w.parallel_id];
-  ParallelJoin::ThreadWork* mine = nullptr;
-  for (ParallelJoin::ThreadWork& t : j.thread_work)
-    if (t.track == w.track) mine = &t;
-  if (mine == nullptr) mine = &j.thread_work.emplace_back(ParallelJoin::ThreadWork{w.track});
-  mine->busy += w.dur();
-  mine->loop = mine->loop || w.type == 1 || (w.type >= 10 && w.type <= 13);  // ompt_work_loop, loop_static..loop_other
-  if (row != ConstructRows::kNoRow) {
-    ConstructRows::part(j.work, row, w.track).busy += w.dur();
-    s_->constructs.last_work(w.track) = {row, w.parallel_id, w.end};
-  }
+  ConstructRows::WorkPart& part = ConstructRows::part(s_->joins[w.parallel_id].work, row, w.track);
+  part.busy += w.dur();
+  part.loop = part.loop || w.type == 1 || (w.type >= 10 && w.type <= 13);  // ompt_work_loop, loop_static..loop_other
+  if (row != ConstructRows::kNoRow) s_->constructs.last_work(w.track) = {row, w.parallel_id, w.end};
 }
 
 void SummaryFold::omp_sync(const OmpSyncSpan& y) {

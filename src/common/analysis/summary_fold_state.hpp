@@ -57,17 +57,12 @@ struct ParallelJoin {
   std::uint32_t team_size = 0, track = 0, tasks = 0;
   std::uint64_t end = 0;
   std::uint64_t max_busy = 0, sum_busy = 0, task_time = 0, wait_time = 0;
-  std::vector<ConstructRows::WorkPart> work;  // work constructs with a row run in it, per thread
+  // The work constructs run in it, per construct row (kNoRow: those without one) and thread.
+  std::vector<ConstructRows::WorkPart> work;
   // What its threads did inside (OmpTeamStats' construct figures): the busiest thread's time in
   // worksharing constructs and explicit tasks and their sum, whether any ran, whether a loop did,
   // how many of its threads created tasks; what the region asked for.
   std::uint64_t max_work = 0, sum_work = 0;
-  struct ThreadWork {
-    std::uint32_t track = 0;
-    std::uint64_t busy = 0;  // ns in worksharing constructs (any: of a kernel too, or without an address)
-    bool loop = false;
-  };
-  std::vector<ThreadWork> thread_work;
   bool constructs = false, loop = false, tasks_ran = false;
   std::uint32_t creators = 0, requested = 0, level = 0;
 };

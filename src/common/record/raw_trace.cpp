@@ -172,15 +172,20 @@ std::uint64_t realtime_ns() {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-// Creates the file and writes its header, the KV entries known so far and the given names.
-bool create_locked(File& f, const std::string& path, const std::vector<std::string_view>& names) {
+// Creates the file and writes its header, the KV entries known so far and the given names. why:
+// where to put the reason it could not (nullptr: a line on stderr).
+bool create_locked(File& f, const std::string& path, const std::vector<std::string_view>& names, std::string* why = nullptr) {
   // Made under a name of its own, then renamed over PREFIX.kob: a file of that name that another
   // process still records into (same prefix) keeps its inode, so neither clobbers the other's
   // mapped slots (truncating a mapped file would even fault the other process).
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
   const int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    log::warn("cannot create the raw trace " + path + ": " + std::strerror(errno));
+    if (why != nullptr) {
+      *why = std::strerror(errno);
+    } else {
+      log::warn("cannot create the raw trace " + path + ": " + std::strerror(errno));
+    }
     return false;
   }
   FileHeader h{};
@@ -280,7 +285,7 @@ void add_lost_locked(File& f, const LostSpan& l) {
 
 }  // namespace
 
-bool open(const std::string& p, std::int64_t rank) {
+bool open(const std::string& p, std::int64_t rank, std::string* why) {
   File& f = file();
   {
     std::lock_guard<std::mutex> lock(f.mu);
@@ -292,7 +297,7 @@ bool open(const std::string& p, std::int64_t rank) {
   {
     std::lock_guard<std::mutex> lock(f.mu);
     if (f.fd >= 0) return true;
-    if (!create_locked(f, p, names)) {
+    if (!create_locked(f, p, names, why)) {
       return false;
     }
   }

@@ -17,9 +17,10 @@ namespace kob::raw {
 
 // Creates PREFIX.kob (the path given), writes the file header (with the process's MPI rank, -1
 // none) and starts the writer thread. Called once by the session's start after the clock is
-// initialised. Returns false (after one line on stderr) when the file cannot be made; recording
-// then still works into anonymous slots but nothing reaches the disk.
-bool open(const std::string& path, std::int64_t rank = -1);
+// initialised. Returns false (after one line on stderr, or with the reason in *why when given)
+// when the file cannot be made; recording then still works into anonymous slots but nothing
+// reaches the disk, until an open that succeeds.
+bool open(const std::string& path, std::int64_t rank = -1, std::string* why = nullptr);
 // The path the raw trace has now ("" if none). rename_to(new_path): the output prefix changed (command
 // line --output arrives after start); the open file is renamed, mappings stay valid.
 std::string path();

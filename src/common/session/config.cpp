@@ -1,9 +1,12 @@
 #include "common/session/config.hpp"
 
 #include <charconv>
+#include <string_view>
+#include <vector>
 #include <limits>
 
 #include "common/timeline/name_filter.hpp"
+#include "common/support/did_you_mean.hpp"
 #include "common/support/text_safe.hpp"
 
 #include "common/session/output_name.hpp"
@@ -39,9 +42,20 @@ constexpr Named kFormats[] = {
     {"otf2", kFormatOtf2}, {"html", kFormatHtml}, {"sqlite", kFormatSqlite}, {"all", kFormatAll}, {"none", 0},
 };
 
+// A comma-separated list of names. The known ones apply even when some are not (each of those is
+// named, with the nearest known name, in `accepted`); false when none is known.
+std::string join(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (std::string_view n : names) out += (out.empty() ? "" : ",") + std::string(n);
+  return out;
+}
+
 template <std::size_t N>
 bool parse_list(std::string_view value, const Named (&table)[N], std::uint32_t& out, std::string& accepted) {
   std::uint32_t mask = 0;
+  std::vector<std::string_view> names, bad;
+  for (const auto& n : table) names.push_back(n.name);
+  bool any = false;
   while (true) {
     const auto comma = value.find(',');
     const std::string_view item = value.substr(0, comma);
@@ -52,15 +66,15 @@ bool parse_list(std::string_view value, const Named (&table)[N], std::uint32_t& 
         found = true;
       }
     }
-    if (!found) {
-      accepted.clear();
-      for (const auto& n : table) accepted += (accepted.empty() ? "" : ",") + std::string(n.name);
-      accepted = "'" + std::string(item) + "' is not one of " + accepted;
-      return false;
-    }
+    any = any || found;
+    if (!found) bad.push_back(item);
     if (comma == std::string_view::npos) break;
     value.remove_prefix(comma + 1);
   }
+  accepted.clear();
+  for (std::string_view item : bad)
+    accepted += (accepted.empty() ? "'" : "; '") + std::string(item) + "' is not one of " + join(names) + text::did_you_mean(item, names);
+  if (!any) return false;
   out = mask;
   return true;
 }
@@ -180,8 +194,14 @@ void Config::apply(const std::vector<std::string>& args, std::vector<std::string
     }
     if (spec == nullptr) {
       std::string known;
-      for (const auto& o : kOptions) known += (known.empty() ? "--" : ", --") + std::string(o.name);
-      errors.push_back("ignoring unknown option '--" + text::shorten(key, kShownColumns) + "' (accepted: " + known + ")");
+      std::vector<std::string_view> names;
+      for (const auto& o : kOptions) {
+        known += (known.empty() ? "--" : ", --") + std::string(o.name);
+        names.push_back(o.name);
+      }
+      const std::string near = text::nearest(key, names);
+      errors.push_back("ignoring unknown option '--" + text::shorten(key, kShownColumns) + "'" +
+                       (near.empty() ? " (accepted: " + known + ")" : ": did you mean '--" + near + "'? (--help lists them all)"));
       continue;
     }
     if (!spec->value_name.empty() && eq == std::string_view::npos) {
@@ -193,6 +213,10 @@ void Config::apply(const std::vector<std::string>& args, std::vector<std::string
     Config trial = *this;
     if (spec->set(trial, value, accepted)) {
       *this = std::move(trial);
+      // A list with some names unknown: the known ones apply, the others are named.
+      if (!accepted.empty())
+        errors.push_back("option '--" + std::string(key) + "=" + text::shorten(value, kShownColumns) + "': " +
+                         text::shorten(accepted, 2 * kShownColumns) + "; the others apply");
     } else {
       errors.push_back("ignoring option '--" + std::string(key) + "=" + text::shorten(value, kShownColumns) + "': " +
                        text::shorten(accepted, 2 * kShownColumns));

@@ -139,6 +139,9 @@ Resolved resolve(std::string_view pattern, const Context& ctx) {
              ") from the others: writing " + text::escape(p + added) + ".* instead, so that no process overwrites another's files";
   }
   r.prefix = p + added;
+  // PREFIX's folder is made as DIR/'s is: a run is not lost to a folder not made yet.
+  const std::size_t slash = r.prefix.rfind('/');
+  if (slash != std::string::npos && slash > 0) r.directory = r.prefix.substr(0, slash + 1);
   return r;
 }
 

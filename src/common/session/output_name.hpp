@@ -37,7 +37,7 @@ std::string default_prefix(const Context& ctx);
 
 struct Resolved {
   std::string prefix;     // the files are prefix + ".trace.json" and so on
-  std::string directory;  // non-empty for --output=DIR/: the directory to create first
+  std::string directory;  // the folder to create first (DIR/ of --output=DIR/ or DIR/NAME); "": none named
   std::string note;       // non-empty when a suffix was added: one line to tell the user
 };
 

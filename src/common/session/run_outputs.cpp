@@ -382,8 +382,11 @@ void say_after(const Summary& sum, const std::string& text, const OutputRequest&
   if (summary_printed) log::plain(text);
   if (sum.dropped) log::warn(dropped_line(sum, c.memory_limit_mib));  // under --quiet too
   if (req.print_written && !written.empty()) {
-    std::string line = "kokkos-ompt-bridge: wrote";
+    std::string line = std::string(log::program()) + ": wrote";
     for (std::size_t i = 0; i < written.size(); ++i) line += (i ? ", " : " ") + written[i];
+    std::vector<std::string> all = written;
+    if (!req.raw_trace.empty()) all.push_back(req.raw_trace);
+    if (req.next_step) line += next_step(all);
     if (log::level() != log::Level::Off) log::plain(line + "\n");
   }
 }
@@ -405,7 +408,7 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   std::string error;
   const bool can_write = req.directory.empty() || atomic_file::make_directories(req.directory, error);
   if (!can_write) {
-    if (!req.directory_reported) log::warn(error);
+    if (!req.directory_reported) log::warn(error + "; no file is written");
     ok = false;
   }
   OutputRequest to_write = req;
@@ -478,6 +481,20 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   say_after(sum, text, req, c, written);
   if (ok_out) *ok_out = ok;
   return written;
+}
+
+std::string next_step(const std::vector<std::string>& written) {
+  std::string html, pftrace, raw;
+  for (const std::string& f : written) {
+    if (f.ends_with(".html")) html = f;
+    if (f.ends_with(".pftrace")) pftrace = f;
+    if (f.ends_with(".kob")) raw = f;
+  }
+  if (!html.empty()) return " (next: open " + html + " in a browser)";
+  const std::string report = raw.empty() ? "" : "kob report " + raw.substr(0, raw.size() - 4) + " for the HTML report";
+  const std::string perfetto = pftrace.empty() ? "" : "open " + pftrace + " at https://ui.perfetto.dev";
+  if (report.empty() && perfetto.empty()) return "";
+  return " (next: " + report + (report.empty() || perfetto.empty() ? "" : ", or ") + perfetto + ")";
 }
 
 }  // namespace kob

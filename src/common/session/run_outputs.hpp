@@ -70,6 +70,8 @@ struct OutputRequest {
   std::uint32_t formats = kFormatDefault;
   bool print_summary = false;  // on stderr (the library, unless --quiet)
   bool print_written = true;   // the last line naming the files written
+  bool next_step = false;      // that line says what to do next (next_step()): the library's
+  std::string raw_trace;       // the raw trace beside them (the library's), for that next step
   std::size_t trace_window = 0;  // spans per trace window (trace_window.hpp); 0: the default
   // Threads making the trace events (TraceInfo::jobs); 0: idle_cores() - 1 (the thread reading the
   // records keeps one), at least 1, at most kMaxJobs.
@@ -91,5 +93,10 @@ Summary summarize_run(const RunData& run, const Facts& facts);
 // Builds the timeline and writes the requested files, each whole or not at all; problems are one
 // line each on stderr. Returns the paths written; *ok (if given) false when one could not be.
 std::vector<std::string> write_run_outputs(const RunData& run, const Facts& facts, const OutputRequest& req, bool* ok = nullptr);
+
+// What to do with the files written, for the line naming them: " (next: open PREFIX.html in a
+// browser)", "... kob report PREFIX, or PREFIX.pftrace at https://ui.perfetto.dev", "" when the
+// files hold neither a raw trace nor a trace.
+std::string next_step(const std::vector<std::string>& written);
 
 }  // namespace kob

@@ -75,7 +75,9 @@ struct State {
   std::atomic<bool> help_run{false};
   std::vector<std::string> env_args;  // the options of KOB_ARGS then KOKKOS_TOOLS_ARGS, as given
   std::vector<std::string> cmd_args;  // and those of the command line
-  std::string dir_warned;  // an output directory that could not be made, already reported
+  // The prefix written under instead of the options' one, where nothing could be written (the
+  // current folder's, else $TMPDIR's): "" while the options' prefix serves.
+  std::string fallback;
   // The PMPI layer: attached at start; its facts (empty: not measured); a write put off until
   // MPI_Finalize.
   bool mpi_attached = false;
@@ -153,22 +155,41 @@ void apply_config(State& s, const Config& c) {
 
 output_name::Context name_context();
 
-// Opens the raw trace under the prefix the options give now, or moves it there. A DIR/ prefix's
-// directory is made now (one line if it cannot be; the end of the run does not repeat it).
+// Opens the raw trace under the prefix the options give now, or moves it there; the prefix's
+// folder is made first. Where the file cannot be made there (no such folder and none can be made,
+// no permission, a read-only file system), the run is not lost: its files go to the current
+// folder, else $TMPDIR (or /tmp), under the prefix's last part, with one line saying where.
 void place_raw_trace(State& s) {
   const output_name::Resolved name = output_name::resolve(s.config.output, name_context());
-  std::string error;
-  if (!name.directory.empty() && !atomic_file::make_directories(name.directory, error)) {
-    if (s.dir_warned != name.directory) log::warn(error);
-    s.dir_warned = name.directory;
+  std::string why;
+  const bool folder = name.directory.empty() || atomic_file::make_directories(name.directory, why);
+  const std::string open_path = raw::path();
+  if (!open_path.empty()) {  // the options changed: move the file (it stays where it is, said, when it cannot)
+    if (folder && raw::rename_to(name.prefix + ".kob")) {
+      s.fallback.clear();
+    } else {
+      if (!folder) log::warn("cannot write under " + name.prefix + " (" + why + "): this run's files stay " + open_path.substr(0, open_path.size() - 4) + ".*");
+      s.fallback = raw::path().substr(0, raw::path().size() - 4);
+    }
     return;
   }
-  const std::string path = name.prefix + ".kob";
-  if (raw::path().empty()) {
-    raw::open(path, mpi_rank());
-  } else {
-    raw::rename_to(path);
+  if (folder && raw::open(name.prefix + ".kob", mpi_rank(), &why)) {
+    s.fallback.clear();
+    return;
   }
+  // Made but not written (a full disk, a file size limit): said by the raw trace; another folder
+  // would fare no better.
+  if (why.empty()) return;
+  const std::string base = name.prefix.substr(name.prefix.rfind('/') == std::string::npos ? 0 : name.prefix.rfind('/') + 1);
+  const char* tmp = std::getenv("TMPDIR");
+  for (const std::string& dir : {std::string(), std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/"}) {
+    std::string unused;
+    if (dir + base == name.prefix || !raw::open(dir + base + ".kob", mpi_rank(), &unused)) continue;
+    s.fallback = dir + base;
+    log::warn("cannot write under " + name.prefix + " (" + why + "): this run's files go to " + s.fallback + ".* instead");
+    return;
+  }
+  log::warn("cannot write under " + name.prefix + " (" + why + "), nor in the current folder or $TMPDIR: the run is recorded in memory only");
 }
 
 // The tool options as given, in the order they apply (environment, then command line), a line each.
@@ -614,11 +635,16 @@ void write_outputs() {
     const output_name::Resolved name = output_name::resolve(c.output, name_context());
     if (!name.note.empty()) log::warn(name.note);
     OutputRequest req;
-    req.prefix = name.prefix;
-    req.directory = name.directory;
-    req.directory_reported = s.dir_warned == name.directory;
+    req.prefix = s.fallback.empty() ? name.prefix : s.fallback;
+    req.directory = s.fallback.empty() ? name.directory : std::string();
+    req.directory_reported = true;  // said when the raw trace was placed
     req.formats = c.formats;
     req.print_summary = !c.quiet;
+    // Under `kob run` kob's last line names the files: one such line per run. Alone, the library's
+    // line is the one sign of where the run went, --quiet or not.
+    req.print_written = std::getenv(run_report::kVariable) == nullptr;
+    req.next_step = true;
+    req.raw_trace = raw_path;
     req.jobs = c.jobs;
     std::vector<std::string> files = write_run_outputs(run, session_facts(), req);
     if (!raw_path.empty()) files.insert(files.begin(), raw_path);
@@ -634,7 +660,10 @@ int mpi_rank() {
   return output_name::rank_from_environment(+[](const char* n) -> const char* { return std::getenv(n); });
 }
 
-std::string output_prefix() { return output_name::resolve(state().config.output, name_context()).prefix; }
+std::string output_prefix() {
+  State& s = state();
+  return !s.fallback.empty() ? s.fallback : output_name::resolve(s.config.output, name_context()).prefix;
+}
 
 std::string library_path() {
   Dl_info info;

@@ -139,15 +139,14 @@ bool make_directories(const std::string& dir, std::string& error) {
     i = end + 1;
     if (part.empty() || part == "." || part == "..") continue;
     if (::mkdir(part.c_str(), 0777) != 0 && errno != EEXIST) {
-      error = "cannot create the output directory " + dir + ": " + std::strerror(errno) + "; no file is written";
+      error = "cannot create the output directory " + dir + ": " + std::strerror(errno);
       return false;
     }
   }
   struct stat st{};
   const bool found = ::stat(dir.c_str(), &st) == 0;
   if (!found || !S_ISDIR(st.st_mode)) {
-    error = "cannot use " + dir + " as the output directory: " + (found ? "not a directory" : std::strerror(errno)) +
-            "; no file is written";
+    error = "cannot use " + dir + " as the output directory: " + (found ? "not a directory" : std::strerror(errno));
     return false;
   }
   return true;

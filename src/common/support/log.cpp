@@ -12,12 +12,13 @@ namespace kob::log {
 namespace {
 std::atomic<Level> g_level{Level::Warn};
 std::atomic<bool> g_once[static_cast<int>(Once::Count)];
+std::atomic<const char*> g_program{"kokkos-ompt-bridge"};
 
 // A private logger, never registered: the measured program may use spdlog's default logger and
 // must not see ours, nor we its settings. Unsynchronised stderr writes are fine: messages are rare.
 spdlog::logger* make_logger() {
   auto* lg = new spdlog::logger("kokkos-ompt-bridge", std::make_shared<spdlog::sinks::stderr_sink_mt>());
-  lg->set_pattern("kokkos-ompt-bridge: %l: %v");
+  lg->set_pattern(std::string(g_program.load()) + ": %l: %v");
   lg->set_level(spdlog::level::trace);  // filtering is ours, by g_level
   lg->flush_on(spdlog::level::trace);
   return lg;
@@ -34,6 +35,12 @@ bool enabled(Level l) { return static_cast<int>(l) >= static_cast<int>(g_level.l
 }  // namespace
 
 void set_level(Level level) { g_level.store(level, std::memory_order_relaxed); }
+
+void set_program(const char* name) {
+  g_program.store(name);
+  if (spdlog::logger* lg = g_logger.load()) lg->set_pattern(std::string(name) + ": %l: %v");
+}
+const char* program() { return g_program.load(); }
 Level level() { return g_level.load(std::memory_order_relaxed); }
 
 bool parse_level(std::string_view t, Level& out) {

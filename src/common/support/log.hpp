@@ -20,6 +20,10 @@ void warn(const std::string& msg);
 void error(const std::string& msg);
 // Prints msg unprefixed (the summary, help text).
 void plain(const std::string& msg);
+// The name messages start with: "kokkos-ompt-bridge" in the library, "kob" in kob (set first
+// thing in its main, so that one program speaks with one prefix).
+void set_program(const char* name);
+const char* program();
 
 // Conditions warned about at most once per process, whatever the number of occurrences.
 enum class Once { NullName, BadKernelId, EventsAfterOutput, KokkosWithoutOmpt, RawRingFull, RawWriteFailed, RawSizeCap, RawNoSlots, Count };

@@ -97,11 +97,27 @@ TEST_CASE("config: lists") {
   CHECK(apply({"--events=none", "--events=all"}).c.events == kob::kGroupAll);
   CHECK(apply({"--events=omp-parallel,omp-work,omp-sync,omp-mutex,omp-target,omp-device"}).c.events ==
         (kob::kGroupAllOmp & ~kob::kGroupOmpTask));
-  const Applied bad = apply({"--events=kokkos,omp-tasks"});  // one bad item rejects the whole list
+  // A bad item is named, with the nearest good one; the good items apply.
+  const Applied bad = apply({"--events=kokkos,omp-tasks"});
   REQUIRE(bad.errors.size() == 1);
   CHECK(contains(bad.errors[0], "'omp-tasks'"));
-  CHECK(contains(bad.errors[0], "omp-task"));  // what is accepted
-  CHECK(bad.c.events == kob::kGroupAll);
+  CHECK(contains(bad.errors[0], "did you mean 'omp-task'?"));
+  CHECK(contains(bad.errors[0], "the others apply"));
+  CHECK(bad.c.events == kob::kGroupKokkos);
+  const Applied trailing = apply({"--events=kokkos,"});
+  REQUIRE(trailing.errors.size() == 1);
+  CHECK(contains(trailing.errors[0], "''"));
+  CHECK(trailing.c.events == kob::kGroupKokkos);
+  const Applied fmt = apply({"--format=htm,json"});
+  REQUIRE(fmt.errors.size() == 1);
+  CHECK(contains(fmt.errors[0], "'htm'"));
+  CHECK(contains(fmt.errors[0], "did you mean 'html'?"));
+  CHECK(fmt.c.formats == kob::kFormatJson);
+  // An unknown option: the nearest one, when one is near.
+  const Applied typo = apply({"--fromat=json"});
+  REQUIRE(typo.errors.size() == 1);
+  CHECK(contains(typo.errors[0], "did you mean '--format'?"));
+  CHECK(contains(apply({"--zzzzzz"}).errors.at(0), "(accepted: --output"));
 }
 
 TEST_CASE("config: flags") {
@@ -121,7 +137,7 @@ TEST_CASE("config: each bad argument gives one error line and changes nothing") 
   check_rejected("--nope", "'--nope'");
   check_rejected("--", "'--'");
   check_rejected("--events=gpu", "'gpu'");
-  check_rejected("--events=kokkos,", "''");
+  check_rejected("--events=,", "''");
   check_rejected("--format=pdf", "'pdf'");
   check_rejected("--format=", "--format");
   check_rejected("--include=(", "--include=(");
