@@ -48,18 +48,22 @@ void SummaryFold::omp_implicit_task(const OmpImplicitTaskSpan& i) {
   ++th.implicit_tasks;
   if (i.level == 0) th.busy += i.busy();
   ParallelJoin& j = s.joins[i.parallel_id];
-  // This thread's part of the work: its worksharing constructs and the explicit tasks it ran.
-  std::uint64_t work = th.task_run_end > i.start ? th.task_run : 0;
-  j.tasks_ran = j.tasks_ran || work != 0;
-  j.creators += th.tasks_created != 0 ? 1 : 0;
-  th.task_run = th.tasks_created = th.recent_run = 0;
+  // This thread's part of the work: its worksharing constructs and the explicit tasks it ran (most
+  // regions, a Kokkos 3 kernel's, have neither).
+  std::uint64_t work = 0;
+  if ((th.task_run | th.tasks_created) != 0) {
+    work = th.task_run_end > i.start ? th.task_run : 0;
+    j.tasks_ran = j.tasks_ran || work != 0;
+    j.constructs = j.constructs || work != 0;
+    j.creators += th.tasks_created != 0 ? 1 : 0;
+    th.task_run = th.tasks_created = th.recent_run = 0;
+  }
   for (const ConstructRows::WorkPart& part : j.work)
     if (part.track == i.track) {
       work += part.busy;
       j.constructs = true;
       j.loop = j.loop || part.loop;
     }
-  j.constructs = j.constructs || j.tasks_ran;
   j.max_work = std::max(j.max_work, work);
   j.sum_work += work;
   ++j.tasks;
