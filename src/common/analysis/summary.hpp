@@ -11,6 +11,10 @@
 
 namespace kob {
 
+// A kernel's device as what ran it where Kokkos named another (a View initialization kernel that
+// opened OpenMP parallel regions under Kokkos 3, which reports device id 0, Serial, for it).
+inline constexpr std::string_view kInferredOpenMP = "OpenMP (inferred)";
+
 struct KernelStats {
   std::string name;
   std::string kind;

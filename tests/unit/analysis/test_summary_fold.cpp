@@ -468,6 +468,12 @@ Summary summarize_by_walk(const Timeline& t) {
   s.profile_events = t.events.size();
   for (const DualViewEvent& d : t.dual_views) ++(d.modify ? s.dual_view_modifies : s.dual_view_syncs);
   summarize_omp(t, s);
+  // A Serial-named kernel that opened OpenMP parallel regions ran on OpenMP (Kokkos 3's View
+  // initialization reports device id 0).
+  for (KernelStats& ks : s.kernels)
+    for (const kob::OmpKernelStats& ok : s.openmp.kernels)
+      if (ok.name == ks.name && ok.kind == ks.kind && ok.parallel_regions != 0 && ks.device == "Serial")
+        ks.device = std::string(kob::kInferredOpenMP);
   summarize_target(t, s);
   s.findings = findings::find(s);
   return s;
