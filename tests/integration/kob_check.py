@@ -73,6 +73,25 @@ sweep_empty_omp_registrations()
 CHROME = "--format=chrome,summary,json"
 
 
+def written_report():
+    """A file for KOB_RUN_REPORT, outside the test's own folder: each process the library writes
+    the files of appends "PID<TAB>FILE<TAB>..." to it (what kob run reads). Under --quiet nothing
+    else says that the files were written, and how many times."""
+    path = os.path.join(workdir(), "written")
+    open(path, "w").close()
+    return path
+
+
+def written(path):
+    """[(pid, [files])] from a written_report() file, in the order written."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            out.append((int(parts[0]), parts[1:]))
+    return out
+
+
 def wrote_line(line):
     """A "wrote" line without the next step it ends with: "... wrote A, B (next: ...)" -> "... wrote A, B"."""
     return re.sub(r" \(next: .*\)$", "", line)

@@ -96,7 +96,8 @@ for mode, child_regions in MODES.items():
         what = f"{mode}, {route}, --output={output}"
         wd = kc.workdir()
         args = f"--quiet {kc.CHROME}" + (f" --output={output}" if output else "")
-        pid, rc, out, err = run([mode], {route: lib, "KOB_ARGS": args}, wd)
+        report = kc.written_report()
+        pid, rc, out, err = run([mode], {route: lib, "KOB_ARGS": args, "KOB_RUN_REPORT": report}, wd)
         if not kc.check(rc is not None, f"{what}: no hang (killed after {TIMEOUT} s; stderr: {err[-500:]!r})"):
             continue
         kc.expect_eq(rc, base_rc, f"{what}: exit code")
@@ -135,7 +136,8 @@ for mode, child_regions in MODES.items():
                 kc.expect_eq(json.load(f)["problems"], [], f"{what}: nothing odd in the child's events")
             check_convert_equals(wd, prefix, what)
         kc.expect_eq(len(notes), 1 if output == "run" else 0, f"{what}: one line says the child's prefix got its pid")
-        kc.expect_eq(sum(l.startswith("kokkos-ompt-bridge: wrote") for l in lines), 2, f"{what}: parent and child each write once")
+        writers = [p for p, _ in kc.written(report)]
+        kc.check(len(writers) == 2 and len(set(writers)) == 2 and pid in writers, f"{what}: parent and child each write once: {writers}")
         kc.expect_eq(glob.glob(os.path.join(wd, "**", "*.tmp.*"), recursive=True), [], f"{what}: no temporary file left")
 
 # A child forked a second after its parent started: its own start time (and its own prefix) are

@@ -32,11 +32,13 @@ if a.route == "env":
     env.update({"KOKKOS_PROFILE_LIBRARY": lib, "KOB_ARGS": f"--output={prefix} --quiet {kc.CHROME}"})
 else:
     cmd = [a.program, f"--kokkos-tools-library={lib}", f"--kokkos-tools-args=--output={prefix} --quiet {kc.CHROME}"] + extra
-rc, out, err = kc.run(cmd, env, cwd=wd)
+report = kc.written_report()
+rc, out, err = kc.run(cmd, {**env, "KOB_RUN_REPORT": report}, cwd=wd)
 kc.expect_eq(rc, base_rc, "exit code with the tool")
 kc.expect_eq(out, base_out, "stdout with the tool")
-kc.check(err.strip().splitlines()[-1].startswith("kokkos-ompt-bridge: wrote " + prefix + ".trace.json"),
-         f"last stderr line names the files: {err.strip().splitlines()[-1:]}")
+written = kc.written(report)
+kc.check(len(written) == 1 and written[0][1][:2] == [prefix + ".kob", prefix + ".trace.json"], f"the files written, once: {written}")
+kc.check(" wrote " not in err, "--quiet: no line naming the files")
 kc.check("summary:" not in err, "--quiet keeps the summary off stderr")
 
 trace, summary = kc.load_outputs(prefix)

@@ -20,7 +20,8 @@ env = {"OMP_NUM_THREADS": str(T)}
 base_rc, base_out, _ = kc.run([prog] + extra, env, unset=("KOKKOS_PROFILE_LIBRARY", "OMP_TOOL_LIBRARIES", "LD_PRELOAD"))
 wd = kc.workdir()
 prefix = os.path.join(wd, "out")
-env.update({"KOKKOS_PROFILE_LIBRARY": lib, "KOB_ARGS": f"--output={prefix} --quiet {kc.CHROME}"})
+report = kc.written_report()
+env.update({"KOKKOS_PROFILE_LIBRARY": lib, "KOB_ARGS": f"--output={prefix} --quiet {kc.CHROME}", "KOB_RUN_REPORT": report})
 if a.route == "omp-tool-libraries":
     env["OMP_TOOL_LIBRARIES"] = lib
 elif a.route == "ld-preload":
@@ -28,7 +29,7 @@ elif a.route == "ld-preload":
 rc, out, err = kc.run([prog] + extra, env, cwd=wd, unset=("OMP_TOOL_LIBRARIES", "LD_PRELOAD"))
 kc.expect_eq(rc, base_rc, "exit code with the tool")
 kc.expect_eq(out, base_out, "stdout with the tool")
-kc.expect_eq(sum(l.startswith("kokkos-ompt-bridge: wrote") for l in err.splitlines()), 1, "files written exactly once")
+kc.expect_eq(len(kc.written(report)), 1, "files written exactly once")
 kc.expect_eq(sorted(os.listdir(wd)), ["out.kob", "out.summary.json", "out.summary.txt", "out.trace.json"], "one set of files and the raw trace")
 hint = [l for l in err.splitlines() if "OMP_TOOL_LIBRARIES=" in l]
 

@@ -36,10 +36,11 @@ wd = kc.workdir()
 prefix = os.path.join(wd, "run")
 env = {"OMP_NUM_THREADS": a.threads, "KOKKOS_PROFILE_LIBRARY": lib, "OMP_TOOL_LIBRARIES": lib,
        "KOB_ARGS": f"--output={prefix} --quiet --format=chrome,json,otf2"}
-rc, out, err = kc.run([os.path.abspath(a.program)] + a.arg, env, cwd=wd)
+report = kc.written_report()
+rc, out, err = kc.run([os.path.abspath(a.program)] + a.arg, {**env, "KOB_RUN_REPORT": report}, cwd=wd)
 kc.expect_eq(rc, 0, "program exit status")
 kc.check(os.path.isfile(prefix + ".otf2/traces.otf2"), "the archive's anchor file PREFIX.otf2/traces.otf2")
-kc.check(f"{prefix}.otf2" in err, "the written line names the archive")
+kc.check(any(f"{prefix}.otf2" in files for _, files in kc.written(report)), "the files written include the archive")
 trace, _ = kc.load_outputs(prefix)
 kc.validate_trace(trace)
 

@@ -28,9 +28,10 @@ env = {"OMP_NUM_THREADS": str(a.threads), "OMP_TOOL_LIBRARIES": lib,
        "KOB_ARGS": f"--output={prefix} --quiet --format=perfetto,chrome"}
 if a.kind == "kokkos":
     env["KOKKOS_PROFILE_LIBRARY"] = lib
-rc, out, err = kc.run([os.path.abspath(a.program)] + ([a.case] if a.case else []), env, cwd=wd)
+report = kc.written_report()
+rc, out, err = kc.run([os.path.abspath(a.program)] + ([a.case] if a.case else []), {**env, "KOB_RUN_REPORT": report}, cwd=wd)
 kc.expect_eq(rc, 0, "exit code")
-kc.check([kc.wrote_line(l) for l in err.strip().splitlines()[-1:]] == [f"kokkos-ompt-bridge: wrote {prefix}.pftrace, {prefix}.trace.json"],
+kc.check([f for _, f in kc.written(report)] == [[prefix + ".kob", f"{prefix}.pftrace", f"{prefix}.trace.json"]],
          f"both files written: {err.strip().splitlines()[-1:]}")
 kc.check(not os.path.exists(prefix + ".summary.txt"), "no summary file when not asked for")
 

@@ -46,13 +46,15 @@ def no_core_dump():
         signal.signal(sig, signal.SIG_DFL)
 
 
-def run(args, route=None, prefix=None, ready="ran ", send=(), to_child=False, asan_extra="", kob_args=""):
+def run(args, route=None, prefix=None, ready="ran ", send=(), to_child=False, asan_extra="", kob_args="", report=None):
     """Runs the victim (with the tool through `route`, or without it); once stdout shows the line
     starting with `ready`, sends the signals in `send` to it (or to the child whose pid the line
     names). Returns (rc, stdout, stderr); rc None when it hung (the group is then killed)."""
     env = {"OMP_NUM_THREADS": str(T)}
     if route:
         env.update({"KOKKOS_PROFILE_LIBRARY": lib, route: lib, "KOB_ARGS": f"--quiet --output={prefix} {kc.CHROME} {kob_args}"})
+        if report:
+            env["KOB_RUN_REPORT"] = report  # each write of the files appends a line (--quiet prints none)
     env = kc.program_env(env, unset=[v for v in TOOL_VARS if v not in env])
     if asan_extra and "ASAN_OPTIONS" in env:
         env["ASAN_OPTIONS"] += ":" + asan_extra
@@ -152,13 +154,13 @@ def signals_part():
             continue
         wd = kc.workdir()
         prefix = os.path.join(wd, "out")
-        rc, out, err = run(args, route, prefix, ready=ready, send=send, to_child=to_child)
+        report = kc.written_report()
+        rc, out, err = run(args, route, prefix, ready=ready, send=send, to_child=to_child, report=report)
         if not kc.check(rc is not None, f"{what}: no hang with the tool (stderr: {err[-800:]!r})"):
             continue
         kc.expect_eq(rc, base_rc, f"{what}: exit status as without the tool")
         kc.expect_eq(out, base_out, f"{what}: stdout as without the tool")
-        kc.expect_eq(sum(l.startswith("kokkos-ompt-bridge: wrote") for l in err.splitlines()), 1,
-                     f"{what}: files written once")
+        kc.expect_eq(len(kc.written(report)), 1, f"{what}: files written once")
         kc.expect_eq(crash_lines(err), [], f"{what}: no crash line")
         check_files(prefix, what, expected)
         kc.expect_eq(len(glob.glob(os.path.join(wd, "*.trace.json"))), 1, f"{what}: one set of files (none from a child)")

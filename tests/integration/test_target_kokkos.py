@@ -23,12 +23,14 @@ base_rc, base_out, _ = kc.run([prog], env, unset=("OMP_TOOL_LIBRARIES", "LD_PREL
 kc.expect_eq((base_rc, base_out), (0, STDOUT), "the sample alone: exit code and stdout")
 wd = kc.workdir()
 prefix = os.path.join(wd, "out")
-env.update({"OMP_TOOL_LIBRARIES": lib, "KOKKOS_PROFILE_LIBRARY": lib, "KOB_ARGS": f"--output={prefix} --quiet {kc.CHROME}"})
+report = kc.written_report()
+env.update({"OMP_TOOL_LIBRARIES": lib, "KOKKOS_PROFILE_LIBRARY": lib, "KOB_ARGS": f"--output={prefix} --quiet {kc.CHROME}",
+            "KOB_RUN_REPORT": report})
 rc, out, err = kc.run([prog], env, cwd=wd, unset=("LD_PRELOAD",))
 kc.expect_eq(rc, base_rc, "exit code with the tool")
 kc.expect_eq(out, base_out, "stdout with the tool")
 kc.expect_eq([l for l in err.splitlines() if "warning" in l.lower()], [], "no warnings")
-kc.expect_eq(sum(l.startswith("kokkos-ompt-bridge: wrote") for l in err.splitlines()), 1, "files written exactly once")
+kc.expect_eq(len(kc.written(report)), 1, "files written exactly once")
 
 trace, summary = kc.load_outputs(prefix)
 kc.validate_trace(trace)

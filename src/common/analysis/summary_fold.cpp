@@ -200,6 +200,20 @@ void finish_coverage(const Timeline& t, Summary& s) {
   if (!c.complete()) s.run_time = c.run_end;
 }
 
+// Kokkos 3 reports device id 0 (Serial) for a View's initialization kernel whatever space ran it:
+// a kernel that opened OpenMP parallel regions ran on the OpenMP backend. Shown so, marked.
+// (openmp.kernels is in the order of s.kernels: one walk.)
+void infer_devices(Summary& s) {
+  std::size_t next = 0;
+  for (KernelStats& ks : s.kernels) {
+    if (next == s.openmp.kernels.size()) break;
+    const OmpKernelStats& ok = s.openmp.kernels[next];
+    if (ks.name != ok.name || ks.kind != ok.kind) continue;
+    ++next;
+    if (ks.device == "Serial" && ok.parallel_regions != 0) ks.device = std::string(kInferredOpenMP);
+  }
+}
+
 }  // namespace
 
 void SummaryFold::finish(const Timeline& t) {
@@ -280,17 +294,7 @@ void SummaryFold::finish(const Timeline& t) {
 
   finish_omp(t, s);
   s.openmp.available_threads = available_threads_;
-  // Kokkos 3 reports device id 0 (Serial) for a View's initialization kernel whatever space ran it:
-  // a kernel that opened OpenMP parallel regions ran on the OpenMP backend. Shown so, marked.
-  // (openmp.kernels is in the order of s.kernels: one walk.)
-  std::size_t next = 0;
-  for (KernelStats& ks : s.kernels) {
-    if (next == s.openmp.kernels.size()) break;
-    const OmpKernelStats& ok = s.openmp.kernels[next];
-    if (ks.name != ok.name || ks.kind != ok.kind) continue;
-    ++next;
-    if (ks.device == "Serial" && ok.parallel_regions != 0) ks.device = std::string(kInferredOpenMP);
-  }
+  infer_devices(s);
   finish_target(t, s);
   s.findings = findings::find(s);
   // Joins that never completed (a kernel dropped by --include/--exclude, a region whose tasks were

@@ -640,9 +640,8 @@ void write_outputs() {
     req.directory_reported = true;  // said when the raw trace was placed
     req.formats = c.formats;
     req.print_summary = !c.quiet;
-    // Under `kob run` kob's last line names the files: one such line per run. Alone, the library's
-    // line is the one sign of where the run went, --quiet or not.
-    req.print_written = std::getenv(run_report::kVariable) == nullptr;
+    // Under `kob run` kob's last line names the files: one such line per run; --quiet: none.
+    req.print_written = !c.quiet && std::getenv(run_report::kVariable) == nullptr;
     req.next_step = true;
     req.raw_trace = raw_path;
     req.jobs = c.jobs;
