@@ -15,21 +15,23 @@ void RowBatch::finalize() {
 
 bool RowBatch::prepare(sqlite3* db, const char* insert, std::string& error) {
   db_ = db;
-  const std::string one(insert);
-  const std::string row = one.substr(one.find('('));
+  one_sql_ = insert;
+  const std::string row = one_sql_.substr(one_sql_.find('('));
   columns_ = static_cast<int>(std::count(row.begin(), row.end(), '?'));
-  std::string many = one;
-  for (int k = 1; k < kRows; ++k) many += "," + row;
   slots_.assign(static_cast<std::size_t>(kRows * columns_), Slot());
-  if (sqlite3_prepare_v2(db, one.c_str(), -1, &one_, nullptr) == SQLITE_OK &&
-      sqlite3_prepare_v2(db, many.c_str(), -1, &many_, nullptr) == SQLITE_OK)
-    return true;
-  error = sqlite3_errmsg(db);
+  // The one-row statement now, so that a schema error shows at once; 64 rows' when 64 are in.
+  return make(one_, one_sql_, error);
+}
+
+bool RowBatch::make(sqlite3_stmt*& st, const std::string& sql, std::string& error) {
+  if (st != nullptr) return true;
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) == SQLITE_OK) return true;
+  error = sqlite3_errmsg(db_);
   return false;
 }
 
 bool RowBatch::add(std::int64_t lead, bool with_lead, std::initializer_list<Value> values, std::string& error) {
-  if (many_ == nullptr) return false;
+  if (one_ == nullptr) return false;
   Slot* s = &slots_[static_cast<std::size_t>(waiting_ * columns_)];
   Slot* const end = s + columns_;
   if (with_lead) {
@@ -48,6 +50,12 @@ bool RowBatch::add(std::int64_t lead, bool with_lead, std::initializer_list<Valu
   for (; s != end; ++s) s->kind = Value::Kind::Null;
   if (++waiting_ < kRows) return true;
   waiting_ = 0;
+  if (many_ == nullptr) {
+    const std::string row = one_sql_.substr(one_sql_.find('('));
+    std::string many = one_sql_;
+    for (int k = 1; k < kRows; ++k) many += "," + row;
+    if (!make(many_, many, error)) return false;
+  }
   return step(many_, slots_.data(), kRows, error);
 }
 

@@ -43,8 +43,9 @@ class RowBatch {
   RowBatch(const RowBatch&) = delete;
   RowBatch& operator=(const RowBatch&) = delete;
 
-  // insert: "INSERT INTO t VALUES" followed by one "(?,...)"; its ? are the table's columns.
-  // False (SQLite's message in error) when a statement cannot be made.
+  // insert: "INSERT INTO t VALUES" followed by one "(?,...)"; its ? are the table's columns. The
+  // statements are made when first needed (a table that gets no row costs nothing); false
+  // (SQLite's message in error) when the one-row statement cannot be made.
   bool prepare(sqlite3* db, const char* insert, std::string& error);
   // A row: `lead` (the rank column) then values, as many as the table has columns in all.
   // False with error set when SQLite refuses a statement.
@@ -61,8 +62,10 @@ class RowBatch {
     std::string text;
   };
   bool step(sqlite3_stmt* st, const Slot* row, int rows, std::string& error);
+  bool make(sqlite3_stmt*& st, const std::string& sql, std::string& error);
 
   sqlite3* db_ = nullptr;
+  std::string one_sql_;
   sqlite3_stmt* one_ = nullptr;
   sqlite3_stmt* many_ = nullptr;
   int columns_ = 0;
