@@ -88,6 +88,11 @@
     t.append(tb);
   }
   function empty(node, text) { node.replaceChildren(el('p', { class: 'note none', text })); }
+  // Text whose `backticked` parts are code (the findings' fixes and evidence name directives and
+  // calls so): those parts as <code>, the rest as text, nothing parsed as markup.
+  function withCode(text) {
+    return String(text).split('`').map((part, i) => (i % 2 ? el('code', { text: part }) : document.createTextNode(part)));
+  }
 
   // ---- the runs and their header ----------------------------------------------------------------
   let cur = 0;
@@ -167,8 +172,8 @@
           head.append(el('span', { class: 'stake', text: fmtTime(stake) + ' at stake' +
             (typeof f.share_of_run === 'number' ? ' (' + fmtPct(f.share_of_run) + ' of the run)' : '') }));
         const dl = el('dl');
-        dl.append(el('dt', { text: 'evidence' }), el('dd', { text: f.evidence }));
-        dl.append(el('dt', { text: 'fix' }), el('dd', { class: 'fix', text: f.fix }));
+        dl.append(el('dt', { text: 'evidence' }), el('dd', {}, ...withCode(f.evidence)));
+        dl.append(el('dt', { text: 'fix' }), el('dd', { class: 'fix' }, ...withCode(f.fix)));
         const rule = (typeof f.id === 'string' ? f.id : '') + (typeof f.threshold === 'string' ? ': ' + f.threshold : '');
         if (rule) dl.append(el('dt', { text: 'rule' }), el('dd', { class: 'rule', text: rule }));
         div.append(head, dl);
@@ -252,6 +257,8 @@
     krows = kernelRows(s);
     ksort = { key: null, dir: 0 };
     t.replaceChildren();
+    // No kernel (a plain OpenMP program): a line saying so, no empty header.
+    if (!krows.length) return t.append(el('caption', { text: 'no Kokkos kernels recorded' }));
     const tr = el('tr');
     KCOLS.forEach((c, i) => {
       const th = el('th', { scope: 'col', tabindex: '0', 'data-col': i, 'data-key': c.key, class: c.type === 'str' ? 'str' : '', text: c.label });
@@ -261,7 +268,6 @@
     });
     t.append(el('thead', {}, tr));
     renderKernelBody(krows);
-    if (!krows.length) t.append(el('caption', { text: 'no Kokkos kernels recorded' }));
   }
 
   // ---- OpenMP constructs by source location -------------------------------------------------------

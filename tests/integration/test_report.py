@@ -65,6 +65,7 @@ class Dom(HTMLParser):
         self.stack, self.ids, self.text_of = [], {}, {}
         self.kernel_rows, self.findings, self.flame, self.rank_rows, self.bars = [], 0, 0, 0, []
         self.construct_rows = []
+        self.codes = []  # the text of each <code> element in the findings (their `code`)
         self.cells = None
 
     def handle_starttag(self, tag, attrs):
@@ -83,6 +84,8 @@ class Dom(HTMLParser):
             self.cells.append("")
         if "finding" in at.get("class", "").split():
             self.findings += 1
+        if tag == "code" and any(x.get("id") == "findings-list" for _, x in self.stack):
+            self.codes.append("")
         if "bar" in at.get("class", "").split():
             self.bars.append(at.get("title"))
         if "flame-box" in at.get("class", "").split():
@@ -105,6 +108,8 @@ class Dom(HTMLParser):
                 self.text_of[at["id"]] += d
         if self.cells is not None and self.stack and self.stack[-1][0] == "td":
             self.cells[-1] += d
+        if self.stack and self.stack[-1][0] == "code" and any(x.get("id") == "findings-list" for _, x in self.stack):
+            self.codes[-1] += d
 
 
 def dom(u):
@@ -192,13 +197,18 @@ if a.findings_program:
     at = 0
     for i, f in enumerate(flist):
         stake = fmt_time(f["time_at_stake_ns"]) + " at stake"
-        for part in (f"{i + 1}. {f['title']}", stake, f["evidence"], f["fix"], f"{f['id']}: {f['threshold']}"):
+        # `code` in the evidence and the fix shows as <code> elements, without the backticks.
+        for part in (f"{i + 1}. {f['title']}", stake, f["evidence"].replace("`", ""), f["fix"].replace("`", ""),
+                     f"{f['id']}: {f['threshold']}"):
             part = " ".join(part.split())
             pos = text.find(part, at if part.startswith(f"{i + 1}. ") else 0)
             kc.check(pos >= 0, f"finding {i + 1} shows {part[:80]!r}")
         nxt = text.find(f"{i + 1}. {' '.join(f['title'].split())}", at)
         kc.check(nxt >= at, f"finding {i + 1} comes after finding {i}")
         at = max(at, nxt)
+    quoted = [c for f in flist for t in (f["evidence"], f["fix"]) for c in t.split("`")[1::2]]
+    kc.check(quoted, "the findings' fixes hold `code`")
+    kc.expect_eq(sorted(fd.codes), sorted(quoted), "every `code` of the findings is a <code> element, and nothing else is")
 
 # The timeline: every complete event of the Chrome trace is a span of the page (a small run keeps
 # all), on one lane per track and kind of span, and the canvas was drawn.
