@@ -26,7 +26,7 @@ bool convert_one(const std::string& run, const ConvertRequest& o, std::string* s
     say(error);
     return false;
   }
-  const std::string prefix = !o.output.empty() ? o.output : path.ends_with(".kob") ? path.substr(0, path.size() - 4) : path;
+  const std::string prefix = !o.output.empty() ? o.output : run_prefix(path);
   const Facts facts = run_facts(reader);  // the header's pid and rank, unless a KV entry says otherwise
   if (fact_value(facts, fact::kSection, fact::kHelpRun) == "1") {
     if (!o.quiet) say(path + " is a --kokkos-tools-help run: nothing to convert");

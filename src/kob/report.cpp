@@ -57,8 +57,7 @@ int report_runs(const ReportRequest& o) {
     if (runs.size() > 1) html.set_clock(clocks[i].alignment, clocks[i].offset_start_ns, clocks[i].offset_end_ns);
   }
 
-  const std::string& first = runs[0].path;
-  const std::string out = !o.output.empty() ? o.output : (first.ends_with(".kob") ? first.substr(0, first.size() - 4) : first) + ".html";
+  const std::string out = !o.output.empty() ? o.output : run_prefix(runs[0].path) + ".html";
   const std::size_t slash = out.rfind('/');
   if (slash != std::string::npos && slash > 0 && !atomic_file::make_directories(out.substr(0, slash), error)) {
     say(error);

@@ -17,6 +17,8 @@ std::string raw_path(const std::string& run) {
   return run + ".kob";
 }
 
+std::string run_prefix(const std::string& path) { return path.ends_with(".kob") ? path.substr(0, path.size() - 4) : path; }
+
 bool open_run(raw::Reader& reader, const std::string& run, std::string& path, std::string& error) {
   static constexpr std::pair<std::string_view, std::string_view> kOther[] = {
       {".summary.json", "a summary"}, {".summary.txt", "a summary"}, {".pftrace", "a Perfetto trace"},

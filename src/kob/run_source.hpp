@@ -13,6 +13,9 @@ namespace kob::cli {
 // (the reader then says what is wrong with it).
 std::string raw_path(const std::string& run);
 
+// A raw trace's path without ".kob": the prefix its other files share (a name without it, as it is).
+std::string run_prefix(const std::string& path);
+
 // Opens RUN's raw trace (path: the file tried). False with error: one line saying what is wrong
 // with the file given, naming the raw trace to give instead when RUN is one of a run's other
 // files (PREFIX.summary.json, PREFIX.pftrace, ...).

@@ -13,6 +13,7 @@
 #include "common/session/config.hpp"
 #include "common/support/json_doc.hpp"
 #include "kob/convert.hpp"
+#include "kob/run_source.hpp"
 
 namespace kob::cli {
 
@@ -28,7 +29,7 @@ std::string database_of(const std::string& run) {
     say("cannot open " + run + ": no such database");
     return {};
   }
-  const std::string prefix = run.ends_with(".kob") ? run.substr(0, run.size() - 4) : run;
+  const std::string prefix = run_prefix(run);
   const std::string db = prefix + ".sqlite", raw = prefix + ".kob";
   struct stat db_st{}, raw_st{};
   const bool have_db = ::stat(db.c_str(), &db_st) == 0, have_raw = ::stat(raw.c_str(), &raw_st) == 0;

@@ -168,8 +168,8 @@ void place_raw_trace(State& s) {
     if (folder && raw::rename_to(name.prefix + ".kob")) {
       s.fallback.clear();
     } else {
-      if (!folder) log::warn("cannot write under " + name.prefix + " (" + why + "): this run's files stay " + open_path.substr(0, open_path.size() - 4) + ".*");
-      s.fallback = raw::path().substr(0, raw::path().size() - 4);
+      s.fallback = open_path.substr(0, open_path.size() - 4);  // rename_to leaves it there when it fails
+      if (!folder) log::warn("cannot write under " + name.prefix + " (" + why + "): this run's files stay " + s.fallback + ".*");
     }
     return;
   }
@@ -635,7 +635,7 @@ void write_outputs() {
     const output_name::Resolved name = output_name::resolve(c.output, name_context());
     if (!name.note.empty()) log::warn(name.note);
     OutputRequest req;
-    req.prefix = s.fallback.empty() ? name.prefix : s.fallback;
+    req.prefix = output_prefix();
     req.directory = s.fallback.empty() ? name.directory : std::string();
     req.directory_reported = true;  // said when the raw trace was placed
     req.formats = c.formats;
