@@ -1,5 +1,8 @@
 #include "kob/diff.hpp"
 
+#include <glob.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -9,8 +12,8 @@
 #include <tuple>
 
 #include "common/support/atomic_file.hpp"
-#include "common/record/clock.hpp"
 #include "common/support/json_doc.hpp"
+#include "common/support/text_table.hpp"
 #include "common/timeline/raw_reader.hpp"
 #include "common/session/run_outputs.hpp"
 #include "kob/progress.hpp"
@@ -22,8 +25,8 @@ namespace {
 
 void say(const std::string& line) { std::fprintf(stderr, "kob: %s\n", line.c_str()); }
 
-// Reads one run's raw trace and folds it into its summary, as kob summary would print it.
-bool load_run(const std::string& run, std::string& path, Summary& out) {
+// Reads one run's raw trace and folds it into its summary, with every call's time.
+bool load_run(const std::string& run, std::string& path, DiffRun& out) {
   raw::Reader reader;
   std::string error;
   if (!open_run(reader, run, path, error)) {
@@ -34,11 +37,33 @@ bool load_run(const std::string& run, std::string& path, Summary& out) {
   RunData data = prepare_run(reader, facts, false);
   Progress progress(path);
   reader.on_progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
-  out = summarize_run(data, facts);
+  out.summary = summarize_run(data, facts, &out.calls);
   // Figures that miss part of a run compare badly: said, not hidden.
-  if (out.dropped)
-    say(path + ": " + std::to_string(out.dropped) + " events were dropped; its figures miss part of the run");
+  if (out.summary.dropped)
+    say(path + ": " + std::to_string(out.summary.dropped) + " events were dropped; its figures miss part of the run");
   return true;
+}
+
+// A pattern (* ? [) that names no file as it is: the files it matches, in order; else as given.
+std::vector<std::string> expand(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const std::string& a : args) {
+    struct stat st {};
+    glob_t g{};
+    if (a.find_first_of("*?[") == std::string::npos || ::stat(a.c_str(), &st) == 0 ||
+        ::glob(a.c_str(), 0, nullptr, &g) != 0 || g.gl_pathc == 0) {
+      out.push_back(a);
+    } else {
+      for (std::size_t i = 0; i < g.gl_pathc; ++i) {
+        const std::string p = g.gl_pathv[i];
+        // A run's prefix matches its other files too: the raw traces only.
+        if (p.size() > 4 && p.compare(p.size() - 4, 4, ".kob") == 0) out.push_back(p);
+      }
+      if (out.empty() || g.gl_pathc == 0) out.push_back(a);
+    }
+    globfree(&g);
+  }
+  return out;
 }
 
 double pct(double from, double to) { return (to - from) / from * 100.0; }
@@ -49,19 +74,23 @@ std::string fmt_pct(double v, bool sign = true) {
   return buf;
 }
 
-std::string fmt_mean(double ns) { return summary_format::time(static_cast<std::uint64_t>(std::llround(ns))); }
-
-std::string fmt_change(const DiffRow& r) {
-  if (r.total_b >= r.total_a) return "+" + summary_format::time(r.total_b - r.total_a);
-  return "-" + summary_format::time(r.total_a - r.total_b);
+std::string fmt_calls(double v) {
+  char buf[32];
+  if (v == std::floor(v)) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
 }
 
-bool has_change_pct(const DiffRow& r) { return r.in_a && r.in_b && r.total_a > 0; }
-bool has_mean_pct(const DiffRow& r) { return r.in_a && r.in_b && r.calls_a > 0 && r.calls_b > 0 && r.total_a > 0; }
+std::uint64_t ns(double v) { return static_cast<std::uint64_t>(std::llround(std::max(0.0, v))); }
+
+bool both(const DiffRow& r) { return r.in_a && r.in_b; }
+bool has_change_pct(const DiffRow& r) { return both(r) && r.total_a > 0; }
+bool has_median_pct(const DiffRow& r) { return both(r) && r.verdict.median_a > 0; }
 
 void sort_rows(std::vector<DiffRow>& rows) {
-  std::sort(rows.begin(), rows.end(), [](const DiffRow& x, const DiffRow& y) {
-    return std::make_tuple(y.at_stake(), y.total_a, x.name, x.kind) < std::make_tuple(x.at_stake(), x.total_a, y.name, y.kind);
+  std::stable_sort(rows.begin(), rows.end(), [](const DiffRow& x, const DiffRow& y) {
+    return std::make_tuple(x.runtime, -x.at_stake(), -x.total_a, x.name, x.kind) <
+           std::make_tuple(y.runtime, -y.at_stake(), -y.total_a, y.name, y.kind);
   });
 }
 
@@ -73,11 +102,264 @@ std::string label(const DiffRow& r) {
 
 const char* row_type(const DiffRow& r) { return r.construct ? "construct" : r.kind.empty() ? "region" : "kernel"; }
 
+std::uint64_t seed_of(const DiffRow& r) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const std::string* s : {&r.name, &r.kind, &r.file})
+    for (char c : *s + '\0') h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h ^ r.line;
+}
+
+// The same multiset of calls on both sides (A against itself): "same", whatever the count.
+bool same_calls(const DiffRow& r) {
+  noise::Run a, b;
+  for (const noise::Run& x : r.times_a) a.insert(a.end(), x.begin(), x.end());
+  for (const noise::Run& x : r.times_b) b.insert(b.end(), x.begin(), x.end());
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b;
+}
+
+// Rows of one kind keyed as they match across runs; each run adds its calls to its side.
+struct Rows {
+  std::map<std::string, DiffRow> by_key;
+  DiffRow& at(const std::string& key, bool& fresh) {
+    auto [it, inserted] = by_key.try_emplace(key);
+    fresh = inserted;
+    return it->second;
+  }
+};
+
+void add_side(DiffRow& r, bool is_a, std::size_t run, std::uint64_t calls, std::uint64_t total, const noise::Run* times) {
+  (is_a ? r.in_a : r.in_b) = true;
+  (is_a ? r.calls_a : r.calls_b) += double(calls);
+  (is_a ? r.total_a : r.total_b) += double(total);
+  noise::Side& side = is_a ? r.times_a : r.times_b;
+  if (side.size() <= run) side.resize(run + 1);
+  if (times != nullptr) side[run].insert(side[run].end(), times->begin(), times->end());
+}
+
+template <class Map>
+const noise::Run* find_times(const Map& m, const typename Map::key_type& key) {
+  auto it = m.find(key);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+void add_run(const DiffRun& run, bool is_a, std::size_t index, Rows& kernels, Rows& regions, Rows& constructs) {
+  bool fresh = false;
+  for (const KernelStats& k : run.summary.kernels) {
+    DiffRow& r = kernels.at(k.name + '\0' + k.kind, fresh);
+    r.name = k.name;
+    r.kind = k.kind;
+    add_side(r, is_a, index, k.calls, k.total, find_times(run.calls.kernels, {k.name, k.kind}));
+  }
+  for (const RegionStats& g : run.summary.regions) {
+    DiffRow& r = regions.at(g.path, fresh);
+    r.name = g.path;
+    add_side(r, is_a, index, g.calls, g.inclusive, find_times(run.calls.regions, g.path));
+  }
+  for (const OmpConstructStats& c : run.summary.openmp.constructs) {
+    const std::string key = c.place_key();
+    DiffRow& r = constructs.at(key, fresh);
+    if (fresh) {
+      r.name = c.label;
+      r.kind = c.kind;
+      r.construct = true;
+      r.runtime = c.kokkos_runtime;
+      r.function = c.function;
+      r.file = c.file;
+      r.line = c.line;
+      r.module = c.module;
+    }
+    add_side(r, is_a, index, c.calls, c.total, find_times(run.calls.constructs, key));
+  }
+}
+
+}  // namespace
+
+const char* DiffRow::status() const {
+  if (!in_a) return "new";
+  if (!in_b) return "gone";
+  if (verdict.beyond) return verdict.change_pct > 0 ? "slower" : "faster";
+  if (same_calls(*this)) return "same";
+  return verdict.judged ? "within_noise" : "few_calls";
+}
+
+Diff diff_runs(const std::vector<DiffRun>& a, const std::vector<DiffRun>& b, double fail_above_pct, bool include_runtime) {
+  Diff d;
+  Rows kernels, regions, constructs;
+  for (std::size_t i = 0; i < a.size(); ++i) add_run(a[i], true, i, kernels, regions, constructs);
+  for (std::size_t i = 0; i < b.size(); ++i) add_run(b[i], false, i, kernels, regions, constructs);
+  for (const DiffRun& r : a) d.run_time_a += double(r.summary.run_time) / double(a.size());
+  for (const DiffRun& r : b) d.run_time_b += double(r.summary.run_time) / double(b.size());
+  // Per run; a run without the row's calls counts as none of them (its times: an empty run).
+  for (Rows* rows : {&kernels, &regions, &constructs})
+    for (auto& [key, r] : rows->by_key) {
+      r.calls_a /= double(std::max<std::size_t>(a.size(), 1));
+      r.total_a /= double(std::max<std::size_t>(a.size(), 1));
+      r.calls_b /= double(std::max<std::size_t>(b.size(), 1));
+      r.total_b /= double(std::max<std::size_t>(b.size(), 1));
+      if (both(r) && noise::judgeable(r.times_a, r.times_b)) ++d.judged;
+    }
+  for (auto [rows, out] : {std::pair{&kernels, &d.kernels}, {&regions, &d.regions}, {&constructs, &d.constructs}}) {
+    for (auto& [key, r] : rows->by_key) {
+      r.verdict = both(r) ? noise::compare(r.times_a, r.times_b, d.judged, seed_of(r)) : noise::Verdict{};
+      r.spread_a = noise::spread_pct(r.times_a);
+      r.spread_b = noise::spread_pct(r.times_b);
+      out->push_back(std::move(r));
+    }
+    sort_rows(*out);
+  }
+  if (fail_above_pct >= 0) {
+    const double matters = kMattersShare * d.run_time_a;
+    for (const auto* rows : {&d.kernels, &d.regions, &d.constructs})
+      for (const DiffRow& r : *rows)
+        if (both(r) && r.verdict.beyond && r.verdict.change_pct > fail_above_pct && r.at_stake() >= matters &&
+            (include_runtime || !r.runtime))
+          d.regressions.push_back(r);
+  }
+  return d;
+}
+
+namespace {
+
+std::string runs_title(const std::vector<std::string>& paths, double run_time) {
+  const std::string t = summary_format::time(ns(run_time));
+  if (paths.size() == 1) return summary_format::name(paths[0]) + " (run time " + t + ")";
+  std::string s = std::to_string(paths.size()) + " runs (mean run time " + t + "):";
+  for (const std::string& p : paths) s += " " + summary_format::name(p);
+  return s;
+}
+
+std::string ci_cell(const DiffRow& r) {
+  if (!r.verdict.judged) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "[%+.0f, %+.0f]%%", r.verdict.ci_low_pct, r.verdict.ci_high_pct);
+  return buf;
+}
+
+std::string status_cell(const DiffRow& r) {
+  std::string s = r.status();
+  std::replace(s.begin(), s.end(), '_', ' ');
+  return s;
+}
+
+std::vector<std::string> head(const char* first, bool kind, bool wide) {
+  std::vector<std::string> h{first};
+  if (kind && wide) h.push_back("kind");
+  if (wide) {
+    for (const char* c : {"calls A", "calls B", "median A", "median B", "change", "95% CI", "at stake", "total A", "total B",
+                          "spread A", "spread B"})
+      h.push_back(c);
+  } else {
+    for (const char* c : {"calls", "median A", "median B", "change [95% CI]"}) h.push_back(c);
+  }
+  h.push_back("status");
+  return h;
+}
+
+// Calls per run: "8" when both sides made as many, else "8/9" (A/B).
+std::string calls_cell(const DiffRow& r) {
+  const std::string a = r.in_a ? fmt_calls(r.calls_a) : "-", b = r.in_b ? fmt_calls(r.calls_b) : "-";
+  return a == b ? a : a + "/" + b;
+}
+
+std::vector<std::string> cells(const DiffRow& r, std::string first, bool kind, bool wide) {
+  using text_table::time_cell;
+  std::vector<std::string> row{std::move(first)};
+  const std::string change = has_median_pct(r) ? fmt_pct(r.verdict.change_pct) : "-";
+  if (!wide) {
+    row.push_back(calls_cell(r));
+    row.push_back(r.in_a ? time_cell(ns(r.verdict.median_a)) : "-");
+    row.push_back(r.in_b ? time_cell(ns(r.verdict.median_b)) : "-");
+    row.push_back(r.verdict.judged ? change + " " + ci_cell(r) : change);
+    row.push_back(status_cell(r));
+    return row;
+  }
+  if (kind) row.push_back(r.kind);
+  row.push_back(r.in_a ? fmt_calls(r.calls_a) : "-");
+  row.push_back(r.in_b ? fmt_calls(r.calls_b) : "-");
+  row.push_back(r.in_a ? time_cell(ns(r.verdict.median_a)) : "-");
+  row.push_back(r.in_b ? time_cell(ns(r.verdict.median_b)) : "-");
+  row.push_back(change);
+  row.push_back(ci_cell(r));
+  row.push_back(time_cell(ns(r.at_stake()), r.total_b < r.total_a));
+  row.push_back(r.in_a ? time_cell(ns(r.total_a)) : "-");
+  row.push_back(r.in_b ? time_cell(ns(r.total_b)) : "-");
+  row.push_back(r.spread_a >= 0 ? fmt_pct(r.spread_a, false) : "-");
+  row.push_back(r.spread_b >= 0 ? fmt_pct(r.spread_b, false) : "-");
+  row.push_back(status_cell(r));
+  return row;
+}
+
+// A kernel's name in the narrow table: with its kind where another row has the same name.
+std::string kernel_name(const DiffRow& r, const std::vector<DiffRow>& all, bool wide) {
+  if (wide) return summary_format::name(r.name);
+  const auto same = std::count_if(all.begin(), all.end(), [&](const DiffRow& x) { return x.name == r.name; });
+  return summary_format::name(r.name) + (same > 1 ? " (" + r.kind + ")" : "");
+}
+
+std::string table_of(const std::vector<DiffRow>& rows, const char* first, bool kind, bool wide) {
+  std::vector<std::vector<std::string>> t{head(first, kind, wide)};
+  std::vector<const DiffRow*> of;  // t's rows
+  bool runtime_head = false;
+  for (const DiffRow& r : rows) {
+    if (r.runtime && !runtime_head) {
+      runtime_head = true;
+      t.push_back({"Kokkos runtime:"});
+      of.push_back(nullptr);
+    }
+    t.push_back(cells(r, "", kind, wide));
+    of.push_back(&r);
+  }
+  // Names cut to the room the other columns leave; a construct's in its function (file and line stay).
+  const std::size_t room = text_table::first_column_room(t, text_table::width());
+  for (std::size_t i = 0; i < of.size(); ++i) {
+    const DiffRow* r = of[i];
+    if (r == nullptr) continue;
+    const std::string indent = r->runtime ? "  " : "", suffix = r->construct ? " (" + r->kind + ")" : "";
+    const std::size_t left = room > indent.size() + suffix.size() ? room - indent.size() - suffix.size() : 0;
+    t[i + 1][0] = indent + (r->construct ? summary_format::location(r->name, left)
+                            : kind       ? kernel_name(*r, rows, wide)
+                                         : summary_format::name(r->name)) + suffix;
+  }
+  return summary_format::table(t);
+}
+
+}  // namespace
+
+std::string diff_text(const Diff& d, const DiffRequest& q) {
+  const bool wide = text_table::width() == 0;
+  std::string o = "kob diff: A = " + runs_title(d.paths_a, d.run_time_a) + ", B = " + runs_title(d.paths_b, d.run_time_b) + "\n";
+  o += "\nKokkos kernels, largest time at stake (|total B - total A| per run) first:\n";
+  o += d.kernels.empty() ? "  (none in either run)\n" : table_of(d.kernels, "kernel", true, wide);
+  o += "\nKokkos regions (inclusive time), largest time at stake first:\n";
+  o += d.regions.empty() ? "  (none in either run)\n" : table_of(d.regions, "region", false, wide);
+  // Only where a run has them: programs without OpenMP of their own outside kernels keep the report they had.
+  if (!d.constructs.empty()) {
+    o += "\nOpenMP constructs outside Kokkos kernels (by kind and source location), largest time at stake first:\n";
+    o += table_of(d.constructs, "location", false, wide);
+  }
+  o += "\ncalls: per run (A/B where they differ). median: of one call. change: of the median, with its 95% confidence\n"
+       "interval (bootstrap over runs and calls). slower / faster: beyond the noise (the interval at a 5%\n"
+       "error rate over all " + std::to_string(d.judged) + " rows compared leaves out 0); few calls: under " +
+       std::to_string(noise::kMinCalls) + " a side, no verdict.\n";
+  if (d.paths_a.size() == 1 || d.paths_b.size() == 1)
+    o += "One run on a side: the interval holds the noise between calls, not between runs; give several runs a\n"
+         "side (kob diff A1 A2 A3 --vs B1 B2 B3) to take that in.\n";
+  if (q.fail_given) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g%%", q.fail_above);
+    o += std::to_string(d.regressions.size()) + " regression" + (d.regressions.size() == 1 ? "" : "s") +
+         " over --fail-above=" + buf + " (median beyond noise, at stake >= 1% of A's run time" +
+         (q.include_runtime ? "" : ", Kokkos runtime left out") + ")\n";
+  }
+  return o;
+}
+
+namespace {
+
 // A percentage, or null where there is none (a change in % of nothing, a spread unknown).
 json::Doc pct_or_null(bool known, double v) { return known ? json::Doc(json::figure(v)) : json::Doc(); }
-
-// ns as microseconds, signed.
-json::Doc signed_us(std::uint64_t ns, bool negative) { return negative ? -json::us(ns) : json::us(ns); }
 
 json::Doc row_json(const DiffRow& r) {
   json::Doc o = {{"name", r.name}};
@@ -87,189 +369,41 @@ json::Doc row_json(const DiffRow& r) {
     o["file"] = r.file;
     o["line"] = r.line;
     o["module"] = r.module;
+    o["group"] = r.runtime ? "kokkos_runtime" : "program";
   }
-  o["calls_a"] = r.calls_a;
-  o["calls_b"] = r.calls_b;
-  o["total_a_us"] = json::us(r.total_a);
-  o["total_b_us"] = json::us(r.total_b);
-  o["mean_a_us"] = json::us(static_cast<std::uint64_t>(std::llround(r.mean_a())));
-  o["mean_b_us"] = json::us(static_cast<std::uint64_t>(std::llround(r.mean_b())));
-  o["change_us"] = signed_us(r.at_stake(), r.total_b < r.total_a);  // total B - total A
-  o["change_pct"] = pct_or_null(has_change_pct(r), pct(double(r.total_a), double(r.total_b)));
-  o["mean_change_pct"] = pct_or_null(has_mean_pct(r), pct(r.mean_a(), r.mean_b()));
-  o["at_stake_us"] = json::us(r.at_stake());
-  o["spread_a_pct"] = pct_or_null(r.has_range && r.spread_a_pct() >= 0, r.spread_a_pct());
-  o["spread_b_pct"] = pct_or_null(r.has_range && r.spread_b_pct() >= 0, r.spread_b_pct());
+  o["calls_a"] = json::figure(r.calls_a);
+  o["calls_b"] = json::figure(r.calls_b);
+  o["total_a_us"] = json::us(ns(r.total_a));
+  o["total_b_us"] = json::us(ns(r.total_b));
+  o["median_a_us"] = json::us(ns(r.verdict.median_a));
+  o["median_b_us"] = json::us(ns(r.verdict.median_b));
+  o["change_us"] = r.total_b < r.total_a ? -json::us(ns(r.at_stake())) : json::us(ns(r.at_stake()));
+  o["change_pct"] = pct_or_null(has_change_pct(r), pct(r.total_a, r.total_b));
+  o["median_change_pct"] = pct_or_null(has_median_pct(r), r.verdict.change_pct);
+  o["ci95_pct"] = r.verdict.judged ? json::Doc::array({json::figure(r.verdict.ci_low_pct), json::figure(r.verdict.ci_high_pct)})
+                                   : json::Doc();
+  o["judged"] = r.verdict.judged;
+  o["beyond_noise"] = r.verdict.beyond;
+  o["at_stake_us"] = json::us(ns(r.at_stake()));
+  o["spread_a_pct"] = pct_or_null(r.spread_a >= 0, r.spread_a);
+  o["spread_b_pct"] = pct_or_null(r.spread_b >= 0, r.spread_b);
   o["status"] = r.status();
-  o["within_noise"] = r.within_noise();
   return o;
 }
 
 }  // namespace
 
-const char* DiffRow::status() const {
-  if (!in_a) return "new";
-  if (!in_b) return "gone";
-  if (total_b > total_a) return "slower";
-  if (total_b < total_a) return "faster";
-  return "same";
-}
-
-// The same calls, and each run's mean per call inside the other run's per-call [min, max]: the
-// change of the mean is no larger than the calls of one run already differ by.
-bool DiffRow::within_noise() const {
-  if (!in_a || !in_b || calls_a != calls_b) return false;
-  const double ma = mean_a(), mb = mean_b();
-  if (ma == mb) return true;
-  if (!has_range) return false;
-  return double(min_a) <= mb && mb <= double(max_a) && double(min_b) <= ma && ma <= double(max_b);
-}
-
-double DiffRow::spread_a_pct() const {
-  if (!has_range || calls_a < 2 || total_a == 0) return -1;
-  return double(max_a - min_a) / mean_a() * 100.0;
-}
-
-double DiffRow::spread_b_pct() const {
-  if (!has_range || calls_b < 2 || total_b == 0) return -1;
-  return double(max_b - min_b) / mean_b() * 100.0;
-}
-
-Diff diff_summaries(const Summary& a, const Summary& b, double fail_above_pct) {
-  Diff d;
-  d.run_time_a = a.run_time;
-  d.run_time_b = b.run_time;
-  // Kernels by name and kind (the summary has one row each; rows merged all the same).
-  std::map<std::pair<std::string, std::string>, DiffRow> kernels;
-  auto add_kernel = [&](const KernelStats& k, bool is_a) {
-    DiffRow& r = kernels[{k.name, k.kind}];
-    r.name = k.name;
-    r.kind = k.kind;
-    r.has_range = true;
-    bool& in = is_a ? r.in_a : r.in_b;
-    std::uint64_t& calls = is_a ? r.calls_a : r.calls_b;
-    std::uint64_t& total = is_a ? r.total_a : r.total_b;
-    std::uint64_t& mn = is_a ? r.min_a : r.min_b;
-    std::uint64_t& mx = is_a ? r.max_a : r.max_b;
-    mn = in ? std::min(mn, k.min) : k.min;
-    mx = in ? std::max(mx, k.max) : k.max;
-    in = true;
-    calls += k.calls;
-    total += k.total;
+std::string diff_json(const Diff& d, const DiffRequest& q) {
+  auto side = [](const std::vector<std::string>& paths, double run_time) {
+    json::Doc p = json::Doc::array();
+    for (const std::string& s : paths) p.push_back(s);
+    return json::Doc{{"path", paths.empty() ? std::string() : paths[0]}, {"paths", p}, {"run_time_us", json::us(ns(run_time))}};
   };
-  for (const KernelStats& k : a.kernels) add_kernel(k, true);
-  for (const KernelStats& k : b.kernels) add_kernel(k, false);
-  std::map<std::string, DiffRow> regions;
-  auto add_region = [&](const RegionStats& g, bool is_a) {
-    DiffRow& r = regions[g.path];
-    r.name = g.path;
-    (is_a ? r.in_a : r.in_b) = true;
-    (is_a ? r.calls_a : r.calls_b) += g.calls;
-    (is_a ? r.total_a : r.total_b) += g.inclusive;
-  };
-  for (const RegionStats& g : a.regions) add_region(g, true);
-  for (const RegionStats& g : b.regions) add_region(g, false);
-  std::map<std::string, DiffRow> constructs;
-  auto add_construct = [&](const OmpConstructStats& c, bool is_a) {
-    DiffRow& r = constructs[c.place_key()];
-    if (!r.in_a && !r.in_b) {
-      r.name = c.label;
-      r.kind = c.kind;
-      r.construct = true;
-      r.function = c.function;
-      r.file = c.file;
-      r.line = c.line;
-      r.module = c.module;
-    }
-    (is_a ? r.in_a : r.in_b) = true;
-    (is_a ? r.calls_a : r.calls_b) += c.calls;
-    (is_a ? r.total_a : r.total_b) += c.total;
-  };
-  for (const OmpConstructStats& c : a.openmp.constructs) add_construct(c, true);
-  for (const OmpConstructStats& c : b.openmp.constructs) add_construct(c, false);
-  for (auto& [key, r] : kernels) d.kernels.push_back(std::move(r));
-  for (auto& [key, r] : regions) d.regions.push_back(std::move(r));
-  for (auto& [key, r] : constructs) d.constructs.push_back(std::move(r));
-  sort_rows(d.kernels);
-  sort_rows(d.regions);
-  sort_rows(d.constructs);
-  if (fail_above_pct >= 0) {
-    const double matters = kMattersShare * double(d.run_time_a);
-    for (const auto* rows : {&d.kernels, &d.regions, &d.constructs})
-      for (const DiffRow& r : *rows)
-        if (r.total_b > r.total_a && has_change_pct(r) && double(r.at_stake()) >= matters &&
-            pct(double(r.total_a), double(r.total_b)) > fail_above_pct)
-          d.regressions.push_back(r);
-  }
-  return d;
-}
-
-std::string diff_text(const Diff& d, bool fail_given, double fail_above) {
-  std::string o = "kob diff: A = " + summary_format::name(d.path_a) + " (run time " + summary_format::time(d.run_time_a) +
-                  "), B = " + summary_format::name(d.path_b) + " (run time " + summary_format::time(d.run_time_b) + ")\n";
-  auto status = [](const DiffRow& r) {
-    std::string s = r.status();
-    if (r.within_noise() && s != "same") s += " (noise)";
-    return s;
-  };
-  auto cells = [&](const DiffRow& r, std::vector<std::string> row, bool spread) {
-    row.push_back(r.in_a ? std::to_string(r.calls_a) : "-");
-    row.push_back(r.in_b ? std::to_string(r.calls_b) : "-");
-    row.push_back(r.in_a ? summary_format::time(r.total_a) : "-");
-    row.push_back(r.in_b ? summary_format::time(r.total_b) : "-");
-    row.push_back(fmt_change(r));
-    row.push_back(has_change_pct(r) ? fmt_pct(pct(double(r.total_a), double(r.total_b))) : "-");
-    row.push_back(r.in_a ? fmt_mean(r.mean_a()) : "-");
-    row.push_back(r.in_b ? fmt_mean(r.mean_b()) : "-");
-    row.push_back(has_mean_pct(r) ? fmt_pct(pct(r.mean_a(), r.mean_b())) : "-");
-    if (spread) {
-      row.push_back(r.spread_a_pct() >= 0 ? fmt_pct(r.spread_a_pct(), false) : "-");
-      row.push_back(r.spread_b_pct() >= 0 ? fmt_pct(r.spread_b_pct(), false) : "-");
-    }
-    row.push_back(status(r));
-    return row;
-  };
-  o += "\nKokkos kernels, largest time at stake (|total B - total A|) first:\n";
-  if (d.kernels.empty()) {
-    o += "  (none in either run)\n";
-  } else {
-    std::vector<std::vector<std::string>> rows{{"kernel", "kind", "calls A", "calls B", "total A", "total B", "change",
-                                                "change %", "mean A", "mean B", "mean %", "spread A", "spread B", "status"}};
-    for (const DiffRow& r : d.kernels) rows.push_back(cells(r, {summary_format::name(r.name), r.kind}, true));
-    o += summary_format::table(rows);
-  }
-  o += "\nKokkos regions (inclusive time), largest time at stake first:\n";
-  if (d.regions.empty()) {
-    o += "  (none in either run)\n";
-  } else {
-    std::vector<std::vector<std::string>> rows{
-        {"region", "calls A", "calls B", "total A", "total B", "change", "change %", "mean A", "mean B", "mean %", "status"}};
-    for (const DiffRow& r : d.regions) rows.push_back(cells(r, {summary_format::name(r.name)}, false));
-    o += summary_format::table(rows);
-  }
-  // Only where a run has them: programs without OpenMP of their own outside kernels keep the report they had.
-  if (!d.constructs.empty()) {
-    o += "\nOpenMP constructs outside Kokkos kernels (by kind and source location), largest time at stake first:\n";
-    std::vector<std::vector<std::string>> rows{{"location", "kind", "calls A", "calls B", "total A", "total B", "change",
-                                                "change %", "mean A", "mean B", "mean %", "status"}};
-    for (const DiffRow& r : d.constructs) rows.push_back(cells(r, {summary_format::location(r.name), r.kind}, false));
-    o += summary_format::table(rows);
-  }
-  o += "\nspread: (max - min) / mean of one run's calls. (noise): the same calls, and each run's mean per call\n"
-       "within the other run's per-call [min, max].\n";
-  if (fail_given) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%g%%", fail_above);
-    o += std::to_string(d.regressions.size()) + " regression" + (d.regressions.size() == 1 ? "" : "s") +
-         " over --fail-above=" + buf + " (total time, at stake >= 1% of A's run time)\n";
-  }
-  return o;
-}
-
-std::string diff_json(const Diff& d, bool fail_given, double fail_above) {
-  json::Doc o = {{"a", {{"path", d.path_a}, {"run_time_us", json::us(d.run_time_a)}}},
-                 {"b", {{"path", d.path_b}, {"run_time_us", json::us(d.run_time_b)}}},
-                 {"fail_above_pct", fail_given ? json::Doc(json::figure(fail_above)) : json::Doc()}};
+  json::Doc o = {{"a", side(d.paths_a, d.run_time_a)},
+                 {"b", side(d.paths_b, d.run_time_b)},
+                 {"fail_above_pct", q.fail_given ? json::Doc(json::figure(q.fail_above)) : json::Doc()},
+                 {"include_runtime", q.include_runtime},
+                 {"rows_judged", d.judged}};
   auto list = [](const std::vector<DiffRow>& rows) {
     json::Doc out = json::Doc::array();
     for (const DiffRow& r : rows) out.push_back(row_json(r));
@@ -282,10 +416,11 @@ std::string diff_json(const Diff& d, bool fail_given, double fail_above) {
   for (const DiffRow& r : d.regressions) {
     json::Doc g = {{"type", row_type(r)}, {"name", r.name}};
     if (!r.kind.empty()) g["kind"] = r.kind;
-    g["total_a_us"] = json::us(r.total_a);
-    g["total_b_us"] = json::us(r.total_b);
-    g["change_pct"] = json::figure(pct(double(r.total_a), double(r.total_b)));
-    g["at_stake_us"] = json::us(r.at_stake());
+    g["median_a_us"] = json::us(ns(r.verdict.median_a));
+    g["median_b_us"] = json::us(ns(r.verdict.median_b));
+    g["median_change_pct"] = json::figure(r.verdict.change_pct);
+    g["ci95_pct"] = json::Doc::array({json::figure(r.verdict.ci_low_pct), json::figure(r.verdict.ci_high_pct)});
+    g["at_stake_us"] = json::us(ns(r.at_stake()));
     regressions.push_back(g);
   }
   return json::dump(o) + "\n";
@@ -305,35 +440,41 @@ bool parse_fail_above(const std::string& v, double& out) {
   return true;
 }
 
-int diff_runs(const DiffRequest& o) {
-  Summary a, b;
-  std::string path_a, path_b;
-  const bool ok_a = load_run(o.a, path_a, a);
-  const bool ok_b = load_run(o.b, path_b, b);
-  if (!ok_a || !ok_b) return 1;
-  Diff d = diff_summaries(a, b, o.fail_given ? o.fail_above : -1.0);
-  d.path_a = path_a;
-  d.path_b = path_b;
-  const std::string report = o.json ? diff_json(d, o.fail_given, o.fail_above) : diff_text(d, o.fail_given, o.fail_above);
-  if (o.output.empty()) {
+int diff_command(const DiffRequest& q) {
+  std::vector<std::string> paths_a, paths_b;
+  std::vector<DiffRun> a, b;
+  bool ok = true;
+  for (auto [args, paths, runs] : {std::tuple{&q.a, &paths_a, &a}, {&q.b, &paths_b, &b}})
+    for (const std::string& run : expand(*args)) {
+      runs->emplace_back();
+      std::string path;
+      ok = load_run(run, path, runs->back()) && ok;
+      paths->push_back(path);
+    }
+  if (!ok) return 1;
+  Diff d = diff_runs(a, b, q.fail_given ? q.fail_above : -1.0, q.include_runtime);
+  d.paths_a = paths_a;
+  d.paths_b = paths_b;
+  const std::string report = q.json ? diff_json(d, q) : diff_text(d, q);
+  if (q.output.empty()) {
     std::fwrite(report.data(), 1, report.size(), stdout);
     std::fflush(stdout);
   } else {
     std::string error;
     if (!atomic_file::write(
-            o.output, [&](std::FILE* f) { return std::fwrite(report.data(), 1, report.size(), f) == report.size(); }, error)) {
+            q.output, [&](std::FILE* f) { return std::fwrite(report.data(), 1, report.size(), f) == report.size(); }, error)) {
       say(error);
       return 1;
     }
   }
   for (const DiffRow& r : d.regressions) {
-    const double share = d.run_time_a ? double(r.at_stake()) / double(d.run_time_a) * 100.0 : 0.0;
-    char buf[96];
-    std::snprintf(buf, sizeof buf, " (%+.1f%%, over %g%%), ", pct(double(r.total_a), double(r.total_b)), o.fail_above);
-    std::string line = "regression: " + label(r) + ": total " + summary_format::time(r.total_a) + " -> " +
-                       summary_format::time(r.total_b) + buf + summary_format::time(r.at_stake()) + " at stake (" +
-                       fmt_pct(share, false) + " of A's run time)" + (r.within_noise() ? ", within noise" : "");
-    say(line);
+    const double share = d.run_time_a > 0 ? r.at_stake() / d.run_time_a * 100.0 : 0.0;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " (%+.1f%%, 95%% CI [%+.1f, %+.1f]%%, over %g%%), ", r.verdict.change_pct, r.verdict.ci_low_pct,
+                  r.verdict.ci_high_pct, q.fail_above);
+    say("regression: " + label(r) + ": median " + summary_format::time(ns(r.verdict.median_a)) + " -> " +
+        summary_format::time(ns(r.verdict.median_b)) + buf + summary_format::time(ns(r.at_stake())) + " at stake per run (" +
+        fmt_pct(share, false) + " of A's run time)");
   }
   return d.regressions.empty() ? 0 : kDiffRegression;
 }

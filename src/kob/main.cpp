@@ -13,6 +13,7 @@
 #include "kob/diff.hpp"
 #include "kob/merge.hpp"
 #include "common/support/log.hpp"
+#include "common/support/text_table.hpp"
 #include "kob/report.hpp"
 #include "kob/run.hpp"
 #include "kob/sql.hpp"
@@ -95,7 +96,12 @@ Command add_summary(CLI::App& app) {
       "The summary kob convert --to=summary writes to PREFIX.summary.txt, printed on stdout instead; no file\n"
       "is written. Exit status: 0 every RUN read, 1 a RUN could not be read, 2 a usage error.");
   summary->add_option("RUN", *runs, "raw traces (PREFIX.kob or PREFIX)");
-  return {summary, [runs] { return kob::cli::summary_runs(*runs); }};
+  auto wide = std::make_shared<bool>(false);
+  summary->add_flag("--wide", *wide, "tables as wide as their names (default: 120 columns)");
+  return {summary, [runs, wide] {
+    if (*wide) kob::text_table::set_width(0);
+    return kob::cli::summary_runs(*runs);
+  }};
 }
 
 Command add_merge(CLI::App& app) {
@@ -160,25 +166,32 @@ Command add_diff(CLI::App& app) {
   struct State {
     kob::cli::DiffRequest req;
     std::string fail_above;
+    bool wide = false;
   };
   auto s = std::make_shared<State>();
   CLI::App* diff = app.add_subcommand(
-      "diff", "compare two runs per Kokkos kernel, region and OpenMP construct: kob diff A B [--fail-above=PCT] [--json] [-o FILE]");
+      "diff", "compare runs per Kokkos kernel, region and OpenMP construct, beyond noise: kob diff A B, kob diff A1 A2... --vs B1 B2...");
   diff->footer(
-      "Per kernel (name and kind) and region (path): calls, total and mean time in A and B, the change of the\n"
-      "total (time and %) and of the mean (%), largest time at stake |total B - total A| first; kernels and\n"
-      "regions in one run only are \"new\" or \"gone\". status: slower / faster / same by the total time.\n"
-      "spread: (max - min) / mean of one run's calls (kernels with 2 calls or more). A change is \"within\n"
-      "noise\" when both runs made the same calls and each run's mean per call lies within the other run's\n"
-      "per-call [min, max] (regions: only when the means are equal).\n"
-      "--fail-above=PCT: a regression is a kernel or region in both runs whose total time grew by more than\n"
-      "PCT percent and by at least 1% of A's run time; each is one line on stderr (new kernels are not).\n"
+      "Per kernel (name and kind), region (path) and OpenMP construct outside kernels (kind and source\n"
+      "location): calls and total time per run, the median time of a call in A and B and its change with a 95%\n"
+      "confidence interval (a bootstrap over the runs of a side, then the calls of each run), largest time\n"
+      "at stake |total B - total A| first. status: slower / faster where the change is beyond the noise (its\n"
+      "interval at a 5% error rate over all the rows compared leaves out 0), within noise, same (the very\n"
+      "same calls), few calls (under 3 on a side: run it more often, or give more runs), new, gone. Several\n"
+      "runs a side bring the noise between runs (load, placement) into the interval; with one, only the\n"
+      "noise between calls. Patterns (runs/a*.kob) are expanded. Kokkos' own start-up and finalize are the\n"
+      "\"Kokkos runtime\" rows, listed last.\n"
+      "--fail-above=PCT: a regression is a row on both sides whose median grew by more than PCT percent,\n"
+      "beyond noise, with at least 1% of A's run time at stake, not Kokkos runtime (unless\n"
+      "--include-runtime); each is one line on stderr (new rows are not).\n"
       "Exit status: 0 compared (no regression), 1 a run could not be read or FILE not written, 2 a usage\n"
       "error, 3 a regression over --fail-above.");
-  diff->add_option("A", s->req.a, "the run before: a raw trace PREFIX.kob or its PREFIX")->required();
-  diff->add_option("B", s->req.b, "the run after: a raw trace PREFIX.kob or its PREFIX")->required();
-  diff->add_option("--fail-above", s->fail_above, "exit 3 when a kernel or region that matters got slower by more than PCT % in total time")
+  diff->add_option("A", s->req.a, "the runs before (raw traces PREFIX.kob or PREFIX); without --vs: A B, one run each")->required();
+  diff->add_option("--vs", s->req.b, "the runs after")->option_text("B...");
+  diff->add_option("--fail-above", s->fail_above, "exit 3 when a row that matters got slower beyond noise by more than PCT % (median per call)")
       ->option_text("PCT");
+  diff->add_flag("--include-runtime", s->req.include_runtime, "Kokkos' own start-up and finalize may be regressions too");
+  diff->add_flag("--wide", s->wide, "tables as wide as their names, every column (default: 120 columns)");
   diff->add_flag("--json", s->req.json, "print JSON instead of the text tables (schema in README)");
   diff->add_option("-o,--output", s->req.output, "write the report to FILE instead of stdout")->option_text("FILE");
   return {diff, [s, diff] {
@@ -186,7 +199,17 @@ Command add_diff(CLI::App& app) {
       if (!kob::cli::parse_fail_above(s->fail_above, s->req.fail_above)) return 2;
       s->req.fail_given = true;
     }
-    return kob::cli::diff_runs(s->req);
+    if (diff->count("--vs") == 0) {
+      if (s->req.a.size() != 2) {
+        std::fprintf(stderr, "kob: diff: give two runs (kob diff A B) or the runs of each side (kob diff A1 A2 --vs B1 B2); got %zu (kob diff --help)\n",
+                     s->req.a.size());
+        return 2;
+      }
+      s->req.b = {s->req.a[1]};
+      s->req.a.resize(1);
+    }
+    if (s->wide) kob::text_table::set_width(0);
+    return kob::cli::diff_command(s->req);
   }};
 }
 

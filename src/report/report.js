@@ -88,6 +88,11 @@
     t.append(tb);
   }
   function empty(node, text) { node.replaceChildren(el('p', { class: 'note none', text })); }
+  // A section with nothing to show is hidden, with its link (the run picker may show it again).
+  function showSection(id, on) {
+    $(id).hidden = !on;
+    for (const a of document.querySelectorAll('nav a[href="#' + id + '"]')) a.hidden = !on;
+  }
   // Text whose `backticked` parts are code (the findings' fixes and evidence name directives and
   // calls so): those parts as <code>, the rest as text, nothing parsed as markup.
   function withCode(text) {
@@ -257,7 +262,8 @@
     krows = kernelRows(s);
     ksort = { key: null, dir: 0 };
     t.replaceChildren();
-    // No kernel (a plain OpenMP program): a line saying so, no empty header.
+    // No kernel (a plain OpenMP program): a line saying so, no empty header, the section hidden.
+    showSection('kernels', krows.length > 0);
     if (!krows.length) return t.append(el('caption', { text: 'no Kokkos kernels recorded' }));
     const tr = el('tr');
     KCOLS.forEach((c, i) => {
@@ -278,6 +284,7 @@
   function renderConstructs(ri) {
     const s = sumOf(RUNS[ri]), rows = (s.openmp && s.openmp.constructs) || [], t = $('construct-table');
     t.replaceChildren();
+    showSection('constructs', rows.length > 0);
     if (!rows.length) {
       t.append(el('caption', { text: 'no OpenMP constructs outside Kokkos kernels recorded (or their code addresses were not resolved)' }));
       return;
@@ -285,10 +292,17 @@
     const head = ['Location', 'Kind', 'Calls', 'Total', 'Mean', 'Team', 'Imbalance', 'Barrier wait', 'Wait', 'Hold'];
     t.append(el('thead', {}, el('tr', {}, ...head.map((h, i) => el('th', { scope: 'col', class: i < 2 ? 'str' : '', text: h })))));
     const tb = el('tbody'), dash = '\u2013';
-    rows.slice(0, MAX_CONSTRUCT_ROWS).forEach((c, i) => {
+    // The program's constructs, then Kokkos' own (its start-up and finalize) as one group.
+    const runtime = (c) => c.group === 'kokkos_runtime';
+    const shown = rows.slice(0, MAX_CONSTRUCT_ROWS);
+    const ordered = shown.filter((c) => !runtime(c)).concat(shown.filter(runtime));
+    ordered.forEach((c, i) => {
+      if (runtime(c) && (i === 0 || !runtime(ordered[i - 1])))
+        tb.append(el('tr', { class: 'group' }, el('th', { colspan: head.length, scope: 'rowgroup',
+          text: 'Kokkos runtime: its own start-up and finalize (not ranked with the program\u2019s constructs)' })));
       const team = c.category === 'parallel', waits = c.category === 'mutex' || c.category === 'sync';
       const tr = el('tr', { 'data-construct': i, 'data-label': c.label, 'data-kind': c.kind, 'data-calls': c.calls,
-        'data-total-ns': c.total_ns });
+        'data-total-ns': c.total_ns, 'data-group': c.group || 'program' });
       const cells = [c.kind, c.calls, fmtTime(c.total_ns), fmtTime(c.mean_ns), team ? fmtNum(c.team_size) : dash,
         team ? fmtPct(c.load_imbalance) : dash, team ? fmtPct(c.barrier_wait) : dash, waits ? fmtTime(c.wait_ns) : dash,
         c.category === 'mutex' ? fmtTime(c.hold_ns) : dash];
@@ -305,6 +319,7 @@
   function renderFlame(ri) {
     const s = sumOf(RUNS[ri]), regions = s.regions || [], box = $('flame');
     $('flame-note').textContent = '';
+    showSection('regions', regions.length > 0);
     if (!regions.length) return empty(box, 'no Kokkos profile regions recorded');
     box.replaceChildren();
     // The whole width is the time in top-level regions (their share of the run is in the note).
@@ -340,6 +355,7 @@
       (s.memory || []).map((m) => [m.space, m.allocations, m.deallocations, fmtBytes(m.bytes_allocated), fmtBytes(m.high_water_bytes), fmtBytes(m.final_bytes)]));
     $('mem-legend').replaceChildren(...series.map((m, i) => el('span', {}, el('i', { style: 'background:' + LINE_COLORS[i % LINE_COLORS.length] }), m.name.replace(/^memory /, ''))));
     cv.hidden = !series.length;
+    showSection('memory', series.length > 0 || (s.memory || []).length > 0);
     if (!series.length) return;
     const W = cv.clientWidth || 800, Hc = 220, dpr = window.devicePixelRatio || 1;
     cv.width = W * dpr; cv.height = Hc * dpr; cv.style.height = Hc + 'px';
@@ -391,11 +407,13 @@
     } else {
       $('target-copy-table').replaceChildren();
     }
+    showSection('copies', copies.length > 0 || rows.length > 0 || tc.length > 0);
   }
 
   // ---- threads ----------------------------------------------------------------------------------
   function renderThreads(ri) {
     const r = RUNS[ri], s = sumOf(r), th = (s.openmp && s.openmp.threads) || [], box = $('thread-bars');
+    showSection('threads', th.length > 0);
     if (!th.length) return empty(box, 'no OpenMP threads recorded');
     const names = new Map(((r && r.tracks) || []).map((t) => [t.index, t.name]));
     const most = Math.max(1, ...th.map((t) => t.busy_ns + t.wait_ns));
@@ -462,6 +480,26 @@
       }
     });
     view = [0, END];
+    // Kokkos' own start-up folded at the left: the view opens where every run is past it.
+    STARTUP = Math.max(0, ...RUNS.map((r) => { const e = startupEnd(r); return e > 0 ? startOf(r) + e : 0; }));
+    if (STARTUP > 0.05 * END && STARTUP < END) view = [Math.max(0, STARTUP - 0.02 * (END - STARTUP)), END];
+  }
+  // The end of Kokkos' start-up in a run: the last span of a Kokkos runtime construct (summary.json's
+  // group "kokkos_runtime"; its spans are named "<what> <label>") that starts before the first
+  // kernel; 0: none.
+  let STARTUP = 0;
+  function startupEnd(r) {
+    const cons = (sumOf(r).openmp && sumOf(r).openmp.constructs) || [];
+    const labels = new Set(cons.filter((c) => c.group === 'kokkos_runtime').map((c) => c.label));
+    if (!labels.size) return 0;
+    const sp = r.spans || [];
+    let firstKernel = Infinity, end = 0;
+    for (let i = 0; i + 4 < sp.length; i += 5) if (r.cats[sp[i + 1]] === 'kokkos.kernel') firstKernel = Math.min(firstKernel, sp[i + 3]);
+    for (let i = 0; i + 4 < sp.length; i += 5) {
+      const name = r.names[sp[i + 2]] || '', cut = name.indexOf(' ');
+      if (cut > 0 && labels.has(name.slice(cut + 1)) && sp[i + 3] < firstKernel) end = Math.max(end, sp[i + 3] + sp[i + 4]);
+    }
+    return end;
   }
   // The lane's bins summed over its categories, and coarser levels (each halves the count).
   function level(ln, k) {
@@ -607,9 +645,11 @@
     let kept = 0, total = 0;
     for (const r of RUNS) { kept += (r.spans || []).length / 5; total += r.spans_total || 0; }
     cv.dataset.lanes = lanes.length; cv.dataset.spans = kept; cv.dataset.spansTotal = total;
-    $('tl-note').textContent = !lanes.length ? 'no spans recorded' : kept < total
+    cv.dataset.startupEnd = Math.round(STARTUP); cv.dataset.viewStart = Math.round(view[0]);
+    $('tl-note').textContent = (!lanes.length ? 'no spans recorded' : kept < total
       ? `The ${kept} longest of the run's ${total} spans are drawn one by one; the shaded bars show, per track and kind, the share of time covered by all of them.`
-      : `All ${total} spans. Wheel or +/- to zoom, drag or the arrow keys to pan, hover for details.`;
+      : `All ${total} spans. Wheel or +/- to zoom, drag or the arrow keys to pan, hover for details.`) +
+      (view[0] > 0 ? ` Kokkos' own start-up (its first ${fmtTime(STARTUP)}) is folded at the left: Whole run (0) shows it.` : '');
     cv.addEventListener('wheel', (e) => { e.preventDefault(); zoom(Math.exp(e.deltaY * 0.002), timeAt(cv, e.clientX)); }, { passive: false });
     let drag = null;
     cv.addEventListener('mousedown', (e) => { drag = { x: e.clientX, v: view.slice() }; cv.style.cursor = 'grabbing'; });

@@ -1,9 +1,13 @@
 """`kob diff A B`: two runs of diff_program (Kokkos, OpenMP backend), the second with the kernel
-"changing" twice as slow (the same calls, each taking twice as long). Checked, with no timing threshold:
+"changing" twice as slow (the same calls, each taking twice as long), and a second run of A. Checked, with no
+timing threshold (the noise model's own verdicts only; test_kob_diff_noise.py checks those on known
+distributions):
 - both sides list the same kernels with the same calls, each matching that run's own summary.json
-  (calls and total time to the ns); "changing" is first by time at stake and "slower" with a
-  positive mean change; the region "step" is slower too; rows are sorted by time at stake;
-- A against A: every change 0, every row "same" and within noise, exit 0 with --fail-above=1;
+  (calls and total time to the ns); "changing" is first by time at stake and "slower" (beyond noise)
+  with a positive median change; the region "step" is slower too; rows are sorted by time at stake;
+- A against A: every change 0, every row "same", exit 0 with --fail-above=1;
+- A against a second run of A: no regression at --fail-above=10 (exit 0, nothing on stderr);
+- Kokkos' own constructs (Kokkos::...) are the "kokkos_runtime" group, listed after the program's;
 - --fail-above=10 on A -> B exits 3 and names "changing" on stderr, one line per regression;
   --fail-above=10 on B -> A exits 0;
 - a kernel renamed in B: the old name "gone" and the new one "new", each with its calls on its
@@ -87,7 +91,8 @@ kc.expect_eq({n: (by_name[n]["kind"], by_name[n]["calls_a"], by_name[n]["calls_b
              {"steady": ("parallel_for", STEPS, STEPS), "changing": ("parallel_for", STEPS, STEPS)}, "steady and changing")
 first = kernels[0]
 kc.expect_eq((first["name"], first["status"]), ("changing", "slower"), "first kernel by time at stake")
-kc.check(first["mean_change_pct"] > 0 and first["change_pct"] > 0, f"changing: positive changes: {first}")
+kc.check(first["median_change_pct"] > 0 and first["change_pct"] > 0 and first["beyond_noise"] and first["ci95_pct"][0] > 0,
+         f"changing: positive changes beyond noise: {first}")
 kc.expect_eq(as_ns(first["at_stake_us"]), as_ns(first["total_b_us"]) - as_ns(first["total_a_us"]), "changing: at stake")
 kc.expect_eq(as_ns(first["change_us"]), as_ns(first["at_stake_us"]), "changing: change_us")
 stakes = [k["at_stake_us"] for k in kernels]
@@ -96,9 +101,20 @@ step = [r for r in d["regions"] if r["name"] == "step"]
 kc.check(len(step) == 1 and step[0]["status"] == "slower" and (step[0]["calls_a"], step[0]["calls_b"]) == (STEPS, STEPS),
          f"region step: slower, {STEPS} calls each: {step}")
 for k in kernels:
-    kc.check(isinstance(k["within_noise"], bool) and k["status"] in ("slower", "faster", "same"), f"row fields: {k}")
-    if k["calls_a"] >= 2:
+    kc.check(isinstance(k["beyond_noise"], bool) and k["status"] in ("slower", "faster", "same", "within_noise", "few_calls"),
+             f"row fields: {k}")
+    kc.expect_eq(k["judged"], k["calls_a"] >= 3 and k["calls_b"] >= 3, f"judged with 3 calls a side: {k['name']}")
+    if k["calls_a"] >= 3:
         kc.check(k["spread_a_pct"] is not None and k["spread_a_pct"] >= 0, f"spread of A known: {k}")
+# Every call's time was kept for constructs and regions too: a verdict wherever 3 calls a side.
+for row in d["regions"] + d["constructs"]:
+    kc.expect_eq(row["judged"], row["calls_a"] >= 3 and row["calls_b"] >= 3, f"judged with 3 calls a side: {row['name']}")
+groups = [c["group"] for c in d["constructs"]]
+kc.check(groups and groups == sorted(groups, key=lambda g: g == "kokkos_runtime"), f"Kokkos runtime rows last: {groups}")
+for c in d["constructs"]:
+    kc.expect_eq(c["group"], "kokkos_runtime" if c["function"].startswith("Kokkos::") else "program",
+                 f"construct group by its function: {c['name']}")
+kc.check("kokkos_runtime" in groups, f"the OpenMP backend's start-up is a Kokkos runtime row: {groups}")
 
 # -o FILE: the same document, nothing on stdout; PREFIX.kob names the same run as PREFIX.
 out_file = os.path.join(wd, "diff.json")
@@ -112,9 +128,9 @@ rc, out, err = kob_diff(A, A, "--json", "--fail-above=1")
 kc.expect_eq((rc, lines(err)), (0, []), "kob diff A A --fail-above=1")
 same = json.loads(out)
 for row in same["kernels"] + same["regions"]:
-    kc.expect_eq((row["change_pct"], row["mean_change_pct"], row["at_stake_us"], row["change_us"], row["status"],
-                  row["within_noise"], row["calls_a"] == row["calls_b"]),
-                 (0, 0, 0, 0, "same", True, True), f"A vs A: {row['name']}")
+    kc.expect_eq((row["change_pct"], row["median_change_pct"], row["at_stake_us"], row["change_us"], row["status"],
+                  row["beyond_noise"], row["calls_a"] == row["calls_b"]),
+                 (0, 0, 0, 0, "same", False, True), f"A vs A: {row['name']}")
 kc.expect_eq((same["fail_above_pct"], same["regressions"]), (1, []), "A vs A: no regression")
 
 # The CI gate.
@@ -125,10 +141,17 @@ kc.expect_eq(rc, 3, f"A -> B --fail-above=10: exit 3 ({errs})")
 kc.check(errs and all(l.startswith("kob: regression: ") for l in errs) and len(errs) == len(gate["regressions"]),
          f"one stderr line per regression: {errs}")
 kc.check(any('kernel "changing" (parallel_for)' in l for l in errs), f"stderr names changing: {errs}")
-kc.check(any(r["type"] == "kernel" and r["name"] == "changing" and r["change_pct"] > 10 for r in gate["regressions"]),
+kc.check(any(r["type"] == "kernel" and r["name"] == "changing" and r["median_change_pct"] > 10 for r in gate["regressions"]),
          f"regressions hold changing: {gate['regressions']}")
 rc, out, err = kob_diff(B, A, "--fail-above=10")
 kc.expect_eq((rc, lines(err)), (0, []), "B -> A --fail-above=10: exit 0, nothing on stderr")
+
+# Two real runs of the same program: nothing marked at --fail-above=10.
+A2, _ = record("a2", [])
+rc, out, err = kob_diff(A, A2, "--fail-above=10", "--json")
+kc.expect_eq((rc, lines(err), json.loads(out)["regressions"]), (0, [], []), "A -> A again --fail-above=10: no regression")
+rc, out, err = kob_diff(A, A2, "--fail-above=10", "--include-runtime")
+kc.check(rc in (0, 3), f"--include-runtime accepted ({rc}, {lines(err)})")
 
 # A kernel renamed: gone and new.
 rc, out, err = kob_diff(A, R, "--json", "--fail-above=10")
@@ -139,20 +162,23 @@ kc.check("changing" not in named and "renamed" not in named and rc == (3 if name
 ren = {k["name"]: k for k in renamed["kernels"]}
 for name, status, calls in (("changing", "gone", (STEPS, 0)), ("renamed", "new", (0, STEPS))):
     k = ren.get(name, {})
-    kc.expect_eq((k.get("status"), (k.get("calls_a"), k.get("calls_b")), k.get("change_pct"), k.get("mean_change_pct"),
-                  k.get("within_noise")), (status, calls, None, None, False), f"renamed kernel: {name}")
+    kc.expect_eq((k.get("status"), (k.get("calls_a"), k.get("calls_b")), k.get("change_pct"), k.get("median_change_pct"),
+                  k.get("beyond_noise")), (status, calls, None, None, False), f"renamed kernel: {name}")
 kc.expect_eq(ren.get("steady", {}).get("calls_a"), STEPS, "renamed run: steady still matched")
 
 # The text report.
 rc, out, err = kob_diff(A, B)
 kc.expect_eq((rc, lines(err)), (0, []), "kob diff A B (text)")
 text = out.splitlines()
-kc.check(any(l.split() == ["kernel", "kind", "calls", "A", "calls", "B", "total", "A", "total", "B", "change", "change", "%",
-                           "mean", "A", "mean", "B", "mean", "%", "spread", "A", "spread", "B", "status"] for l in text),
+heads = [l.split() for l in text if l.split()[:2] == ["kernel", "calls"]]
+kc.check(len(heads) == 1 and heads[0][2:4] == ["median", "A"] and heads[0][-4:] == ["change", "[95%", "CI]", "status"],
          f"the kernel table's header: {out[:800]!r}")
+kc.check(all(len(l) <= 120 for l in text), f"the text fits 120 columns: {max(len(l) for l in text)}")
+rc, wide, err = kob_diff(A, B, "--wide")
+kc.check(rc == 0 and any(l.split()[:3] == ["kernel", "kind", "calls"] for l in wide.splitlines()), "--wide: the kind column")
 kc.check(any(l.split()[:1] == ["region"] for l in text), "the region table's header")
 rows = [l.split() for l in text if l.startswith("  ") and l.split()[0] in ("steady", "changing")]
-kc.check(len(rows) == 2 and rows[0][0] == "changing" and rows[0][-1] in ("slower", "(noise)"), f"changing first: {rows}")
+kc.check(len(rows) == 2 and rows[0][0] == "changing" and rows[0][-1] == "slower", f"changing first: {rows}")
 kc.check(text[0].startswith(f"kob diff: A = {A}.kob (run time "), f"title line: {text[:1]}")
 
 # Bad input.

@@ -20,6 +20,7 @@ ap.add_argument("--program", required=True)
 ap.add_argument("--lib", required=True)
 ap.add_argument("--kob", required=True)
 ap.add_argument("--findings-program", help="a program with findings (tuning_sample): their boxes are checked")
+ap.add_argument("--openmp-program", help="a plain OpenMP program (openmp_sample): its empty sections are hidden")
 a = ap.parse_args()
 prog, lib, kob = os.path.abspath(a.program), os.path.abspath(a.lib), os.path.abspath(a.kob)
 cp.executable()  # fails with a clear message when chromium is missing
@@ -152,6 +153,12 @@ kc.expect_eq([r["cells"][7] for r in d.kernel_rows],
 # The OpenMP constructs outside kernels (Kokkos' own parallel regions at its initialisation, at
 # least, when their code addresses were resolved): a row each, in summary.json's order.
 constructs = summary["openmp"].get("constructs", [])[:500]  # the page shows the 500 largest
+# ... the program's first, then Kokkos' own (start-up, finalize) under their own heading.
+constructs = [c for c in constructs if c["group"] == "program"] + [c for c in constructs if c["group"] == "kokkos_runtime"]
+kc.expect_eq([r["attrs"]["data-group"] for r in d.construct_rows], [c["group"] for c in constructs], "construct rows: the runtime group last")
+kc.check(any(c["group"] == "kokkos_runtime" and c["function"].startswith("Kokkos::") for c in constructs),
+         f"Kokkos' OpenMP start-up is in the Kokkos runtime group: {[(c['label'], c['group']) for c in constructs]}")
+kc.check("Kokkos runtime:" in d.text_of.get("construct-table", ""), "the Kokkos runtime group's heading")
 kc.expect_eq([(r["attrs"]["data-label"], r["attrs"]["data-kind"], int(r["attrs"]["data-calls"]), int(r["attrs"]["data-total-ns"]))
               for r in d.construct_rows],
              [(c["label"], c["kind"], c["calls"], c["total_ns"]) for c in constructs], "construct table rows = summary.json openmp.constructs")
@@ -221,6 +228,19 @@ kc.expect_eq(int(canvas.get("data-spans", -1)), len(xs), "timeline spans = the t
 kc.expect_eq(int(canvas.get("data-spans-total", -1)), len(xs), "spans_total = the trace's complete events")
 kc.expect_eq(int(canvas.get("data-lanes", -1)), len({(e["tid"], group.get(e["cat"], 10)) for e in xs}), "one lane per track and kind")
 kc.check(int(canvas.get("data-drawn", 0)) > 0, f"the timeline canvas drew rectangles ({canvas.get('data-drawn')})")
+# Kokkos' start-up folded at the left: the view opens at the end of the last Kokkos runtime span
+# (the trace's spans named "<what> <label>" of a kokkos_runtime construct) before the first kernel.
+runtime_labels = {c["label"] for c in summary["openmp"].get("constructs", []) if c["group"] == "kokkos_runtime"}
+t0 = min(e["ts"] for e in trace["traceEvents"] if e.get("ph") in ("X", "i", "C", "B"))
+first_kernel = min(e["ts"] for e in xs if e["cat"] == "kokkos.kernel")
+startup = max((e["ts"] + e["dur"] for e in xs if e["name"].split(" ", 1)[-1] in runtime_labels and e["ts"] < first_kernel), default=None)
+kc.check(startup is not None, "the run has Kokkos start-up spans")
+if startup is not None:
+    kc.check(abs(int(canvas.get("data-startup-end", -1)) / 1000 - (startup - t0)) < 2,
+             f"the start-up ends where its last span ends: {canvas.get('data-startup-end')} ns vs {startup - t0} us")
+    kc.check(0 < int(canvas.get("data-view-start", 0)) <= int(canvas.get("data-startup-end", 0)),
+             f"the view opens past most of the start-up: {canvas.get('data-view-start')}")
+    kc.check("start-up" in d.text_of.get("tl-note", ""), "the note says the start-up is folded")
 kc.expect_eq(d.flame, len(summary["regions"]), "a flame graph box per region")
 kc.expect_eq(d.bars, [f"busy {fmt_time(t['busy_ns'])}, waiting {fmt_time(t['wait_ns'])}" for t in summary["openmp"]["threads"]],
              "a busy/wait bar per OpenMP thread")
@@ -231,6 +251,32 @@ kc.expect_eq(run.get("memory", [{}])[0].get("v", [None])[-1] if run.get("memory"
 kc.expect_eq(max(run["memory"][0]["v"]) if run.get("memory") else None,
              summary["memory"][0]["high_water_bytes"] if summary["memory"] else None, "the memory line peaks at the high-water mark")
 kc.expect_eq(run.get("summary"), summary, "the page's summary = summary.json")
+
+# Sections with nothing to show are hidden with their links: none in the Kokkos run but those
+# without data; in a plain OpenMP run, the Kokkos ones.
+SECTION_DATA = {
+    "kernels": lambda s: s["kernels"], "constructs": lambda s: s["openmp"].get("constructs", []),
+    "regions": lambda s: s["regions"], "memory": lambda s: s["memory"],
+    "copies": lambda s: s["deep_copies"] + [t for dv in s.get("target", {}).get("devices", []) for t in dv.get("transfers", {})] +
+    s.get("target", {}).get("deep_copies", []),
+    "threads": lambda s: s["openmp"].get("threads", []),
+}
+
+
+def check_sections(dm, summ, what):
+    for sec, data_of in SECTION_DATA.items():
+        kc.expect_eq(dm.ids.get(sec, {}).get("hidden") is not None, not data_of(summ), f"{what}: section {sec} hidden iff empty")
+
+
+check_sections(d, summary, "kokkos_sample")
+if a.openmp_program:
+    oprefix = record("plain_omp", 2, os.path.abspath(a.openmp_program))
+    _, osummary = kc.load_outputs(oprefix)
+    od = dom("file://" + oprefix + ".html")
+    check_sections(od, osummary, "openmp_sample")
+    kc.expect_eq([sec for sec in ("kernels", "regions") if od.ids.get(sec, {}).get("hidden") is None], [],
+                 "openmp_sample: no Kokkos kernel or region section")
+    kc.check("no Kokkos kernels recorded" in od.text_of.get("kernel-table", ""), "openmp_sample: the kernel table says why")
 
 # ---- sorting, through the headers' click handlers (?selftest=1) ----------------------------------
 d2 = dom(url + "?selftest=1")
@@ -258,7 +304,8 @@ try:
     s.open(url)
     kc.expect_eq(s.errors(), [], "no console errors or exceptions")
     s.evaluate("document.getElementById('tl-in').click(); document.getElementById('kernel-table').tHead.rows[0].cells[3].click()")
-    want = "(" + fmt_time(data["runs"][0]["end_ns"] / 2) + " shown)"
+    # The view opens past Kokkos' start-up (data-view-start); zooming in halves it.
+    want = "(" + fmt_time((data["runs"][0]["end_ns"] - int(canvas.get("data-view-start", 0))) / 2) + " shown)"
     for _ in range(200):  # drawn at the next animation frame (up to 10 s on a loaded machine)
         shown = s.evaluate("document.getElementById('tl-range').textContent")
         if shown.endswith(want):

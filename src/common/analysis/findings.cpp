@@ -52,6 +52,8 @@ class Rules {
     incomplete_data();
     for (const OmpKernelStats& k : s_.openmp.kernels) kernel_team(k);
     for (const OmpConstructStats& c : s_.openmp.constructs) {
+      // Kokkos' own start-up and finalize: not the program's to change (the "Kokkos runtime" group).
+      if (c.kokkos_runtime) continue;
       construct_team(c);
       serialized_site(c);
       task_granularity(c);
@@ -407,7 +409,7 @@ class Rules {
   // hold (inside Kokkos kernels, no code address, or no table).
   void locks() {
     for (const OmpConstructStats& c : s_.openmp.constructs)
-      if (c.category == OmpConstructStats::Category::Mutex) lock(c.kind, c.label, c.calls, c.wait, c.hold);
+      if (c.category == OmpConstructStats::Category::Mutex && !c.kokkos_runtime) lock(c.kind, c.label, c.calls, c.wait, c.hold);
     for (const OmpMutexStats& m : s_.openmp.mutex) {
       std::uint64_t holds = m.holds, wait = m.wait, hold = m.hold;
       for (const OmpConstructStats& c : s_.openmp.constructs) {

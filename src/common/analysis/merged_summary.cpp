@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/support/json_doc.hpp"
+#include "common/support/text_table.hpp"
 
 namespace kob {
 
@@ -55,8 +56,10 @@ std::string pct(double v) {
   return buf;
 }
 
+std::string location_shown(std::string_view label) { return summary_format::location(label); }
+
 std::string signed_time(std::int64_t ns) {
-  return (ns < 0 ? "-" : "+") + summary_format::time(static_cast<std::uint64_t>(ns < 0 ? -ns : ns));
+  return text_table::time_cell(static_cast<std::uint64_t>(ns < 0 ? -ns : ns), ns < 0);
 }
 
 // The text shows this many construct rows at most (the largest), as the run's own summary does.
@@ -97,7 +100,7 @@ MergedSummary merge_summaries(std::vector<MergedRun> runs) {
 std::string merged_summary_text(const MergedSummary& m) {
   using summary_format::name;
   using summary_format::table;
-  using summary_format::time;
+  const auto time = [](std::uint64_t ns) { return text_table::time_cell(ns); };
   std::string out = "== kokkos-ompt-bridge merged summary: " + std::to_string(m.runs.size()) + " runs ==\n";
   out += "\nRuns, on the time line of rank " + (m.runs.empty() ? std::string("?") : run_id(m.runs[0], 0)) + "\n";
   std::vector<std::vector<std::string>> rows{
@@ -139,11 +142,11 @@ std::string merged_summary_text(const MergedSummary& m) {
   if (m.constructs.size() > kMergedConstructRows) {
     std::vector<AcrossRuns> top(m.constructs.begin(), m.constructs.begin() + kMergedConstructRows);
     section("OpenMP constructs outside Kokkos kernels across ranks, by source location", top, "location", true,
-            &summary_format::location);
+            &location_shown);
     out += "  ... and " + std::to_string(m.constructs.size() - kMergedConstructRows) + " more (the JSON lists them all)\n";
   } else {
     section("OpenMP constructs outside Kokkos kernels across ranks, by source location", m.constructs, "location", true,
-            &summary_format::location);
+            &location_shown);
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include "common/analysis/summary_constructs.hpp"
 #include "common/analysis/summary_fold.hpp"
 #include "common/support/text_safe.hpp"
+#include "common/support/text_table.hpp"
 
 namespace kob {
 
@@ -66,7 +67,7 @@ std::string fmt_bytes(std::uint64_t b) {
 
 // A name from the program (kernel, region, view, space...) as a text table shows it: control
 // characters escaped, cut in the middle past text::kNameColumns. JSON and the trace keep it whole.
-std::string shown(std::string_view name) { return text::shorten(name); }
+std::string shown(std::string_view name) { return text::shorten(name, text_table::name_columns()); }
 
 // Region tree indentation: two columns a level, at most 8 levels, then the depth in brackets.
 std::string indented(std::uint32_t depth, std::string_view name) {
@@ -79,25 +80,9 @@ std::string indented(std::uint32_t depth, std::string_view name) {
 // The mark of a row that may miss events (see Coverage); explained under the summary's header.
 constexpr const char* kPartialMark = " *";
 
-// Left-aligns the first column, right-aligns the others. Cells are escaped text (shown()).
-std::string table(const std::vector<std::vector<std::string>>& rows) {
-  if (rows.empty()) return "";
-  std::vector<std::size_t> width(rows[0].size(), 0);
-  for (const auto& r : rows)
-    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], text::columns(r[i]));
-  std::string out;
-  for (const auto& r : rows) {
-    out += "  ";
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      const std::string pad(width[i] - text::columns(r[i]), ' ');
-      out += i == 0 ? r[i] + pad : pad + r[i];
-      out += i + 1 < r.size() ? "  " : "";
-    }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    out += '\n';
-  }
-  return out;
-}
+using text_table::time_cell;
+
+std::string table(const std::vector<std::vector<std::string>>& rows) { return text_table::render(rows); }
 
 std::string fmt_ratio(double v, const char* fmt) {
   char buf[32];
@@ -142,14 +127,14 @@ std::string omp_text(const OmpSummary& o) {
   if (!o.sync.empty()) {
     out += "\nOpenMP sync regions\n";
     std::vector<std::vector<std::string>> rows{{"kind", "count", "total", "wait"}};
-    for (const auto& c : o.sync) rows.push_back({c.name, n(c.count), fmt_time(c.total), fmt_time(c.wait)});
+    for (const auto& c : o.sync) rows.push_back({c.name, n(c.count), time_cell(c.total), time_cell(c.wait)});
     out += table(rows);
   }
   if (!o.mutex.empty()) {
     out += "\nOpenMP mutexes\n";
     std::vector<std::vector<std::string>> rows{{"kind", "holds", "nested holds", "failed tries", "wait", "hold"}};
     for (const auto& m : o.mutex)
-      rows.push_back({m.kind, n(m.holds), n(m.nested_holds), n(m.failed_tries), fmt_time(m.wait), fmt_time(m.hold)});
+      rows.push_back({m.kind, n(m.holds), n(m.nested_holds), n(m.failed_tries), time_cell(m.wait), time_cell(m.hold)});
     out += table(rows);
   }
   if (!o.threads.empty()) {
@@ -157,7 +142,7 @@ std::string omp_text(const OmpSummary& o) {
     std::vector<std::vector<std::string>> rows{{"thread", "os tid", "type", "cpu", "implicit tasks", "busy", "wait"}};
     for (const auto& th : o.threads)
       rows.push_back({"omp thread " + n(th.index), n(th.os_tid), th.type, th.proc >= 0 ? std::to_string(th.proc) : "?",
-                      n(th.implicit_tasks), fmt_time(th.busy), fmt_time(th.wait)});
+                      n(th.implicit_tasks), time_cell(th.busy), time_cell(th.wait)});
     out += table(rows);
   }
   if (!o.kernels.empty()) {
@@ -202,12 +187,12 @@ std::string target_text(const TargetSummary& o) {
     out += "\n    submits (kernels launched): " + n(d.submits) + ", " + fmt_time(d.submit_time) + "\n";
     if (!d.data_ops.empty()) {
       std::vector<std::vector<std::string>> rows{{"  data op", "count", "bytes", "time"}};
-      for (const auto& c : d.data_ops) rows.push_back({"  " + c.name, n(c.count), fmt_bytes(c.bytes), fmt_time(c.time)});
+      for (const auto& c : d.data_ops) rows.push_back({"  " + c.name, n(c.count), fmt_bytes(c.bytes), time_cell(c.time)});
       out += table(rows);
     }
     if (!d.transfers.empty()) {
       std::vector<std::vector<std::string>> rows{{"  transfers", "count", "bytes", "time", "bandwidth"}};
-      for (const auto& c : d.transfers) rows.push_back({"  " + c.name, n(c.count), fmt_bytes(c.bytes), fmt_time(c.time), fmt_bw(c)});
+      for (const auto& c : d.transfers) rows.push_back({"  " + c.name, n(c.count), fmt_bytes(c.bytes), time_cell(c.time), fmt_bw(c)});
       out += table(rows);
     }
     if (d.allocations || d.deletes) {
@@ -321,7 +306,7 @@ std::string summary_text(const Summary& s, const std::string& title) {
     std::vector<std::vector<std::string>> rows{{"name", "kind", "device", "calls", "total", "mean", "min", "max"}};
     for (const auto& k : s.kernels)
       rows.push_back({shown(k.name) + (k.partial ? kPartialMark : ""), k.kind, k.device, std::to_string(k.calls),
-                      fmt_time(k.total), fmt_time(k.mean()), fmt_time(k.min), fmt_time(k.max)});
+                      time_cell(k.total), time_cell(k.mean()), time_cell(k.min), time_cell(k.max)});
     out += table(rows);
   }
   if (!s.regions.empty()) {
@@ -329,25 +314,25 @@ std::string summary_text(const Summary& s, const std::string& title) {
     std::vector<std::vector<std::string>> rows{{"region", "calls", "inclusive", "exclusive"}};
     for (const auto& r : s.regions)
       rows.push_back({indented(r.depth, r.name) + (r.partial ? kPartialMark : ""), std::to_string(r.calls),
-                      fmt_time(r.inclusive), fmt_time(r.exclusive)});
+                      time_cell(r.inclusive), time_cell(r.exclusive)});
     out += table(rows);
   }
   if (!s.fences.empty()) {
     out += "\nKokkos fences\n";
     std::vector<std::vector<std::string>> rows{{"name", "calls", "total"}};
-    for (const auto& f : s.fences) rows.push_back({shown(f.name), std::to_string(f.calls), fmt_time(f.total)});
+    for (const auto& f : s.fences) rows.push_back({shown(f.name), std::to_string(f.calls), time_cell(f.total)});
     out += table(rows);
   }
   if (!s.mpi_calls.empty()) {
     out += "\nMPI calls\n";
     std::vector<std::vector<std::string>> rows{{"function", "calls", "total"}};
-    for (const auto& m : s.mpi_calls) rows.push_back({m.name, std::to_string(m.calls), fmt_time(m.total)});
+    for (const auto& m : s.mpi_calls) rows.push_back({m.name, std::to_string(m.calls), time_cell(m.total)});
     out += table(rows);
   }
   if (!s.sections.empty()) {
     out += "\nKokkos profile sections\n";
     std::vector<std::vector<std::string>> rows{{"name", "intervals", "total"}};
-    for (const auto& f : s.sections) rows.push_back({shown(f.name), std::to_string(f.calls), fmt_time(f.total)});
+    for (const auto& f : s.sections) rows.push_back({shown(f.name), std::to_string(f.calls), time_cell(f.total)});
     out += table(rows);
   }
   if (!s.memory.empty()) {
@@ -364,7 +349,7 @@ std::string summary_text(const Summary& s, const std::string& title) {
     for (const auto& c : s.copies) {
       char bw[32];
       std::snprintf(bw, sizeof bw, "%.2f GB/s", c.gb_per_s());
-      rows.push_back({shown(c.dst_space) + " <- " + shown(c.src_space), std::to_string(c.calls), fmt_bytes(c.bytes), fmt_time(c.time), bw});
+      rows.push_back({shown(c.dst_space) + " <- " + shown(c.src_space), std::to_string(c.calls), fmt_bytes(c.bytes), time_cell(c.time), bw});
     }
     out += table(rows);
   }
@@ -403,17 +388,19 @@ namespace summary_format {
 std::string time(std::uint64_t ns) { return fmt_time(ns); }
 std::string bytes(std::uint64_t b) { return fmt_bytes(b); }
 std::string name(std::string_view n) { return shown(n); }
-std::string location(std::string_view label) {
+std::string location(std::string_view label, std::size_t max_columns) {
   // " file:LINE" at the end (SourceLocation::label with a line); anything else is cut as a name.
   const std::size_t space = label.rfind(' '), colon = label.rfind(':');
   const bool has_line = space != std::string_view::npos && colon != std::string_view::npos && colon > space + 1 &&
                         colon + 1 < label.size() && label.find_first_not_of("0123456789", colon + 1) == std::string_view::npos &&
                         label.find_first_of("()", space) == std::string_view::npos;
-  if (!has_line) return shown(label);
+  if (!has_line) return text::shorten(label, std::min(max_columns, text_table::name_columns()));
   const std::string tail = text::escape(label.substr(space));  // " file.cpp:12"
-  constexpr std::size_t kMinFunction = 16;
-  const std::size_t room = text::kNameColumns > text::columns(tail) + kMinFunction ? text::kNameColumns - text::columns(tail) : kMinFunction;
-  return text::shorten(label.substr(0, space), room) + tail;
+  constexpr std::size_t kMinFunction = 8;
+  max_columns = std::min(max_columns, text_table::name_columns());
+  // Too narrow for some of the function: file and line alone tell the place.
+  if (max_columns < text::columns(tail) + kMinFunction) return text::shorten(label.substr(space + 1), max_columns);
+  return text::shorten(label.substr(0, space), max_columns - text::columns(tail)) + tail;
 }
 std::string table(const std::vector<std::vector<std::string>>& rows) { return kob::table(rows); }
 }  // namespace summary_format

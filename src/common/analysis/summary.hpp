@@ -220,6 +220,9 @@ struct OmpConstructStats : OmpTeamStats {
   std::uint64_t tasks_started = 0, start_delay = 0, create_gap = 0, create_gaps = 0;
   std::uint64_t regions_with_kernels = 0;  // parallel: regions during which a Kokkos kernel ran (the kernel rows tell those)
   bool partial = false;  // an OpenMP thread dropped events: the row may miss some
+  // Kokkos' own code (its start-up, finalize, thread data): the "Kokkos runtime" group, apart from
+  // the program's constructs (rankings, findings, kob diff's regressions).
+  bool kokkos_runtime = false;
   std::uint64_t mean() const { return calls ? total / calls : 0; }
   const char* category_name() const;
   // What matches this construct in another run (kob diff, kob merge): kind, function, file and
@@ -336,7 +339,7 @@ std::string bytes(std::uint64_t b);
 std::string name(std::string_view name);
 // An OpenMP construct's label ("function file.cpp:12") as name() would show it, but cut in the
 // function only, so that file and line stay whole.
-std::string location(std::string_view label);
+std::string location(std::string_view label, std::size_t max_columns = SIZE_MAX);
 std::string table(const std::vector<std::vector<std::string>>& rows);
 }  // namespace summary_format
 // The same figures as a JSON document.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/support/text_table.hpp"
+
 
 namespace kob {
 
@@ -40,28 +42,50 @@ std::string fixed(double v, const char* fmt) {
 
 std::string text(const std::vector<OmpConstructStats>& rows) {
   if (rows.empty()) return "";
-  using summary_format::time;
+  const auto time = [](std::uint64_t ns) { return text_table::time_cell(ns); };
   std::string out =
       "\nOpenMP constructs outside Kokkos kernels, by source location (largest total first)\n"
       "  calls: regions (parallel, target), runs per thread (work, sync: times summed over threads),\n"
       "  acquisitions (mutex: total = wait + hold), tasks created (task: total = their run time)\n";
   std::vector<std::vector<std::string>> t{
-      {"location", "kind", "calls", "total", "mean", "team", "load imbalance", "barrier wait", "wait", "hold"}};
-  const std::size_t shown = std::min(rows.size(), kTextRows);
-  for (std::size_t i = 0; i < shown; ++i) {
-    const OmpConstructStats& r = rows[i];
+      {"location", "kind", "calls", "total", "mean", "team", "imbalance", "barrier", "wait", "hold"}};
+  // The program's rows (the largest kTextRows), then Kokkos' own as one group: its start-up is
+  // not the program's to tune, and in a short run it would top the table.
+  std::vector<const OmpConstructStats*> program, runtime;
+  for (const OmpConstructStats& r : rows) (r.kokkos_runtime ? runtime : program).push_back(&r);
+  const std::size_t shown = std::min(program.size(), kTextRows), shown_runtime = std::min(runtime.size(), kRuntimeRows);
+  std::vector<const OmpConstructStats*> of;  // t's rows (nullptr: the group's label)
+  auto add = [&](const OmpConstructStats& r) {
     const bool team = (r.category == Category::Parallel || r.category == Category::Work) && r.parallel_regions != 0;
     const bool team_tasks = team && r.imbalance_regions != 0;
     const bool waits = r.category == Category::Mutex || r.category == Category::Sync;
-    t.push_back({summary_format::location(r.label) + (r.partial ? " *" : ""), r.kind, std::to_string(r.calls), time(r.total),
+    t.push_back({"", r.kind, std::to_string(r.calls), time(r.total),
                  time(r.mean()), team ? fixed(r.mean_team_size(), "%.1f") : "-",
                  team_tasks ? fixed(100.0 * r.load_imbalance(), "%.1f%%") : "-",
                  team_tasks ? fixed(100.0 * r.barrier_wait_share(), "%.1f%%") : "-", waits ? time(r.wait) : "-",
                  r.category == Category::Mutex ? time(r.hold) : "-"});
+    of.push_back(&r);
+  };
+  for (std::size_t i = 0; i < shown; ++i) add(*program[i]);
+  if (shown_runtime > 0) {
+    std::uint64_t total = 0;
+    for (const OmpConstructStats* r : runtime) total += r->total;
+    t.push_back({"Kokkos runtime (" + std::to_string(runtime.size()) + " constructs, " + summary_format::time(total) + "):"});
+    of.push_back(nullptr);
+  }
+  for (std::size_t i = 0; i < shown_runtime; ++i) add(*runtime[i]);
+  // Cut to the room the other columns leave, in the function: file and line stay whole.
+  const std::size_t room = text_table::first_column_room(t, text_table::width());
+  for (std::size_t i = 0; i < of.size(); ++i) {
+    const OmpConstructStats* r = of[i];
+    if (r == nullptr) continue;
+    const std::string indent = r->kokkos_runtime ? "  " : "", mark = r->partial ? " *" : "";
+    t[i + 1][0] = indent + summary_format::location(r->label, room - indent.size() - mark.size()) + mark;
   }
   out += summary_format::table(t);
-  if (rows.size() > shown)
-    out += "  ... and " + std::to_string(rows.size() - shown) + " more (summary.json lists them all)\n";
+  if (program.size() + runtime.size() > shown + shown_runtime)
+    out += "  ... and " + std::to_string(program.size() + runtime.size() - shown - shown_runtime) +
+           " more (summary.json lists them all)\n";
   return out;
 }
 

@@ -12,6 +12,8 @@ namespace kob::summary_constructs {
 
 // The text summary shows this many rows at most (the largest), then how many more JSON holds.
 constexpr std::size_t kTextRows = 30;
+// ... and of the Kokkos runtime group (Kokkos' own start-up and finalize), shown after them.
+constexpr std::size_t kRuntimeRows = 10;
 
 // The section, from its blank line; "" when there is no row.
 std::string text(const std::vector<OmpConstructStats>& rows);

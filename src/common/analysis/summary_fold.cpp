@@ -17,6 +17,11 @@ SummaryFold::~SummaryFold() = default;
 
 void SummaryFold::set_sources(SourceResolver* sources) { s_->constructs.set_sources(sources); }
 
+void SummaryFold::set_call_times(CallTimes* out) {
+  call_times_ = out;
+  s_->constructs.keep_calls(out != nullptr);
+}
+
 std::size_t SummaryFold::pending() const {
   std::size_t n = s_->joins.size() + s_->waits.size() + s_->refs.size() + s_->submits_waiting.size() + s_->copy_ops_waiting.size() +
                   s_->constructs.pending();
@@ -38,6 +43,7 @@ void SummaryFold::kernel(const KernelSpan& k) {
   st.total += k.dur();
   st.min = std::min(st.min, k.dur());
   st.max = std::max(st.max, k.dur());
+  if (call_times_ != nullptr) st.durations.push_back(k.dur());
 
   s.latest_kernel_start = std::max(s.latest_kernel_start, k.start);
   s.kernel_seen = true;
@@ -103,6 +109,7 @@ void SummaryFold::region(const RegionSpan& r) {
   ++st.calls;
   st.inclusive += r.dur();
   st.exclusive += r.dur() - std::min(child, r.dur());
+  if (call_times_ != nullptr) acc.durations.push_back(r.dur());
 
   if (r.depth == 0) {
     // Nothing can hold an outermost region, nor anything before it: a region holding an earlier
@@ -244,12 +251,14 @@ void SummaryFold::finish(const Timeline& t) {
     ks.min = k.min;
     ks.max = k.max;
     ks.partial = on_lossy(k.tracks);
+    if (call_times_ != nullptr) call_times_->kernels[{ks.name, ks.kind}] = k.durations;
     s.kernels.push_back(ks);
   }
   std::stable_sort(s.kernels.begin(), s.kernels.end(), [](const KernelStats& a, const KernelStats& b) { return a.total > b.total; });
   for (auto& [path, r] : st.regions) {
     s.regions.push_back(r.st);
     s.regions.back().partial = on_lossy(r.tracks);
+    if (call_times_ != nullptr) call_times_->regions[path] = std::move(r.durations);
   }
   for (auto& [space, m] : st.memory) {
     s.memory.push_back(m);
@@ -293,6 +302,7 @@ void SummaryFold::finish(const Timeline& t) {
   s.dual_view_modifies = st.dual_view_modifies;
 
   finish_omp(t, s);
+  if (call_times_ != nullptr) st.constructs.take_calls(call_times_->constructs);
   s.openmp.available_threads = available_threads_;
   infer_devices(s);
   finish_target(t, s);

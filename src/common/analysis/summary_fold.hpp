@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/timeline/span_sink.hpp"
+#include "common/analysis/call_times.hpp"
 #include "common/analysis/summary.hpp"
 
 namespace kob {
@@ -55,6 +56,9 @@ class SummaryFold : public SpanSink {
   // The OpenMP threads the program could have had (OMP_NUM_THREADS, else the processors; 0:
   // unknown): OmpSummary::available_threads, for serialized_region.
   void set_available_threads(std::uint32_t n) { available_threads_ = n; }
+  // Every call's duration per kernel, region and construct into *out at finish() (kob diff's noise
+  // model); nullptr (the default): sums only. It must outlive finish().
+  void set_call_times(CallTimes* out);
 
   // The figures; valid after finish().
   Summary result() const { return summary_; }
@@ -72,6 +76,7 @@ class SummaryFold : public SpanSink {
   std::unique_ptr<State> s_;
   Summary summary_;
   std::uint32_t available_threads_ = 0;
+  CallTimes* call_times_ = nullptr;
 };
 
 }  // namespace kob

@@ -95,6 +95,7 @@ std::uint32_t ConstructRows::parallel(const OmpParallelSpan& p, bool kernel_insi
   OmpConstructStats& r = rows_[i];
   ++r.calls;
   r.total += p.dur();
+  add_call(i, p.dur());
   ++r.parallel_regions;
   r.team_size_sum += p.team_size;
   r.regions_with_kernels += kernel_inside ? 1 : 0;
@@ -110,6 +111,7 @@ std::uint32_t ConstructRows::work(const OmpWorkSpan& w) {
   const std::uint32_t i = row(Category::Work, w.type, omp_names::work(w.type), w.codeptr);
   ++rows_[i].calls;
   rows_[i].total += w.dur();
+  add_call(i, w.dur());
   return i;
 }
 
@@ -143,17 +145,30 @@ void ConstructRows::work_team(const std::vector<WorkPart>& parts) {
 
 void ConstructRows::sync(const OmpSyncSpan& y) {
   if (sources_ == nullptr || y.kernel != 0 || y.codeptr == 0 || !explicit_sync(y.kind)) return;
-  OmpConstructStats& r = rows_[row(Category::Sync, y.kind, omp_names::sync(y.kind), y.codeptr)];
+  const std::uint32_t i = row(Category::Sync, y.kind, omp_names::sync(y.kind), y.codeptr);
+  OmpConstructStats& r = rows_[i];
   ++r.calls;
   r.total += y.dur();
+  add_call(i, y.dur());
   r.wait += y.wait_ns;
 }
 
 void ConstructRows::mutex(const OmpMutexSpan& m) {
   if (sources_ == nullptr || m.kernel != 0 || m.codeptr == 0) return;
   const std::uint16_t family = omp_names::mutex_family(m.kind);
-  OmpConstructStats& r = rows_[row(Category::Mutex, family, omp_names::mutex(family), m.codeptr)];
+  const std::uint32_t i = row(Category::Mutex, family, omp_names::mutex(family), m.codeptr);
+  OmpConstructStats& r = rows_[i];
   count_mutex(r, r.calls, m);
+  if (!keep_calls_ || m.nested) return;
+  // A call is one outer hold; its time as the row counts it: the wait that came before it on its
+  // thread and the hold.
+  if (m.track >= lock_wait_.size()) lock_wait_.resize(m.track + 1, 0);
+  if (!m.hold) {
+    lock_wait_[m.track] += m.dur();
+  } else {
+    add_call(i, lock_wait_[m.track] + m.dur());
+    lock_wait_[m.track] = 0;
+  }
 }
 
 std::uint32_t ConstructRows::task_create(const OmpTaskCreate& c) {
@@ -179,20 +194,26 @@ void ConstructRows::task(const OmpTaskSpan& k) {
     OmpConstructStats& r = rows_[it->second.row];
     ++r.stretches;
     r.total += k.dur();
+    it->second.run += k.dur();
     if (!it->second.started) {
       it->second.started = true;
       ++r.tasks_started;
       r.start_delay += k.start > it->second.created ? k.start - it->second.created : 0;
     }
   }
-  if (task_ends(k.status)) task_rows_.erase(it);
+  if (task_ends(k.status)) {
+    add_call(it->second.row, it->second.run);
+    task_rows_.erase(it);
+  }
 }
 
 void ConstructRows::target(const OmpTargetSpan& t) {
   if (sources_ == nullptr || t.kernel != 0 || t.deep_copy != 0 || t.codeptr == 0) return;
-  OmpConstructStats& r = rows_[row(Category::Target, t.kind, omp_names::target_kind(t.kind), t.codeptr)];
+  const std::uint32_t i = row(Category::Target, t.kind, omp_names::target_kind(t.kind), t.codeptr);
+  OmpConstructStats& r = rows_[i];
   ++r.calls;
   r.total += t.dur();
+  add_call(i, t.dur());
 }
 
 std::vector<OmpConstructStats> ConstructRows::result(bool partial) const {
@@ -203,21 +224,46 @@ std::vector<OmpConstructStats> ConstructRows::result(bool partial) const {
   std::vector<OmpConstructStats> out;
   out.reserve(rows_.size());
   for (std::uint32_t i : order) {
-    out.push_back(rows_[i]);
-    OmpConstructStats& r = out.back();
-    r.total = total(i);
-    r.partial = partial;
-    const SourceLocation& loc = *where_[i];
-    r.function = loc.function;
-    r.file = loc.file;
-    r.line = loc.line;
-    r.caller = loc.caller;
-    r.module = loc.module;
-    r.offset = loc.offset;
-    r.source = loc.source;
-    r.label = loc.label;
+    out.push_back(located(i));
+    out.back().total = total(i);
+    out.back().partial = partial;
   }
   return out;
+}
+
+namespace {
+
+// Kokkos' own code: a function of namespace Kokkos (Kokkos::OpenMP::impl_initialize, ...), or
+// an address in libkokkoscore without a symbol.
+bool kokkos_code(const SourceLocation& loc) {
+  if (loc.function.rfind("Kokkos::", 0) == 0) return true;
+  const std::size_t slash = loc.module.rfind('/');
+  return loc.function.empty() && loc.module.compare(slash == std::string::npos ? 0 : slash + 1, 13, "libkokkoscore") == 0;
+}
+
+}  // namespace
+
+OmpConstructStats ConstructRows::located(std::uint32_t i) const {
+  OmpConstructStats r = rows_[i];
+  const SourceLocation& loc = *where_[i];
+  r.function = loc.function;
+  r.file = loc.file;
+  r.line = loc.line;
+  r.caller = loc.caller;
+  r.module = loc.module;
+  r.offset = loc.offset;
+  r.source = loc.source;
+  r.label = loc.label;
+  r.kokkos_runtime = kokkos_code(loc);
+  return r;
+}
+
+void ConstructRows::take_calls(std::map<std::string, std::vector<std::uint64_t>>& out) {
+  for (std::uint32_t i = 0; i < calls_.size() && i < rows_.size(); ++i) {
+    std::vector<std::uint64_t>& to = out[located(i).place_key()];
+    to.insert(to.end(), calls_[i].begin(), calls_[i].end());
+  }
+  calls_.clear();
 }
 
 }  // namespace kob::summary_fold_detail

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -48,6 +49,10 @@ class ConstructRows {
   // nullptr (the default): no rows at all, the summary as without locations. It must outlive
   // result() (the rows keep its locations, not copies).
   void set_sources(SourceResolver* sources) { sources_ = sources; }
+  // Keep every call's time per row (SummaryFold::set_call_times); take_calls() gives them by
+  // place_key() once the rows are complete.
+  void keep_calls(bool on) { keep_calls_ = on; }
+  void take_calls(std::map<std::string, std::vector<std::uint64_t>>& out);
 
   // A parallel region's row (kNoRow: none: in a kernel, the hidden-helper team's, no address);
   // kernel_inside: a Kokkos kernel ran during it. Its team figures come later, through team().
@@ -94,6 +99,16 @@ class ConstructRows {
   std::vector<OmpConstructStats> result(bool partial) const;
 
  private:
+  OmpConstructStats located(std::uint32_t i) const;  // row i with its location's fields
+  void add_call(std::uint32_t row, std::uint64_t ns) {
+    if (keep_calls_) {
+      if (row >= calls_.size()) calls_.resize(row + 1);
+      calls_[row].push_back(ns);
+    }
+  }
+  bool keep_calls_ = false;
+  std::vector<std::vector<std::uint64_t>> calls_;  // by row
+  std::vector<std::uint64_t> lock_wait_;          // by track: the wait before the next hold
   using Category = OmpConstructStats::Category;
   std::uint32_t row(Category c, std::uint16_t kind, const char* kind_name, std::uint64_t codeptr);
 
@@ -120,6 +135,7 @@ class ConstructRows {
     std::uint32_t row = 0;
     bool started = false;
     std::uint64_t created = 0;  // ns
+    std::uint64_t run = 0;      // ns run so far (its stretches)
   };
   std::unordered_map<std::size_t, PendingTask> task_rows_;  // create number -> its site, until the task ends
 };

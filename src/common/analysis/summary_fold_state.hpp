@@ -37,11 +37,13 @@ struct KernelAcc {
   std::uint64_t first_start = 0;  // the device is the earliest call's, as in a Timeline sorted by start
   std::uint32_t devid = 0;
   std::vector<std::uint32_t> tracks;
+  std::vector<std::uint64_t> durations;  // every call's, only for SummaryFold::set_call_times
 };
 
 struct RegionAcc {
   RegionStats st;
   std::vector<std::uint32_t> tracks;
+  std::vector<std::uint64_t> durations;  // as KernelAcc's
 };
 
 // Additive OpenMP figures of one Kokkos kernel (or of one kernel id still to come), or of one

@@ -52,7 +52,7 @@ Doc construct_json(const OmpConstructStats& r) {
   Doc d = {{"kind", r.kind},       {"category", r.category_name()}, {"function", r.function}, {"file", r.file},
            {"line", r.line},       {"caller", r.caller},            {"module", r.module},     {"offset", r.offset},
            {"source", r.source},   {"label", r.label},              {"calls", r.calls},       {"total_ns", r.total},
-           {"mean_ns", r.mean()}};
+           {"mean_ns", r.mean()},  {"group", r.kokkos_runtime ? "kokkos_runtime" : "program"}};
   switch (r.category) {
     case Category::Parallel:
     case Category::Work:

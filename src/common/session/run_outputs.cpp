@@ -244,13 +244,14 @@ Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sin
   return sum;
 }
 
-Summary summarize_run(const RunData& run, const Facts& facts) {
+Summary summarize_run(const RunData& run, const Facts& facts, CallTimes* calls) {
   const Config c = config_from_facts(facts);
   const CodeRange omp_code = omp_runtime_code(facts);
   SourceResolver sources(SourceResolver::modules_from(facts));
   SummaryFold fold;
   fold.set_sources(&sources);
   fold.set_available_threads(available_omp_threads(facts));
+  fold.set_call_times(calls);
   FilterSink filtered(fold, c.include, c.exclude);
   {
     TimelineBuilder builder(filtered, run.initial_device_num, omp_code);

@@ -10,6 +10,7 @@
 
 #include "common/session/config.hpp"
 #include "common/timeline/raw_reader.hpp"
+#include "common/analysis/call_times.hpp"
 #include "common/analysis/summary.hpp"
 #include "common/timeline/thread_source.hpp"
 #include "common/formats/trace_events.hpp"
@@ -87,8 +88,9 @@ struct OutputRequest {
 Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sink, const TraceInfo& info,
                    sqlite::DatabaseSink* db = nullptr, std::function<std::uint64_t(std::uint64_t)> align = {});
 
-// kob diff: the run's summary alone (the figures its summary files would hold), no trace built.
-Summary summarize_run(const RunData& run, const Facts& facts);
+// kob diff: the run's summary alone (the figures its summary files would hold), no trace built;
+// with calls, every call's time too (its noise model).
+Summary summarize_run(const RunData& run, const Facts& facts, CallTimes* calls = nullptr);
 
 // Builds the timeline and writes the requested files, each whole or not at all; problems are one
 // line each on stderr. Returns the paths written; *ok (if given) false when one could not be.

@@ -1,0 +1,23 @@
+// Every call's duration per kernel, region and OpenMP construct of one run, for the noise model of
+// kob diff (noise_model.hpp). SummaryFold fills it when given one (set_call_times); the summary
+// itself keeps only sums, so that its memory does not follow the run's length.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kob {
+
+struct CallTimes {
+  using Durations = std::vector<std::uint64_t>;  // ns, in the order the calls ended
+  std::map<std::pair<std::string, std::string>, Durations> kernels;  // (name, kind) as in KernelStats
+  std::map<std::string, Durations> regions;                          // path, inclusive time
+  // OmpConstructStats::place_key(); a call's time as the row's total counts it (a lock: the wait
+  // to acquire it and the hold; a task: its run time, all its stretches).
+  std::map<std::string, Durations> constructs;
+};
+
+}  // namespace kob
