@@ -181,6 +181,17 @@ rows = [l.split() for l in text if l.startswith("  ") and l.split()[0] in ("stea
 kc.check(len(rows) == 2 and rows[0][0] == "changing" and rows[0][-1] == "slower", f"changing first: {rows}")
 kc.check(text[0].startswith(f"kob diff: A = {A}.kob (run time "), f"title line: {text[:1]}")
 
+# kob summary's tables too: 120 columns, every time column in one unit named in its header.
+rc, out, err = kc.run([kob, "summary", A], cwd=wd)
+kc.expect_eq(rc, 0, "kob summary A")
+kc.check(all(len(l) <= 120 for l in out.splitlines()), f"kob summary fits 120 columns: {max(len(l) for l in out.splitlines())}")
+kheads = [l for l in out.splitlines() if l.split()[:2] == ["name", "kind"]]
+kc.check(kheads and all(h in kheads[0] for h in ("total (", "mean (", "min (", "max (")), f"time columns name their unit: {kheads[:1]}")
+kc.check(not any(l.rstrip().endswith((" us", " ns", " ms")) for l in out.splitlines() if l.startswith("  ") and "changing" in l),
+         "no unit in the cells")
+rc, wide, err = kc.run([kob, "summary", A, "--wide"], cwd=wd)
+kc.check(rc == 0 and "Kokkos runtime (" in wide, f"kob summary --wide: the Kokkos runtime group ({rc})")
+
 # Bad input.
 missing = os.path.join(wd, "nope")
 rc, out, err = kob_diff(missing, A)
