@@ -6,6 +6,7 @@
 #   3. builds and installs Kokkos twice with clang++-22:
 #        build/deps/kokkos-openmp        (OpenMP + Serial backends)
 #        build/deps/kokkos-openmptarget  (OpenMPTarget backend, host offload x86_64-pc-linux-gnu)
+#   4. builds a subset of Kokkos' own core unit tests against the first (build/deps/kokkos-unit-tests);
 # Every step is skipped when its result is already there, so a second run takes seconds.
 set -euo pipefail
 
@@ -263,3 +264,43 @@ build_kokkos kokkos-openmp \
 build_kokkos kokkos-openmptarget \
     -DKokkos_ENABLE_OPENMPTARGET=ON -DCMAKE_CXX_STANDARD=17 \
     -DCMAKE_CXX_FLAGS=-fopenmp-targets=x86_64-pc-linux-gnu
+
+# ---------------------------------------------------------------------------------------------
+# 4. A subset of Kokkos' own core unit tests, against kokkos-openmp: built once here and shared
+#    by every build folder (tests/integration/test_kokkos_unit_tests.py runs them with and without
+#    the tool). Each Category:Name is Kokkos' test file core/unit_test/TestName.hpp for that
+#    execution space, as Kokkos' CMakeLists.txt makes them.
+# ---------------------------------------------------------------------------------------------
+KOKKOS_UNIT_TESTS="OpenMP:Reductions OpenMP:Scan OpenMP:TeamBasic OpenMP:TeamScan OpenMP:MDRange_a OpenMP:Atomics
+OpenMP:LocalDeepCopy OpenMP:ViewCopy_a OpenMP:RangePolicy Serial:Reductions Serial:Scan Serial:TeamBasic"
+
+build_kokkos_unit_tests() {
+    local out=$DEPS/kokkos-unit-tests prefix=$DEPS/kokkos-openmp src=$KOKKOS_SRC/core/unit_test
+    local log=$PWD/$DEPS/kokkos-unit-tests.log
+    local config
+    config="kokkos=$(cat "$prefix/.setup-stamp") tests=$(echo $KOKKOS_UNIT_TESTS)"
+    if [ -x "$out/kokkos_unit_tests" ] && [ "$(cat "$out/.setup-stamp" 2>/dev/null)" = "$config" ]; then
+        say "kokkos-unit-tests: $out (cached)"
+        return 0
+    fi
+    rm -rf "$out"
+    mkdir -p "$out/obj"
+    : >"$log"
+    local t cat name sources=()
+    for t in $KOKKOS_UNIT_TESTS; do
+        cat=${t%%:*} name=${t#*:}
+        printf '#include <Test%s_Category.hpp>\n#include <Test%s.hpp>\n' "$cat" "$name" >"$out/obj/Test${cat}_$name.cpp"
+        sources+=("$out/obj/Test${cat}_$name.cpp")
+    done
+    sources+=("$src/UnitTestMainInit.cpp" "$KOKKOS_SRC/tpls/gtest/gtest/gtest-all.cc")
+    # -O1: the tests' own code needs no more; Kokkos itself is the Release build.
+    printf '%s\n' "${sources[@]}" | xargs -P "$JOBS" -I{} sh -c \
+        'clang++-22 -std=c++17 -O1 -fopenmp -w -isystem "$1/include" -I "$2" -I "$2/category_files" -I "$3/tpls/gtest" \
+            -c "$4" -o "$5/obj/$(basename "$4").o" >>"$6" 2>&1' _ "$prefix" "$src" "$KOKKOS_SRC" {} "$out" "$log" ||
+        die "building Kokkos' unit tests failed (see $log)"
+    run_logged "$log" clang++-22 -fopenmp "$out"/obj/*.o "$prefix/lib/libkokkoscontainers.a" "$prefix/lib/libkokkoscore.a" \
+        -ldl -lpthread -o "$out/kokkos_unit_tests"
+    printf '%s\n' "$config" >"$out/.setup-stamp"
+    say "kokkos-unit-tests: $out (built)"
+}
+build_kokkos_unit_tests

@@ -97,14 +97,14 @@ void sort_rows(std::vector<DiffRow>& rows) {
 std::string label(const DiffRow& r) {
   if (r.construct) return "OpenMP " + r.kind + " at \"" + summary_format::location(r.name) + "\"";
   return r.kind.empty() ? "region \"" + summary_format::name(r.name) + "\""
-                        : "kernel \"" + summary_format::name(r.name) + "\" (" + r.kind + ")";
+                        : "kernel \"" + summary_format::name(r.name) + "\" (" + r.kind + ", " + r.device + ")";
 }
 
 const char* row_type(const DiffRow& r) { return r.construct ? "construct" : r.kind.empty() ? "region" : "kernel"; }
 
 std::uint64_t seed_of(const DiffRow& r) {
   std::uint64_t h = 1469598103934665603ull;
-  for (const std::string* s : {&r.name, &r.kind, &r.file})
+  for (const std::string* s : {&r.name, &r.kind, &r.device, &r.file})
     for (char c : *s + '\0') h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   return h ^ r.line;
 }
@@ -147,10 +147,11 @@ const noise::Run* find_times(const Map& m, const typename Map::key_type& key) {
 void add_run(const DiffRun& run, bool is_a, std::size_t index, Rows& kernels, Rows& regions, Rows& constructs) {
   bool fresh = false;
   for (const KernelStats& k : run.summary.kernels) {
-    DiffRow& r = kernels.at(k.name + '\0' + k.kind, fresh);
+    DiffRow& r = kernels.at(k.name + '\0' + k.kind + '\0' + k.device, fresh);
     r.name = k.name;
     r.kind = k.kind;
-    add_side(r, is_a, index, k.calls, k.total, find_times(run.calls.kernels, {k.name, k.kind}));
+    r.device = k.device;
+    add_side(r, is_a, index, k.calls, k.total, find_times(run.calls.kernels, {k.name, k.kind, k.space}));
   }
   for (const RegionStats& g : run.summary.regions) {
     DiffRow& r = regions.at(g.path, fresh);
@@ -291,11 +292,16 @@ std::vector<std::string> cells(const DiffRow& r, std::string first, bool kind, b
   return row;
 }
 
-// A kernel's name in the narrow table: with its kind where another row has the same name.
+// A kernel's name: with its kind (narrow table; --wide has the column) and its space where another
+// row has the same name.
 std::string kernel_name(const DiffRow& r, const std::vector<DiffRow>& all, bool wide) {
-  if (wide) return summary_format::name(r.name);
   const auto same = std::count_if(all.begin(), all.end(), [&](const DiffRow& x) { return x.name == r.name; });
-  return summary_format::name(r.name) + (same > 1 ? " (" + r.kind + ")" : "");
+  const auto same_kind =
+      std::count_if(all.begin(), all.end(), [&](const DiffRow& x) { return x.name == r.name && x.kind == r.kind; });
+  std::string s = summary_format::name(r.name);
+  if (same > same_kind && !wide) s += " (" + r.kind + ")";
+  if (same_kind > 1) s += " [" + r.device + "]";
+  return s;
 }
 
 std::string table_of(const std::vector<DiffRow>& rows, const char* first, bool kind, bool wide) {
@@ -364,6 +370,7 @@ json::Doc pct_or_null(bool known, double v) { return known ? json::Doc(json::fig
 json::Doc row_json(const DiffRow& r) {
   json::Doc o = {{"name", r.name}};
   if (!r.kind.empty()) o["kind"] = r.kind;
+  if (!r.device.empty()) o["device"] = r.device;
   if (r.construct) {
     o["function"] = r.function;
     o["file"] = r.file;
@@ -416,6 +423,7 @@ std::string diff_json(const Diff& d, const DiffRequest& q) {
   for (const DiffRow& r : d.regressions) {
     json::Doc g = {{"type", row_type(r)}, {"name", r.name}};
     if (!r.kind.empty()) g["kind"] = r.kind;
+    if (!r.device.empty()) g["device"] = r.device;
     g["median_a_us"] = json::us(ns(r.verdict.median_a));
     g["median_b_us"] = json::us(ns(r.verdict.median_b));
     g["median_change_pct"] = json::figure(r.verdict.change_pct);

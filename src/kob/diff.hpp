@@ -33,6 +33,7 @@ constexpr double kMattersShare = 0.01;
 // sides, or on one. Calls and totals are per run (the mean over the side's runs).
 struct DiffRow {
   std::string name, kind;  // kind: "" for a region; name: a construct's label ("function file:line")
+  std::string device;      // a kernel's execution space (a row per name, kind and space)
   bool construct = false;  // an OpenMP construct outside kernels (OmpSummary::constructs)
   bool runtime = false;    // a construct of Kokkos' own start-up or finalize (the "Kokkos runtime" group)
   std::string function, file, module;  // a construct's location (module: the run's where it first appears)

@@ -1,59 +1,10 @@
 #include "kob/mpi_family.hpp"
 
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <vector>
 
+#include "kob/elf_deps.hpp"
+
 namespace kob::cli {
-
-namespace {
-
-std::string find_in_path(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* path = std::getenv("PATH");
-  std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
-  std::size_t at = 0;
-  while (at <= dirs.size()) {
-    const std::size_t colon = dirs.find(':', at);
-    const std::string dir = dirs.substr(at, colon == std::string::npos ? std::string::npos : colon - at);
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    if (colon == std::string::npos) break;
-    at = colon + 1;
-  }
-  return name;
-}
-
-// The DT_NEEDED names of an ELF file (empty when it is not one or has none).
-std::vector<std::string> needed(const std::string& path) {
-  std::vector<std::string> out;
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return out;
-  elf_version(EV_CURRENT);
-  if (Elf* e = elf_begin(fd, ELF_C_READ, nullptr)) {
-    Elf_Scn* scn = nullptr;
-    while ((scn = elf_nextscn(e, scn)) != nullptr) {
-      GElf_Shdr sh;
-      if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != SHT_DYNAMIC) continue;
-      Elf_Data* data = elf_getdata(scn, nullptr);
-      const std::size_t n = sh.sh_entsize != 0 ? sh.sh_size / sh.sh_entsize : 0;
-      for (std::size_t i = 0; data != nullptr && i < n; ++i) {
-        GElf_Dyn dyn;
-        if (gelf_getdyn(data, static_cast<int>(i), &dyn) == nullptr || dyn.d_tag != DT_NEEDED) continue;
-        if (const char* s = elf_strptr(e, sh.sh_link, dyn.d_un.d_val)) out.emplace_back(s);
-      }
-    }
-    elf_end(e);
-  }
-  close(fd);
-  return out;
-}
-
-}  // namespace
 
 MpiFamily program_mpi_family(const std::string& program) {
   const std::string path = find_in_path(program);

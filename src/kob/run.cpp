@@ -21,6 +21,7 @@
 #include "common/support/atomic_file.hpp"
 #include "common/session/run_report.hpp"
 #include "common/support/install_layout.hpp"
+#include "kob/kokkos_version.hpp"
 #include "kob/mpi_family.hpp"
 
 namespace kob::cli {
@@ -129,10 +130,12 @@ std::string describe_status(int status) {
 std::string run_help() {
   return "usage: kob run [--mpi] [TOOL OPTIONS] [--] PROGRAM [ARGS...]\n"
          "\n"
-         "Runs PROGRAM with kokkos-ompt-bridge loaded: sets KOKKOS_TOOLS_LIBS (Kokkos 4),\n"
-         "KOKKOS_PROFILE_LIBRARY (Kokkos 3) and OMP_TOOL_LIBRARIES to the library (beside kob in the\n"
-         "build tree, in the library folder once installed; KOB_LIBRARY overrides it), and KOB_ARGS to the TOOL OPTIONS (after any KOB_ARGS already set, so\n"
-         "that these win). PROGRAM's input, output and exit status pass through unchanged (a program\n"
+         "Runs PROGRAM with kokkos-ompt-bridge loaded: sets OMP_TOOL_LIBRARIES and the variable\n"
+         "PROGRAM's Kokkos reads, KOKKOS_TOOLS_LIBS (Kokkos 3.7 and later) or KOKKOS_PROFILE_LIBRARY\n"
+         "(older), to the library (beside kob in the build tree, in the library folder once installed;\n"
+         "KOB_LIBRARY overrides it); which Kokkos, kob reads from PROGRAM's libkokkoscore (or a Kokkos linked\n"
+         "into it); where it cannot tell, it says so and sets both. KOB_ARGS gets the TOOL OPTIONS (after any\n"
+         "KOB_ARGS already set, so that these win). PROGRAM's input, output and exit status pass through unchanged (a program\n"
          "killed by a signal makes kob end by the same signal); SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 and\n"
          "SIGALRM sent to kob are passed on to PROGRAM. At the end kob prints on stderr, one line per\n"
          "process, the files each process of the run wrote (forked children included). Under mpirun:\n"
@@ -196,10 +199,17 @@ bool check_options(const std::vector<std::string>& options, Config& tool) {
   return true;
 }
 
-// The environment that loads the library into the program (and the MPI layer, when there is one).
-void set_environment(const std::string& lib, const std::vector<std::string>& options, const std::string& mpi_layer) {
-  setenv("KOKKOS_TOOLS_LIBS", lib.c_str(), 1);
-  setenv("KOKKOS_PROFILE_LIBRARY", lib.c_str(), 1);
+// The environment that loads the library into the program (and the MPI layer, when there is one):
+// only the Kokkos variable the program's Kokkos reads (Kokkos 4 warns on the program's stderr when
+// it finds the older one set).
+void set_environment(const std::string& lib, const std::vector<std::string>& options, const std::string& mpi_layer,
+                     const KokkosTools& kokkos) {
+  using Reads = KokkosTools::Reads;
+  if (kokkos.reads == Reads::Unknown)
+    say("run: cannot tell which Kokkos the program uses (" + kokkos.why +
+        "): setting both KOKKOS_TOOLS_LIBS and KOKKOS_PROFILE_LIBRARY (Kokkos 4 then warns that the second is deprecated)");
+  if (kokkos.reads != Reads::ProfileLibrary) setenv("KOKKOS_TOOLS_LIBS", lib.c_str(), 1);
+  if (kokkos.reads != Reads::ToolsLibs) setenv("KOKKOS_PROFILE_LIBRARY", lib.c_str(), 1);
   setenv("OMP_TOOL_LIBRARIES", lib.c_str(), 1);
   if (!options.empty()) {
     std::string args;
@@ -328,7 +338,7 @@ int run_main(int argc, char** argv) {
     return 2;
   }
   check_output_folder(tool);
-  set_environment(lib, options, mpi ? choose_mpi_layer(argv[at]) : std::string());
+  set_environment(lib, options, mpi ? choose_mpi_layer(argv[at]) : std::string(), program_kokkos_tools(argv[at]));
   const std::string report_path = make_report_file();
   if (!report_path.empty()) setenv(run_report::kVariable, report_path.c_str(), 1);
 

@@ -120,8 +120,8 @@ struct Report {
 // Each a documented query (docs/sqlite.md): what `kob sql --report NAME RUN` runs.
 constexpr Report kReports[] = {
     {"kernels",
-     "SELECT name, kind, count(*) AS calls, sum(dur_ns) AS total_ns, sum(dur_ns) / count(*) AS mean_ns, min(dur_ns) AS min_ns, "
-     "max(dur_ns) AS max_ns FROM kernels GROUP BY name, kind ORDER BY total_ns DESC"},
+     "SELECT name, kind, space, count(*) AS calls, sum(dur_ns) AS total_ns, sum(dur_ns) / count(*) AS mean_ns, min(dur_ns) AS min_ns, "
+     "max(dur_ns) AS max_ns FROM kernels GROUP BY name, kind, space ORDER BY total_ns DESC"},
     {"barriers",
      "SELECT coalesce(k.name, '(outside Kokkos kernels)') AS kernel, count(*) AS barriers, sum(s.dur_ns) AS total_ns, "
      "sum(s.wait_ns) AS wait_ns FROM omp_sync s LEFT JOIN kernels k ON k.id = s.kernel_id "

@@ -216,9 +216,11 @@
   // OpenMP regions has none (null: sorts as -1).
   function kernelRows(s) {
     const omp = new Map();
-    for (const k of (s.openmp && s.openmp.kernels) || []) omp.set(k.name + '\u0000' + k.kind, k);
+    // A kernel row is a name, kind and execution space.
+    const key = (k) => k.name + '\u0000' + k.kind + '\u0000' + k.device;
+    for (const k of (s.openmp && s.openmp.kernels) || []) omp.set(key(k), k);
     return (s.kernels || []).map((k, i) => {
-      const o = omp.get(k.name + '\u0000' + k.kind);
+      const o = omp.get(key(k));
       return Object.assign({}, k, { index: i, team: o ? o.mean_team_size : null, imbalance: o ? o.load_imbalance : null,
         barrier: o ? o.barrier_wait_share : null });
     });

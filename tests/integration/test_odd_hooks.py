@@ -32,7 +32,7 @@ for what in ("kokkosp_end_parallel_* with an id that no begin hook returned",
              "kokkosp_pop_profile_region with no region open",
              "kokkosp_stop_profile_section on a section not started",
              "kokkosp_end_deep_copy with no deep copy open",
-             "kokkosp_deallocate_data of more bytes than were allocated",
+             "kokkosp_deallocate_data of a block with no recorded allocation",
              "a Kokkos kernel never ended",
              "a Kokkos profile region never popped"):
     kc.check(what in problems, f"summary names the problem: {what}")

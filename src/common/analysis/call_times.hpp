@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -13,7 +14,7 @@ namespace kob {
 
 struct CallTimes {
   using Durations = std::vector<std::uint64_t>;  // ns, in the order the calls ended
-  std::map<std::pair<std::string, std::string>, Durations> kernels;  // (name, kind) as in KernelStats
+  std::map<std::tuple<std::string, std::string, std::uint32_t>, Durations> kernels;  // (name, kind, space) as in KernelStats
   std::map<std::string, Durations> regions;                          // path, inclusive time
   // OmpConstructStats::place_key(); a call's time as the row's total counts it (a lock: the wait
   // to acquire it and the hold; a task: its run time, all its stretches).

@@ -14,7 +14,7 @@ namespace {
 
 // One row per key over the runs: each run's (calls, total), 0 where it did not run it.
 struct Collect {
-  std::string name, kind;
+  std::string name, kind, device;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> per_run;  // (calls, total) by run
 };
 
@@ -25,6 +25,7 @@ std::vector<AcrossRuns> across(std::map<std::pair<std::string, std::string>, Col
     AcrossRuns a;
     a.name = c.name;
     a.kind = c.kind;
+    a.device = c.device;
     a.calls_min = UINT64_MAX;
     double sum = 0;
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -83,7 +84,10 @@ MergedSummary merge_summaries(std::vector<MergedRun> runs) {
     c.per_run[i].second += total;
   };
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    for (const KernelStats& k : runs[i].summary.kernels) add(kernels, k.name, k.kind, i, k.calls, k.total);
+    for (const KernelStats& k : runs[i].summary.kernels) {
+      add(kernels, k.name, k.kind, i, k.calls, k.total, k.name + '\0' + k.device);
+      kernels[{k.name + '\0' + k.device, k.kind}].device = k.device;
+    }
     for (const RegionStats& r : runs[i].summary.regions) add(regions, r.path, "", i, r.calls, r.inclusive);
     for (const NamedStats& c : runs[i].summary.mpi_calls) add(mpi, c.name, "", i, c.calls, c.total);
     for (const OmpConstructStats& c : runs[i].summary.openmp.constructs)
@@ -127,7 +131,11 @@ std::string merged_summary_text(const MergedSummary& m) {
     for (const AcrossRuns& a : v) {
       const std::string calls = a.calls_min == a.calls_max ? std::to_string(a.calls_min)
                                                            : std::to_string(a.calls_min) + "-" + std::to_string(a.calls_max);
-      std::vector<std::string> row{shown(a.name)};
+      // A kernel run on another space than the first of its name: the space after the name.
+      const bool other_space = !a.device.empty() && std::count_if(v.begin(), v.end(), [&](const AcrossRuns& b) {
+                                                      return b.name == a.name && b.kind == a.kind;
+                                                    }) > 1;
+      std::vector<std::string> row{shown(a.name) + (other_space ? " [" + a.device + "]" : "")};
       if (kind) row.push_back(a.kind);
       for (std::string c : {std::to_string(a.runs_with), calls, time(a.min), time(static_cast<std::uint64_t>(a.mean)), time(a.max),
                             pct(a.imbalance()), std::to_string(a.max_rank)})
@@ -159,6 +167,7 @@ json::Doc across_runs_json(const std::vector<AcrossRuns>& v, const char* name_ke
   for (const AcrossRuns& a : v) {
     json::Doc d = {{name_key, a.name}};
     if (kind) d["kind"] = a.kind;
+    if (!a.device.empty()) d["device"] = a.device;
     d["ranks"] = a.runs_with;
     d["calls_min"] = a.calls_min;
     d["calls_max"] = a.calls_max;

@@ -342,6 +342,10 @@ std::string summary_text(const Summary& s, const std::string& title) {
       rows.push_back({shown(m.space), std::to_string(m.allocations), std::to_string(m.deallocations), fmt_bytes(m.bytes_allocated),
                       fmt_bytes(m.high_water), fmt_bytes(m.final_level)});
     out += table(rows);
+    for (const auto& m : s.memory)
+      if (m.unmatched_frees != 0)
+        out += "  " + shown(m.space) + ": " + std::to_string(m.unmatched_frees) + " frees beyond their recorded allocations (" +
+               fmt_bytes(m.unmatched_bytes) + " not counted; the problems below say whose)\n";
   }
   if (!s.copies.empty()) {
     out += "\nDeep copies\n";

@@ -18,7 +18,8 @@ inline constexpr std::string_view kInferredOpenMP = "OpenMP (inferred)";
 struct KernelStats {
   std::string name;
   std::string kind;
-  std::string device;
+  std::string device;      // the execution space it ran on ("OpenMP", "Serial", "OpenMP (inferred)"...)
+  std::uint32_t space = 0;  // the device id's type and device number: a row per name, kind and space
   std::uint64_t calls = 0, total = 0, min = 0, max = 0;
   bool partial = false;  // launched on a thread that dropped events: its later calls are missing
   std::uint64_t mean() const { return calls ? total / calls : 0; }
@@ -66,6 +67,8 @@ struct MemoryStats {
   std::uint64_t bytes_allocated = 0;  // sum over allocations
   std::uint64_t high_water = 0;       // most bytes allocated at once
   std::uint64_t final_level = 0;      // still allocated at the end
+  // Frees that no recorded allocation covers (wholly or in part), and the bytes not covered.
+  std::uint64_t unmatched_frees = 0, unmatched_bytes = 0;
 };
 
 struct CopyStats {
@@ -184,7 +187,7 @@ struct OmpTeamStats {
 
 // The OpenMP parallel regions of one Kokkos kernel (by name and kind; joined through kernel ids).
 struct OmpKernelStats : OmpTeamStats {
-  std::string name, kind;
+  std::string name, kind, device;  // its kernel row's
   std::uint64_t calls = 0;
   bool partial = false;  // its kernel row is partial, or an OpenMP thread dropped events
   double regions_per_call() const { return calls ? double(parallel_regions) / double(calls) : 0.0; }

@@ -31,7 +31,7 @@ std::size_t SummaryFold::pending() const {
 
 void SummaryFold::kernel(const KernelSpan& k) {
   State& s = *s_;
-  const KernelKey key{k.name, k.kind};
+  const KernelKey key{k.name, k.kind, summary_fold_detail::space_of(k.devid)};
   KernelAcc& st = s.kernels[key];
   add_track(st.tracks, k.track);
   if (st.calls == 0 || k.start < st.first_start) {
@@ -173,6 +173,8 @@ void SummaryFold::memory(const MemoryEvent& m) {
     }
   } else {
     ++st.deallocations;
+    st.unmatched_frees += m.unmatched != 0 ? 1 : 0;
+    st.unmatched_bytes += m.unmatched;
   }
   st.high_water = std::max(st.high_water, m.space_level);
   st.final_level = m.space_level;
@@ -215,9 +217,9 @@ void infer_devices(Summary& s) {
   for (KernelStats& ks : s.kernels) {
     if (next == s.openmp.kernels.size()) break;
     const OmpKernelStats& ok = s.openmp.kernels[next];
-    if (ks.name != ok.name || ks.kind != ok.kind) continue;
+    if (ks.name != ok.name || ks.kind != ok.kind || ks.device != ok.device) continue;
     ++next;
-    if (ks.device == "Serial" && ok.parallel_regions != 0) ks.device = std::string(kInferredOpenMP);
+    if (ks.device == "Serial" && ok.parallel_regions != 0) ks.device = s.openmp.kernels[next - 1].device = std::string(kInferredOpenMP);
   }
 }
 
@@ -243,15 +245,16 @@ void SummaryFold::finish(const Timeline& t) {
 
   for (const auto& [key, k] : st.kernels) {
     KernelStats ks;
-    ks.name = names.str(key.first);
-    ks.kind = kernel_kind_name(key.second);
+    ks.name = names.str(key.name);
+    ks.kind = kernel_kind_name(key.kind);
     ks.device = device_label(k.devid);
+    ks.space = key.space;
     ks.calls = k.calls;
     ks.total = k.total;
     ks.min = k.min;
     ks.max = k.max;
     ks.partial = on_lossy(k.tracks);
-    if (call_times_ != nullptr) call_times_->kernels[{ks.name, ks.kind}] = k.durations;
+    if (call_times_ != nullptr) call_times_->kernels[{ks.name, ks.kind, ks.space}] = k.durations;
     s.kernels.push_back(ks);
   }
   std::stable_sort(s.kernels.begin(), s.kernels.end(), [](const KernelStats& a, const KernelStats& b) { return a.total > b.total; });

@@ -215,10 +215,11 @@ void SummaryFold::finish_omp(const Timeline& t, Summary& s) {
   for (const Track& tr : t.tracks) lossy_team = lossy_team || (tr.dropped != 0 && tr.omp_thread_type != 0);
   for (const KernelStats& ks : s.kernels)
     for (const auto& [key, a] : st.omp_kernels) {
-      if (names.str(key.first) != ks.name || kernel_kind_name(key.second) != ks.kind) continue;
+      if (names.str(key.name) != ks.name || kernel_kind_name(key.kind) != ks.kind || key.space != ks.space) continue;
       OmpKernelStats k;
       k.name = ks.name;
       k.kind = ks.kind;
+      k.device = ks.device;
       auto calls = st.kernels.find(key);
       k.calls = calls == st.kernels.end() ? 0 : calls->second.calls;
       static_cast<OmpTeamStats&>(k) = a;

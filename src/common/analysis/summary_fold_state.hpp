@@ -22,7 +22,15 @@
 namespace kob {
 namespace summary_fold_detail {
 
-using KernelKey = std::pair<std::uint32_t, KernelKind>;
+// A kernel row: its name, kind and the execution space (and device) it ran on, as Kokkos named it:
+// one name run on two spaces is two rows.
+struct KernelKey {
+  std::uint32_t name = 0;
+  KernelKind kind = KernelKind::ParallelFor;
+  std::uint32_t space = 0;  // the device id's type and device number (devid >> 17), not its instance
+  auto operator<=>(const KernelKey&) const = default;
+};
+inline std::uint32_t space_of(std::uint32_t devid) { return devid >> 17; }
 using CopyKey = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>;  // dst name, src name, dst space, src space
 using CopySiteKey = std::pair<CopyKey, std::uint64_t>;                                   // and bytes
 using AllocSiteKey = std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>;             // name, space, bytes

@@ -32,6 +32,7 @@ Doc omp_kernels_json(const std::vector<OmpKernelStats>& kernels) {
   for (const OmpKernelStats& k : kernels)
     out.push_back({{"name", k.name},
                    {"kind", k.kind},
+                   {"device", k.device},
                    {"calls", k.calls},
                    {"parallel_regions", k.parallel_regions},
                    {"regions_per_call", figure(k.regions_per_call())},
@@ -230,7 +231,8 @@ void kokkos_json(const Summary& s, Doc& o) {
   Doc& memory = o["memory"] = Doc::array();
   for (const auto& m : s.memory)
     memory.push_back({{"space", m.space}, {"allocations", m.allocations}, {"deallocations", m.deallocations},
-                      {"bytes_allocated", m.bytes_allocated}, {"high_water_bytes", m.high_water}, {"final_bytes", m.final_level}});
+                      {"bytes_allocated", m.bytes_allocated}, {"high_water_bytes", m.high_water}, {"final_bytes", m.final_level},
+                      {"unmatched_frees", m.unmatched_frees}, {"unmatched_free_bytes", m.unmatched_bytes}});
   Doc& copies = o["deep_copies"] = Doc::array();
   for (const auto& c : s.copies)
     copies.push_back({{"dst_space", c.dst_space}, {"src_space", c.src_space}, {"calls", c.calls}, {"bytes", c.bytes},

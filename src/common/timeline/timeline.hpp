@@ -92,6 +92,10 @@ struct MemoryEvent {
   std::uint64_t ptr = 0, bytes = 0;
   std::uint64_t space_level = 0;  // bytes allocated in that space after this event
   std::uint64_t id = 0;           // allocations: 1, 2, ... in time order (the trace's kokkos.alloc id); 0 for frees
+  // A free: bytes no recorded allocation covers, and whether no allocation of that block was
+  // recorded at all (allocated before the tool was loaded); else a free larger than its allocation.
+  std::uint64_t unmatched = 0;
+  bool unmatched_block = false;
 };
 
 struct InstantEvent {

@@ -73,10 +73,11 @@ void summarize_omp(const Timeline& t, Summary& s) {
     if (tr.omp_thread_type != 0 || th.implicit_tasks != 0 || th.wait != 0) o.threads.push_back(th);
   }
 
-  // Parallel regions: per Kokkos kernel (by name and kind, as in the kernel table), or outside.
-  std::unordered_map<std::uint64_t, std::pair<std::uint32_t, KernelKind>> kernel_of_id;
-  for (const KernelSpan& k : t.kernels) kernel_of_id.emplace(k.id, std::make_pair(k.name, k.kind));
-  std::map<std::pair<std::uint32_t, KernelKind>, OmpKernelStats> per_kernel;
+  // Parallel regions: per Kokkos kernel (by name, kind and space, as in the kernel table), or outside.
+  using Key = std::tuple<std::uint32_t, KernelKind, std::uint32_t>;
+  std::unordered_map<std::uint64_t, Key> kernel_of_id;
+  for (const KernelSpan& k : t.kernels) kernel_of_id.emplace(k.id, Key{k.name, k.kind, k.devid >> 17});
+  std::map<Key, OmpKernelStats> per_kernel;
   for (const OmpParallelSpan& p : t.omp_parallels) {
     if (p.hidden_helper) continue;
     ++o.parallel_regions;
@@ -105,11 +106,11 @@ void summarize_omp(const Timeline& t, Summary& s) {
     st.busy_max += max_busy;
     st.busy_mean += sum_busy / r->second.size();
   }
-  std::map<std::pair<std::uint32_t, KernelKind>, std::uint64_t> calls;
-  for (const KernelSpan& k : t.kernels) ++calls[{k.name, k.kind}];
+  std::map<Key, std::uint64_t> calls;
+  for (const KernelSpan& k : t.kernels) ++calls[{k.name, k.kind, k.devid >> 17}];
   for (auto& [key, st] : per_kernel) {
-    st.name = names.str(key.first);
-    st.kind = kernel_kind_name(key.second);
+    st.name = names.str(std::get<0>(key));
+    st.kind = kernel_kind_name(std::get<1>(key));
     st.calls = calls[key];
   }
   // A team's events come from all its threads: one that dropped events leaves every row short.
@@ -117,8 +118,9 @@ void summarize_omp(const Timeline& t, Summary& s) {
   for (const Track& tr : t.tracks) lossy_team = lossy_team || (tr.dropped != 0 && tr.omp_thread_type != 0);
   for (const KernelStats& ks : s.kernels)
     for (auto& [key, st] : per_kernel)
-      if (st.name == ks.name && st.kind == ks.kind) {
+      if (st.name == ks.name && st.kind == ks.kind && std::get<2>(key) == ks.space) {
         st.partial = ks.partial || lossy_team;
+        st.device = ks.device;
         o.kernels.push_back(st);
       }
 
@@ -352,14 +354,16 @@ Summary summarize_by_walk(const Timeline& t) {
   for (std::size_t i = 0; i < t.tracks.size(); ++i) lossy[i] = t.tracks[i].dropped != 0;
   const auto on_lossy = [&](std::uint32_t track) { return track < lossy.size() && lossy[track]; };
 
-  std::map<std::pair<std::uint32_t, KernelKind>, KernelStats> kernels;
+  // A row per name, kind and execution space (the device id's type and device number).
+  std::map<std::tuple<std::uint32_t, KernelKind, std::uint32_t>, KernelStats> kernels;
   for (const KernelSpan& k : t.kernels) {
-    KernelStats& st = kernels[{k.name, k.kind}];
+    KernelStats& st = kernels[{k.name, k.kind, k.devid >> 17}];
     st.partial = st.partial || on_lossy(k.track);
     if (st.calls == 0) {
       st.name = names.str(k.name);
       st.kind = kernel_kind_name(k.kind);
       st.device = device_label(k.devid);
+      st.space = k.devid >> 17;
       st.min = k.dur();
     }
     ++st.calls;
@@ -409,6 +413,8 @@ Summary summarize_by_walk(const Timeline& t) {
       st.bytes_allocated += m.bytes;
     } else {
       ++st.deallocations;
+      st.unmatched_frees += m.unmatched != 0 ? 1 : 0;
+      st.unmatched_bytes += m.unmatched;
     }
     st.high_water = std::max(st.high_water, m.space_level);
     st.final_level = m.space_level;
@@ -471,9 +477,9 @@ Summary summarize_by_walk(const Timeline& t) {
   // A Serial-named kernel that opened OpenMP parallel regions ran on OpenMP (Kokkos 3's View
   // initialization reports device id 0).
   for (KernelStats& ks : s.kernels)
-    for (const kob::OmpKernelStats& ok : s.openmp.kernels)
-      if (ok.name == ks.name && ok.kind == ks.kind && ok.parallel_regions != 0 && ks.device == "Serial")
-        ks.device = std::string(kob::kInferredOpenMP);
+    for (kob::OmpKernelStats& ok : s.openmp.kernels)
+      if (ok.name == ks.name && ok.kind == ks.kind && ok.device == ks.device && ok.parallel_regions != 0 && ks.device == "Serial")
+        ks.device = ok.device = std::string(kob::kInferredOpenMP);
   summarize_target(t, s);
   s.findings = findings::find(s);
   return s;

@@ -304,18 +304,29 @@ TEST_CASE("timeline: memory levels and per-space order across tracks") {
   CHECK(t.memory[1].bytes == 50);
 }
 
-TEST_CASE("timeline: freeing more than was allocated is a problem, the level stays at 0") {
+TEST_CASE("timeline: a free takes its block's size off the level; what no allocation covers is counted, said by cause") {
   RecorderReset reset;
   Synth s(1);
   s.alloc(0, 10, "Host", "tl_x", 0x10, 10);
-  s.dealloc(0, 20, "Host", "tl_y", 0x20, 30);
+  s.dealloc(0, 20, "Host", "tl_y", 0x20, 30);          // no allocation of 0x20 recorded
   s.alloc(0, 30, "Host", "tl_z", 0x30, 5);
+  s.dealloc(0, 40, "Host", "tl_x", 0x10, 12);          // its block of 10, reported as 12
+  s.dealloc(0, 50, "Host", "[unlabeled]", 0x40, 8);    // Kokkos' own scratch, allocated before the tool
+  s.dealloc(0, 60, "Host", "tl_z", 0x30, 5);
   const Timeline t = s.build();
-  REQUIRE(t.memory.size() == 3);
-  CHECK(t.memory[1].space_level == 0);
-  CHECK(t.memory[2].space_level == 5);
-  REQUIRE(t.problems.size() == 1);
-  CHECK(has_problem(t, "kokkosp_deallocate_data of more bytes"));
+  REQUIRE(t.memory.size() == 6);
+  CHECK((t.memory[1].space_level == 10 && t.memory[1].unmatched == 30 && t.memory[1].unmatched_block));
+  CHECK(t.memory[2].space_level == 15);
+  CHECK((t.memory[3].space_level == 5 && t.memory[3].unmatched == 2 && !t.memory[3].unmatched_block));
+  CHECK((t.memory[4].space_level == 5 && t.memory[4].unmatched == 8 && t.memory[4].unmatched_block));
+  CHECK((t.memory[5].space_level == 0 && t.memory[5].unmatched == 0));
+  REQUIRE(t.problems.size() == 2);
+  CHECK(has_problem(t, "kokkosp_deallocate_data of a block with no recorded allocation"));
+  CHECK(has_problem(t, "kokkosp_deallocate_data of Kokkos' own scratch or thread data"));
+  const kob::Summary sum = kob::summarize(t);
+  REQUIRE(sum.memory.size() == 1);
+  CHECK((sum.memory[0].unmatched_frees == 3 && sum.memory[0].unmatched_bytes == 40 && sum.memory[0].final_level == 0 &&
+         sum.memory[0].high_water == 15));
 }
 
 TEST_CASE("timeline: deep copies pair by id, nested") {
