@@ -129,22 +129,24 @@ struct Rows {
   }
 };
 
-void add_side(DiffRow& r, bool is_a, std::size_t run, std::uint64_t calls, std::uint64_t total, const noise::Run* times) {
+// The run's call times move into the row (a row of a million calls: no copy).
+void add_side(DiffRow& r, bool is_a, std::size_t run, std::uint64_t calls, std::uint64_t total, noise::Run* times) {
   (is_a ? r.in_a : r.in_b) = true;
   (is_a ? r.calls_a : r.calls_b) += double(calls);
   (is_a ? r.total_a : r.total_b) += double(total);
   noise::Side& side = is_a ? r.times_a : r.times_b;
   if (side.size() <= run) side.resize(run + 1);
-  if (times != nullptr) side[run].insert(side[run].end(), times->begin(), times->end());
+  if (times != nullptr && side[run].empty()) side[run] = std::move(*times);
+  else if (times != nullptr) side[run].insert(side[run].end(), times->begin(), times->end());
 }
 
 template <class Map>
-const noise::Run* find_times(const Map& m, const typename Map::key_type& key) {
+noise::Run* find_times(Map& m, const typename Map::key_type& key) {
   auto it = m.find(key);
   return it == m.end() ? nullptr : &it->second;
 }
 
-void add_run(const DiffRun& run, bool is_a, std::size_t index, Rows& kernels, Rows& regions, Rows& constructs) {
+void add_run(DiffRun& run, bool is_a, std::size_t index, Rows& kernels, Rows& regions, Rows& constructs) {
   bool fresh = false;
   for (const KernelStats& k : run.summary.kernels) {
     DiffRow& r = kernels.at(k.name + '\0' + k.kind + '\0' + k.device, fresh);
@@ -181,11 +183,11 @@ const char* DiffRow::status() const {
   if (!in_a) return "new";
   if (!in_b) return "gone";
   if (verdict.beyond) return verdict.change_pct > 0 ? "slower" : "faster";
-  if (same_calls(*this)) return "same";
+  if (same) return "same";
   return verdict.judged ? "within_noise" : "few_calls";
 }
 
-Diff diff_runs(const std::vector<DiffRun>& a, const std::vector<DiffRun>& b, double fail_above_pct, bool include_runtime) {
+Diff diff_runs(std::vector<DiffRun>& a, std::vector<DiffRun>& b, double fail_above_pct, bool include_runtime) {
   Diff d;
   Rows kernels, regions, constructs;
   for (std::size_t i = 0; i < a.size(); ++i) add_run(a[i], true, i, kernels, regions, constructs);
@@ -204,6 +206,7 @@ Diff diff_runs(const std::vector<DiffRun>& a, const std::vector<DiffRun>& b, dou
   for (auto [rows, out] : {std::pair{&kernels, &d.kernels}, {&regions, &d.regions}, {&constructs, &d.constructs}}) {
     for (auto& [key, r] : rows->by_key) {
       r.verdict = both(r) ? noise::compare(r.times_a, r.times_b, d.judged, seed_of(r)) : noise::Verdict{};
+      r.same = both(r) && same_calls(r);
       r.spread_a = noise::spread_pct(r.times_a);
       r.spread_b = noise::spread_pct(r.times_b);
       out->push_back(std::move(r));

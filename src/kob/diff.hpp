@@ -43,6 +43,7 @@ struct DiffRow {
   bool in_a = false, in_b = false;
   noise::Side times_a, times_b;  // every call's time, per run
   noise::Verdict verdict;
+  bool same = false;                    // the very same calls on both sides
   double spread_a = -1, spread_b = -1;  // noise::spread_pct
   double at_stake() const { return total_b > total_a ? total_b - total_a : total_a - total_b; }
   // new, gone, slower, faster (beyond noise), within_noise, same (the very same calls), few_calls
@@ -67,7 +68,8 @@ struct DiffRun {
 // The comparison itself: rows matched by name and kind (kernels), path (regions) or kind,
 // function, file and line (constructs; module and offset where there is no line), judged, sorted;
 // the regressions over fail_above_pct when given (a negative value: none).
-Diff diff_runs(const std::vector<DiffRun>& a, const std::vector<DiffRun>& b, double fail_above_pct, bool include_runtime);
+// The runs' call times move into the rows.
+Diff diff_runs(std::vector<DiffRun>& a, std::vector<DiffRun>& b, double fail_above_pct, bool include_runtime);
 std::string diff_text(const Diff& d, const DiffRequest& request);
 std::string diff_json(const Diff& d, const DiffRequest& request);
 

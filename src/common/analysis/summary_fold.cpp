@@ -243,7 +243,7 @@ void SummaryFold::finish(const Timeline& t) {
     return false;
   };
 
-  for (const auto& [key, k] : st.kernels) {
+  for (auto& [key, k] : st.kernels) {
     KernelStats ks;
     ks.name = names.str(key.name);
     ks.kind = kernel_kind_name(key.kind);
@@ -254,7 +254,7 @@ void SummaryFold::finish(const Timeline& t) {
     ks.min = k.min;
     ks.max = k.max;
     ks.partial = on_lossy(k.tracks);
-    if (call_times_ != nullptr) call_times_->kernels[{ks.name, ks.kind, ks.space}] = k.durations;
+    if (call_times_ != nullptr) call_times_->kernels[{ks.name, ks.kind, ks.space}] = std::move(k.durations);
     s.kernels.push_back(ks);
   }
   std::stable_sort(s.kernels.begin(), s.kernels.end(), [](const KernelStats& a, const KernelStats& b) { return a.total > b.total; });
