@@ -1,7 +1,8 @@
 """A kernel name run on two execution spaces is a row per space everywhere (two_spaces:
 "shared_name" 3 calls on OpenMP, 2 on Serial): summary.json (kernels, and openmp.kernels for the
 OpenMP row only), the text summary, kob diff (text and JSON; each row its own calls), kob sql's
-kernels report, kob merge's kernels across ranks, and the HTML report's kernel table."""
+kernels report, kob merge's kernels across ranks (and its Kokkos runtime constructs, a group of
+their own), and the HTML report's kernel table."""
 import argparse
 import json
 import os
@@ -61,11 +62,18 @@ kc.expect_eq(sorted((r["name"], r["kind"], r["space"], r["calls"]) for r in sql 
              f"kob sql --report kernels: a row per space ({err[-300:]})")
 
 M = os.path.join(wd, "m")
-rc, out, err = kc.run([kob, "merge", A, B, "-o", M, "--to=json", "-q"], cwd=wd)
+rc, out, err = kc.run([kob, "merge", A, B, "-o", M, "--to=json,summary", "-q"], cwd=wd)
 with open(M + ".summary.json") as f:
     merged = json.load(f)
 kc.expect_eq(sorted((k["name"], k["kind"], k["device"], k["calls_max"]) for k in merged["kernels"] if k["name"] == "shared_name"),
              WANT, "kob merge: a row per space")
+# ... and Kokkos' own constructs (its OpenMP start-up) as their own group, after the program's.
+groups = [(c["group"], c["name"].startswith("Kokkos::")) for c in merged["constructs"]]
+kc.check(groups and all(g == ("kokkos_runtime" if k else "program") for g, k in groups) and
+         [g for g, _ in groups] == sorted((g for g, _ in groups), key=lambda g: g == "kokkos_runtime"),
+         f"kob merge: the Kokkos runtime group, last: {groups}")
+with open(M + ".summary.txt") as f:
+    kc.check("Kokkos runtime constructs across ranks" in f.read(), "kob merge's text: the Kokkos runtime section")
 
 html = cp.dump_dom("file://" + A + ".html")
 kc.expect_eq(html.count('data-name="shared_name"'), 2, "the HTML kernel table: a row per space")

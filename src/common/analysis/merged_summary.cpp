@@ -15,6 +15,7 @@ namespace {
 // One row per key over the runs: each run's (calls, total), 0 where it did not run it.
 struct Collect {
   std::string name, kind, device;
+  bool kokkos_runtime = false;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> per_run;  // (calls, total) by run
 };
 
@@ -26,6 +27,7 @@ std::vector<AcrossRuns> across(std::map<std::pair<std::string, std::string>, Col
     a.name = c.name;
     a.kind = c.kind;
     a.device = c.device;
+    a.kokkos_runtime = c.kokkos_runtime;
     a.calls_min = UINT64_MAX;
     double sum = 0;
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -90,11 +92,15 @@ MergedSummary merge_summaries(std::vector<MergedRun> runs) {
     }
     for (const RegionStats& r : runs[i].summary.regions) add(regions, r.path, "", i, r.calls, r.inclusive);
     for (const NamedStats& c : runs[i].summary.mpi_calls) add(mpi, c.name, "", i, c.calls, c.total);
-    for (const OmpConstructStats& c : runs[i].summary.openmp.constructs)
+    for (const OmpConstructStats& c : runs[i].summary.openmp.constructs) {
       add(constructs, c.label, c.kind, i, c.calls, c.total, c.place_key());
+      constructs[{c.place_key(), c.kind}].kokkos_runtime = c.kokkos_runtime;
+    }
   }
   m.mpi_calls = across(mpi, runs);
   m.constructs = across(constructs, runs);
+  // The program's constructs first, Kokkos' own start-up and finalize after them.
+  std::stable_partition(m.constructs.begin(), m.constructs.end(), [](const AcrossRuns& a) { return !a.kokkos_runtime; });
   m.kernels = across(kernels, runs);
   m.regions = across(regions, runs);
   m.runs = std::move(runs);
@@ -147,27 +153,28 @@ std::string merged_summary_text(const MergedSummary& m) {
   section("Kokkos kernels across ranks", m.kernels, "name", true);
   section("Kokkos regions across ranks", m.regions, "region", false);
   section("Blocking MPI calls across ranks, where a fast rank waits for the slow ones", m.mpi_calls, "call", false);
-  if (m.constructs.size() > kMergedConstructRows) {
-    std::vector<AcrossRuns> top(m.constructs.begin(), m.constructs.begin() + kMergedConstructRows);
-    section("OpenMP constructs outside Kokkos kernels across ranks, by source location", top, "location", true,
-            &location_shown);
-    out += "  ... and " + std::to_string(m.constructs.size() - kMergedConstructRows) + " more (the JSON lists them all)\n";
-  } else {
-    section("OpenMP constructs outside Kokkos kernels across ranks, by source location", m.constructs, "location", true,
-            &location_shown);
-  }
+  std::vector<AcrossRuns> program, runtime;
+  for (const AcrossRuns& a : m.constructs) (a.kokkos_runtime ? runtime : program).push_back(a);
+  const std::size_t more = program.size() > kMergedConstructRows ? program.size() - kMergedConstructRows : 0;
+  program.resize(program.size() - more);
+  section("OpenMP constructs outside Kokkos kernels across ranks, by source location", program, "location", true,
+          &location_shown);
+  if (more) out += "  ... and " + std::to_string(more) + " more (the JSON lists them all)\n";
+  section("Kokkos runtime constructs across ranks (Kokkos' own start-up and finalize)", runtime, "location", true,
+          &location_shown);
   return out;
 }
 
 namespace {
 
 // One table of figures across the runs: name_key names the row; kind: rows carry their kind.
-json::Doc across_runs_json(const std::vector<AcrossRuns>& v, const char* name_key, bool kind) {
+json::Doc across_runs_json(const std::vector<AcrossRuns>& v, const char* name_key, bool kind, bool group = false) {
   json::Doc out = json::Doc::array();
   for (const AcrossRuns& a : v) {
     json::Doc d = {{name_key, a.name}};
     if (kind) d["kind"] = a.kind;
     if (!a.device.empty()) d["device"] = a.device;
+    if (group) d["group"] = a.kokkos_runtime ? "kokkos_runtime" : "program";
     d["ranks"] = a.runs_with;
     d["calls_min"] = a.calls_min;
     d["calls_max"] = a.calls_max;
@@ -202,7 +209,7 @@ std::string merged_summary_json(const MergedSummary& m) {
   o["kernels"] = across_runs_json(m.kernels, "name", true);
   o["regions"] = across_runs_json(m.regions, "path", false);
   o["mpi_calls"] = across_runs_json(m.mpi_calls, "name", false);
-  o["constructs"] = across_runs_json(m.constructs, "name", true);
+  o["constructs"] = across_runs_json(m.constructs, "name", true, true);
   return json::dump(o, 1) + "\n";
 }
 

@@ -30,6 +30,7 @@ struct MergedRun {
 struct AcrossRuns {
   std::string name, kind;
   std::string device;  // kernels: the execution space (a row per name, kind and space)
+  bool kokkos_runtime = false;  // constructs: Kokkos' own (OmpConstructStats::kokkos_runtime), listed last
   std::uint64_t runs_with = 0;           // runs in which it ran
   std::uint64_t calls_min = 0, calls_max = 0;
   std::uint64_t min = 0, max = 0;        // ns, total time of one run (0 for a run without it)
