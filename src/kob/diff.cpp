@@ -109,16 +109,6 @@ std::uint64_t seed_of(const DiffRow& r) {
   return h ^ r.line;
 }
 
-// The same multiset of calls on both sides (A against itself): "same", whatever the count.
-bool same_calls(const DiffRow& r) {
-  noise::Run a, b;
-  for (const noise::Run& x : r.times_a) a.insert(a.end(), x.begin(), x.end());
-  for (const noise::Run& x : r.times_b) b.insert(b.end(), x.begin(), x.end());
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
-  return a == b;
-}
-
 // Rows of one kind keyed as they match across runs; each run adds its calls to its side.
 struct Rows {
   std::map<std::string, DiffRow> by_key;
@@ -205,10 +195,13 @@ Diff diff_runs(std::vector<DiffRun>& a, std::vector<DiffRun>& b, double fail_abo
     }
   for (auto [rows, out] : {std::pair{&kernels, &d.kernels}, {&regions, &d.regions}, {&constructs, &d.constructs}}) {
     for (auto& [key, r] : rows->by_key) {
-      r.verdict = both(r) ? noise::compare(r.times_a, r.times_b, d.judged, seed_of(r)) : noise::Verdict{};
-      r.same = both(r) && same_calls(r);
-      r.spread_a = noise::spread_pct(r.times_a);
-      r.spread_b = noise::spread_pct(r.times_b);
+      // Each side's calls pooled and sorted once: the verdict, "same" (the same multiset of calls
+      // on both sides, A against itself, whatever the count) and the spreads read them.
+      const noise::Run pa = noise::pooled(r.times_a), pb = noise::pooled(r.times_b);
+      r.verdict = both(r) ? noise::compare(r.times_a, r.times_b, pa, pb, d.judged, seed_of(r)) : noise::Verdict{};
+      r.same = both(r) && pa == pb;
+      r.spread_a = noise::spread_of_sorted(pa);
+      r.spread_b = noise::spread_of_sorted(pb);
       out->push_back(std::move(r));
     }
     sort_rows(*out);
@@ -295,12 +288,22 @@ std::vector<std::string> cells(const DiffRow& r, std::string first, bool kind, b
   return row;
 }
 
+// How many rows of a table carry each kernel name, and each name and kind (counted once a table).
+struct NameCounts {
+  std::map<std::string, std::size_t> name;
+  std::map<std::pair<std::string, std::string>, std::size_t> name_kind;
+  explicit NameCounts(const std::vector<DiffRow>& rows) {
+    for (const DiffRow& r : rows) {
+      ++name[r.name];
+      ++name_kind[{r.name, r.kind}];
+    }
+  }
+};
+
 // A kernel's name: with its kind (narrow table; --wide has the column) and its space where another
 // row has the same name.
-std::string kernel_name(const DiffRow& r, const std::vector<DiffRow>& all, bool wide) {
-  const auto same = std::count_if(all.begin(), all.end(), [&](const DiffRow& x) { return x.name == r.name; });
-  const auto same_kind =
-      std::count_if(all.begin(), all.end(), [&](const DiffRow& x) { return x.name == r.name && x.kind == r.kind; });
+std::string kernel_name(const DiffRow& r, const NameCounts& counts, bool wide) {
+  const std::size_t same = counts.name.at(r.name), same_kind = counts.name_kind.at({r.name, r.kind});
   std::string s = summary_format::name(r.name);
   if (same > same_kind && !wide) s += " (" + r.kind + ")";
   if (same_kind > 1) s += " [" + r.device + "]";
@@ -322,13 +325,14 @@ std::string table_of(const std::vector<DiffRow>& rows, const char* first, bool k
   }
   // Names cut to the room the other columns leave; a construct's in its function (file and line stay).
   const std::size_t room = text_table::first_column_room(t, text_table::width());
+  const NameCounts counts(rows);
   for (std::size_t i = 0; i < of.size(); ++i) {
     const DiffRow* r = of[i];
     if (r == nullptr) continue;
     const std::string indent = r->runtime ? "  " : "", suffix = r->construct ? " (" + r->kind + ")" : "";
     const std::size_t left = room > indent.size() + suffix.size() ? room - indent.size() - suffix.size() : 0;
     t[i + 1][0] = indent + (r->construct ? summary_format::location(r->name, left)
-                            : kind       ? kernel_name(*r, rows, wide)
+                            : kind       ? kernel_name(*r, counts, wide)
                                          : summary_format::name(r->name)) + suffix;
   }
   return summary_format::table(t);

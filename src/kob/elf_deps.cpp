@@ -87,8 +87,7 @@ std::string find_in_path(const std::string& name) {
 
 std::vector<std::string> needed(const std::string& path) { return dynamic_strings(path, DT_NEEDED); }
 
-std::string resolve_library(const std::string& name, const std::string& program) {
-  if (name.find('/') != std::string::npos) return access(name.c_str(), R_OK) == 0 ? name : "";
+std::vector<std::string> library_dirs(const std::string& program) {
   const std::string origin = program.find('/') == std::string::npos ? "." : program.substr(0, program.rfind('/'));
   std::vector<std::string> dirs;
   for (long tag : {long(DT_RPATH), long(DT_RUNPATH)})
@@ -100,6 +99,11 @@ std::string resolve_library(const std::string& name, const std::string& program)
   ld_so_conf("/etc/ld.so.conf", dirs);
   for (const char* d : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"})
     dirs.emplace_back(d);
+  return dirs;
+}
+
+std::string resolve_library(const std::string& name, const std::vector<std::string>& dirs) {
+  if (name.find('/') != std::string::npos) return access(name.c_str(), R_OK) == 0 ? name : "";
   for (const std::string& d : dirs) {
     const std::string candidate = d + "/" + name;
     if (access(candidate.c_str(), R_OK) == 0) return candidate;

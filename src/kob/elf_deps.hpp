@@ -15,10 +15,13 @@ std::string find_in_path(const std::string& name);
 // The DT_NEEDED names of an ELF file (empty when it is not one or has none).
 std::vector<std::string> needed(const std::string& path);
 
-// Where the loader would find library `name` needed by `program`: its DT_RUNPATH / DT_RPATH
-// ($ORIGIN expanded), LD_LIBRARY_PATH, /etc/ld.so.conf and its includes, then the default
-// folders; "" when none holds it.
-std::string resolve_library(const std::string& name, const std::string& program);
+// The folders the loader searches for `program`'s libraries, in its order: its DT_RPATH /
+// DT_RUNPATH ($ORIGIN expanded), LD_LIBRARY_PATH, /etc/ld.so.conf and its includes, then the
+// default folders (read once; resolve_library takes them).
+std::vector<std::string> library_dirs(const std::string& program);
+
+// Where the loader would find library `name` in those folders; "" when none holds it.
+std::string resolve_library(const std::string& name, const std::vector<std::string>& dirs);
 
 // Whether the file holds these bytes anywhere (false when it cannot be read).
 bool file_contains(const std::string& path, std::string_view bytes);

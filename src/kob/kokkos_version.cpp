@@ -56,9 +56,10 @@ KokkosTools program_kokkos_tools(const std::string& program) {
   if (access(path.c_str(), R_OK) != 0) return {Reads::NoKokkos, ""};
   if (!is_elf(path)) return {Reads::Unknown, path + " is not an ELF program (a script?)"};
   const std::vector<std::string> libs = needed(path);
+  const std::vector<std::string> dirs = library_dirs(path);
   for (const std::string& l : libs) {
     if (l.rfind("libkokkoscore.so", 0) != 0) continue;
-    const std::string file = resolve_library(l, path);
+    const std::string file = resolve_library(l, dirs);
     const Reads r = file.empty() ? Reads::NoKokkos : reads_of(file);
     if (r != Reads::NoKokkos) return {r, l};
     const Reads by_name = reads_of_soname(l);
@@ -69,7 +70,7 @@ KokkosTools program_kokkos_tools(const std::string& program) {
   if (const Reads r = reads_of(path); r != Reads::NoKokkos) return {r, "linked statically into " + path};
   for (const std::string& l : libs) {
     if (system_library(l)) continue;
-    const std::string file = resolve_library(l, path);
+    const std::string file = resolve_library(l, dirs);
     if (file.empty()) continue;
     if (const Reads r = reads_of(file); r != Reads::NoKokkos) return {r, "linked into " + l};
   }

@@ -134,13 +134,13 @@ std::string merged_summary_text(const MergedSummary& m) {
       t.push_back({first, "kind", "ranks", "calls", "min", "mean", "max", "imbalance", "slowest"});
     else
       t.push_back({first, "ranks", "calls", "min", "mean", "max", "imbalance", "slowest"});
+    std::map<std::pair<std::string, std::string>, std::size_t> rows_of;  // (name, kind) -> rows: one per space
+    for (const AcrossRuns& a : v) ++rows_of[{a.name, a.kind}];
     for (const AcrossRuns& a : v) {
       const std::string calls = a.calls_min == a.calls_max ? std::to_string(a.calls_min)
                                                            : std::to_string(a.calls_min) + "-" + std::to_string(a.calls_max);
-      // A kernel run on another space than the first of its name: the space after the name.
-      const bool other_space = !a.device.empty() && std::count_if(v.begin(), v.end(), [&](const AcrossRuns& b) {
-                                                      return b.name == a.name && b.kind == a.kind;
-                                                    }) > 1;
+      // A kernel name and kind run on several spaces: each row names its space.
+      const bool other_space = !a.device.empty() && rows_of[{a.name, a.kind}] > 1;
       std::vector<std::string> row{shown(a.name) + (other_space ? " [" + a.device + "]" : "")};
       if (kind) row.push_back(a.kind);
       for (std::string c : {std::to_string(a.runs_with), calls, time(a.min), time(static_cast<std::uint64_t>(a.mean)), time(a.max),

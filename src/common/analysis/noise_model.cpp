@@ -32,13 +32,6 @@ double median_of(std::vector<std::uint64_t>& v) {
   return (lower + upper) / 2;
 }
 
-std::vector<std::uint64_t> all_calls(const Side& side) {
-  std::vector<std::uint64_t> v;
-  v.reserve(calls(side));
-  for (const Run& r : side) v.insert(v.end(), r.begin(), r.end());
-  return v;
-}
-
 // A run as the bootstrap draws from it: its calls, or kMaxPoints evenly spaced quantiles of them.
 std::vector<Run> points_of(const Side& side) {
   std::vector<Run> out;
@@ -76,27 +69,42 @@ std::size_t calls(const Side& side) {
   return n;
 }
 
-double median(const Side& side) {
-  std::vector<std::uint64_t> v = all_calls(side);
-  return median_of(v);
+Run pooled(const Side& side) {
+  Run v;
+  v.reserve(calls(side));
+  for (const Run& r : side) v.insert(v.end(), r.begin(), r.end());
+  std::sort(v.begin(), v.end());
+  return v;
 }
 
-double spread_pct(const Side& side) {
-  std::vector<std::uint64_t> v = all_calls(side);
+double median_of_sorted(const Run& v) {
+  if (v.empty()) return 0;
+  const std::size_t mid = v.size() / 2;
+  return v.size() % 2 == 1 ? double(v[mid]) : (double(v[mid - 1]) + double(v[mid])) / 2;
+}
+
+double spread_of_sorted(const Run& v) {
   if (v.size() < kMinCalls) return -1;
-  const double mid = median_of(v);
+  const double mid = median_of_sorted(v);
   if (mid <= 0) return -1;
-  std::sort(v.begin(), v.end());
   const double p10 = double(v[v.size() / 10]), p90 = double(v[v.size() - 1 - v.size() / 10]);
   return (p90 - p10) / mid * 100.0;
 }
 
+double median(const Side& side) { return median_of_sorted(pooled(side)); }
+double spread_pct(const Side& side) { return spread_of_sorted(pooled(side)); }
+
 bool judgeable(const Side& a, const Side& b) { return calls(a) >= kMinCalls && calls(b) >= kMinCalls; }
 
 Verdict compare(const Side& a, const Side& b, std::size_t judged_rows, std::uint64_t seed) {
+  return compare(a, b, pooled(a), pooled(b), judged_rows, seed);
+}
+
+Verdict compare(const Side& a, const Side& b, const Run& pooled_a, const Run& pooled_b, std::size_t judged_rows,
+                std::uint64_t seed) {
   Verdict v;
-  v.median_a = median(a);
-  v.median_b = median(b);
+  v.median_a = median_of_sorted(pooled_a);
+  v.median_b = median_of_sorted(pooled_b);
   v.change_pct = change(v.median_a, v.median_b);
   if (!judgeable(a, b)) return v;
   v.judged = true;

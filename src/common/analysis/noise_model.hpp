@@ -38,13 +38,20 @@ struct Verdict {
   bool beyond = false;  // judged, and the family-wise interval leaves out 0
 };
 
-// The median of all calls of a side (0 when it has none).
+// All calls of a side, sorted: what its median, its spread and a comparison read (made once).
+Run pooled(const Side& side);
+// The median of sorted calls (0 when there are none).
+double median_of_sorted(const Run& sorted);
+// (p90 - p10) / median of sorted calls, percent; < 0 with fewer than kMinCalls calls.
+double spread_of_sorted(const Run& sorted);
 double median(const Side& side);
-// (p90 - p10) / median of all calls of a side, percent; < 0 with fewer than kMinCalls calls.
 double spread_pct(const Side& side);
 std::size_t calls(const Side& side);
 
-// judged_rows: how many rows of the comparison are judged (the Bonferroni divisor; >= 1).
+// judged_rows: how many rows of the comparison are judged (the Bonferroni divisor; >= 1);
+// pooled_a, pooled_b: pooled(a), pooled(b).
+Verdict compare(const Side& a, const Side& b, const Run& pooled_a, const Run& pooled_b, std::size_t judged_rows,
+                std::uint64_t seed);
 Verdict compare(const Side& a, const Side& b, std::size_t judged_rows, std::uint64_t seed);
 bool judgeable(const Side& a, const Side& b);
 
