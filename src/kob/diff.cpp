@@ -199,6 +199,10 @@ Diff diff_runs(std::vector<DiffRun>& a, std::vector<DiffRun>& b, double fail_abo
       // on both sides, A against itself, whatever the count) and the spreads read them.
       const noise::Run pa = noise::pooled(r.times_a), pb = noise::pooled(r.times_b);
       r.verdict = both(r) ? noise::compare(r.times_a, r.times_b, pa, pb, d.judged, seed_of(r)) : noise::Verdict{};
+      if (!both(r)) {  // new or gone: no comparison, its own side's median all the same
+        r.verdict.median_a = noise::median_of_sorted(pa);
+        r.verdict.median_b = noise::median_of_sorted(pb);
+      }
       r.same = both(r) && pa == pb;
       r.spread_a = noise::spread_of_sorted(pa);
       r.spread_b = noise::spread_of_sorted(pb);

@@ -160,6 +160,9 @@ named = [r["name"] for r in renamed["regressions"]]
 kc.check("changing" not in named and "renamed" not in named and rc == (3 if named else 0),
          f"A -> renamed --fail-above=10: the renamed kernel is no regression ({rc}, {named})")
 ren = {k["name"]: k for k in renamed["kernels"]}
+# A row on one side only still shows that side's median (10 ms waits).
+kc.check(ren.get("changing", {}).get("median_a_us", 0) >= 10000 and ren.get("renamed", {}).get("median_b_us", 0) >= 10000,
+         f"gone and new rows: their side's median: {ren.get('changing')}, {ren.get('renamed')}")
 for name, status, calls in (("changing", "gone", (STEPS, 0)), ("renamed", "new", (0, STEPS))):
     k = ren.get(name, {})
     kc.expect_eq((k.get("status"), (k.get("calls_a"), k.get("calls_b")), k.get("change_pct"), k.get("median_change_pct"),
