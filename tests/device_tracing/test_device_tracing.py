@@ -40,9 +40,9 @@ def run_scenario(prog, lib, scenario, kob_args=""):
     if not kc.expect_eq(rc, 0, f"[{scenario}] device_tracing_test exit status (stderr: {err[-2000:]})"):
         return None, None, err
     with open(result) as f:
-        rt = json.load(f)
+        rt = kc.json_load(f)
     with open(prefix + ".trace.json") as f:
-        trace = json.load(f)
+        trace = kc.json_load(f)
     kc.expect_eq(rt["problems"], [], f"[{scenario}] protocol problems the runtime saw in the tool's calls")
     kc.validate_trace(trace)
     return rt, trace, err
@@ -125,7 +125,7 @@ def match_records(scenario, trace, rt, devices):
             kc.expect_eq(a.get("target_id"), tgt, f"[{scenario}] device {d} host_op_id {hop} target_id")
             kc.expect_eq(a.get("device"), d, f"[{scenario}] device {d} host_op_id {hop} device")
             if "bytes" in a or "requested_teams" in a:
-                kc.expect_eq(a.get("bytes", a.get("requested_teams")), size, f"[{scenario}] host_op_id {hop} bytes/teams")
+                kc.expect_eq((a["bytes"] if "bytes" in a else a["requested_teams"]), size, f"[{scenario}] host_op_id {hop} bytes/teams")
         # Target records: begin and end, either as two events or as one span.
         for tgt, recs in target_recs.items():
             found = sorted(targets.get((tid, tgt), []), key=lambda e: e["ts"])

@@ -32,6 +32,7 @@ REQUIRED_ARGS = {
     "omp.device": ("host_op_id",),
     "omp.error": ("severity", "message"),
     "omp.task_fulfill": ("task_id",),
+    "tool": ("records",),
 }
 
 failures = []
@@ -167,8 +168,8 @@ def check_no_sanitizer_report(stderr, program):
         print(stderr[-8000:], flush=True)
 
 
-def run(cmd, env_extra=None, cwd=None, unset=()):
-    p = subprocess.run(cmd, env=program_env(env_extra, unset), cwd=cwd, capture_output=True, text=True, timeout=300)
+def run(cmd, env_extra=None, cwd=None, unset=(), timeout=300):
+    p = subprocess.run(cmd, env=program_env(env_extra, unset), cwd=cwd, capture_output=True, text=True, timeout=timeout)
     check_no_sanitizer_report(p.stderr, cmd[0])
     return p.returncode, p.stdout, p.stderr
 
@@ -227,12 +228,101 @@ def _at_exit():
         _keep_workdirs("the test stopped before its end")
 
 
+class MissingKey(KeyError):
+    pass
+
+
+# The keys the outputs' schemas make optional (present only where they apply): the only ones a
+# test may read with a default (d.get(k, default)). Any other key read must be there.
+OPTIONAL_KEYS = frozenset({
+    # trace events: metadata events have no category, instants no duration, only flows an id
+    "cat", "args", "id", "dur", "s", "bp",
+    # event args present where they apply
+    "kokkos_kernel", "kokkos_deep_copy", "kokkos_alloc", "cut", "nested", "acquired", "status", "source", "point",
+    # otherData: only an MPI rank has them
+    "rank", "mpi",
+    # a finding about an OpenMP construct names it
+    "location",
+})
+
+
+class Strict(dict):
+    """A JSON object a test reads: every key it reads must be there. d[k], and d.get(k) for any key
+    not in OPTIONAL_KEYS, fail on a key the object lacks, so no default can hide a key that was
+    renamed or never written (a check of "nothing dropped" that read a misspelt key and took 0
+    passed whatever happened)."""
+
+    def __missing__(self, key):
+        raise MissingKey(f"the key {key!r} is not in this object (it has: {', '.join(sorted(self))[:400]})")
+
+    def get(self, key, default=None):
+        if key in self:
+            return dict.__getitem__(self, key)
+        if key in OPTIONAL_KEYS:
+            return default
+        return self[key]
+
+
+def _strict(pairs):
+    d = Strict(pairs)
+    # The self-test (test_strict_keys.py) plants a misspelt key: every test must then fail.
+    plant = os.environ.get("KOB_CHECK_MISSPELL")
+    if plant and plant in d:
+        d[plant + "_misspelt"] = dict.pop(d, plant)
+    return d
+
+
+def json_load(f):
+    """json.load for the files under test: objects are Strict."""
+    return json.load(f, object_pairs_hook=_strict)
+
+
+def json_loads(text):
+    return json.loads(text, object_pairs_hook=_strict)
+
+
+def load_json(path):
+    with open(path) as f:
+        return json_load(f)
+
+
+# The raw type of a summary's device label (Kokkos 3.4.1 names View initialization kernels Serial;
+# the summary shows those that ran on OpenMP "OpenMP (inferred)"), as count_tool reports it.
+SPACE_TYPE = {"Serial": 0, "OpenMP (inferred)": 0, "OpenMP": 1}
+
+
+def kokkos_counts(s):
+    """What a summary.json counts of the Kokkos hooks, in count_tool's terms (count_tool.cpp):
+    kernels per name, kind and space type, region pushes per name, fences, allocations (calls,
+    bytes) and frees per space, deep copies (calls, bytes)."""
+    regions = Counter()
+    for r in s["regions"]:
+        regions[r["name"]] += r["calls"]
+    return {"kernels": sorted((k["name"], k["kind"], SPACE_TYPE.get(k["device"], -1), k["calls"]) for k in s["kernels"]),
+            "regions": dict(regions),
+            "fences": sum(f["calls"] for f in s["fences"]),
+            "allocations": {m["space"]: [m["allocations"], m["bytes_allocated"]] for m in s["memory"] if m["allocations"]},
+            "frees": {m["space"]: m["deallocations"] for m in s["memory"] if m["deallocations"]},
+            "deep_copies": [sum(c["calls"] for c in s["deep_copies"]), sum(c["bytes"] for c in s["deep_copies"])]}
+
+
+def count_tool_counts(c):
+    """count_tool's COUNT_TOOL_OUT file in the terms of kokkos_counts."""
+    return {"kernels": sorted((n, k, t, calls) for n, k, t, calls in c["kernels"]), "regions": c["regions"],
+            "fences": c["fences"], "allocations": c["allocations"],
+            "frees": {sp: v[0] for sp, v in c["deallocations"].items()}, "deep_copies": c["deep_copies"]}
+
+
+def expect_kokkos_counts(summary, count, what):
+    """Every count of kokkos_counts equal to count_tool's, and nothing dropped (its key read as it is)."""
+    got, want = kokkos_counts(summary), count_tool_counts(count)
+    for key in want:
+        expect_eq(got[key], want[key], f"{what}: {key} = count_tool's")
+    expect_eq(summary["dropped_events"], 0, f"{what}: nothing dropped")
+
+
 def load_outputs(prefix):
-    with open(prefix + ".trace.json") as f:
-        trace = json.load(f)
-    with open(prefix + ".summary.json") as f:
-        summary = json.load(f)
-    return trace, summary
+    return load_json(prefix + ".trace.json"), load_json(prefix + ".summary.json")
 
 
 def validate_trace(doc):

@@ -120,7 +120,7 @@ for kernels in (KERNELS, KERNELS // 10):
 
     # Nothing dropped, every kernel there, the raw trace complete.
     with open(prefix + ".summary.json") as f:
-        summary = json.load(f)
+        summary = kc.json_load(f)
     kc.expect_eq((summary["dropped_events"], summary["coverage"]["complete"], summary["coverage"]["lost"]),
                  (0, True, []), f"{kernels} kernels: nothing dropped")
     calls = {k["name"]: k["calls"] for k in summary["kernels"]}
@@ -136,7 +136,10 @@ for kernels in (KERNELS, KERNELS // 10):
         kc.check(records >= MIN_RECORDS, f"the run records at least 10x --memory-limit of 64-byte records: {records}")
         # Issue 18: a kernel on 2 threads is 10 records (each thread's barrier folded into one):
         # kernel begin/end, parallel begin/end, and per thread implicit task begin/end and a barrier.
-        kc.check(records <= 10 * kernels + 100, f"at most 10 raw records per 2-thread kernel: {records} for {kernels}")
+        # The chunks a thread copied itself (the writer had no core) each open with a flush record.
+        flushes = summary["tool"]["flushes"]
+        kc.check(records - flushes <= 10 * kernels + 100,
+                 f"at most 10 raw records per 2-thread kernel: {records} ({flushes} of them flushes) for {kernels}")
         # The premise: per-record memory would break the bound this test checks.
         kc.check(records * 64 > (LIMIT_MIB + SLACK_MIB) * MIB,
                  f"{records} records of 64 bytes would exceed limit + slack: the check can fail")
@@ -146,7 +149,7 @@ for kernels in (KERNELS, KERNELS // 10):
         kc.expect_eq(rc, 0, f"kob convert ({cerr.strip()})")
         if os.path.exists(conv + ".summary.json"):
             with open(conv + ".summary.json") as f:
-                kc.expect_eq(json.load(f), summary, "kob convert's summary.json equals the library's")
+                kc.expect_eq(kc.json_load(f), summary, "kob convert's summary.json equals the library's")
 
 big, small = shares[KERNELS], shares[KERNELS // 10]
 kc.check(big <= (LIMIT_MIB + SLACK_MIB) * 1024,
@@ -164,7 +167,7 @@ for kernels in (KERNELS, KERNELS // 10):
     conv_peak[kernels] = convert_peak_kib(prefixes[kernels] + ".kob", outs[kernels])
 for kernels in (KERNELS, KERNELS // 10):
     with open(outs[kernels] + ".trace.json") as f:
-        doc = json.load(f)
+        doc = kc.json_load(f)
     tiny = [e for e in kc.events(doc, "kokkos.kernel", "X") if e["name"] == "tiny"]
     kc.expect_eq(len(tiny), kernels, f"{kernels} kernels: kernels in the Chrome trace")
     ids = {e["args"]["id"] for e in tiny}

@@ -180,7 +180,7 @@ def identities(out_prefix, whole_only=False):
     not the events its cut left open ("cut": shown until the end), which straddle the damage."""
     try:
         with open(out_prefix + ".trace.json") as f:
-            events = json.load(f)["traceEvents"]
+            events = kc.json_load(f)["traceEvents"]
     except (OSError, ValueError):
         return set()
     ids = set()  # one int each: this process stays small (see make_variant)

@@ -37,26 +37,17 @@ def run(tool_args):
                            "--quiet", f"--output={wd}/d"] + tool_args, cwd=wd, unset=("KOB_ARGS", "KOKKOS_TOOLS_ARGS"))
     kc.expect_eq(rc, 0, f"{tool_args}: exit code")
     with open(f"{wd}/d.summary.json") as f:
-        summary = json.load(f)
+        summary = kc.json_load(f)
     with open(f"{wd}/d.summary.txt") as f:
         text = f.read()
     return wd, out, err, summary, text
 
 
-def run_unloaded(tool_args):
-    """run(), again when events were lost to a full ring: the writer thread was kept off the CPU
-    (or its writes blocked) for longer than a producer waits for it (50 ms), which a loaded
-    machine does now and then (seen with a sanitizer build compiling beside the tests). That loss
-    is counted and reported like any other, but it is not what this test is about."""
-    def ring_full(res):
-        full = [l for l in res[3]["coverage"]["lost"] if l["reason"].startswith("ring full")]
-        return f"{tool_args}: {sum(l['events'] for l in full)} events lost to a full ring" if full else None
-    return kc.until_settled(lambda: run(tool_args), ring_full)
 
 
 # Without the cap: complete, no mark, no drop line (only the summary formats: the full trace would
 # be 80 MB of JSON).
-_, base_out, err, summary, text = run_unloaded(["--format=summary,json"])
+_, base_out, err, summary, text = run(["--format=summary,json"])
 kc.check(base_out.startswith(f"kernels {FLOOD + WORKER} "), f"the program ran to its end: {base_out!r}")
 kc.expect_eq((summary["dropped_events"], summary["coverage"]["complete"], summary["coverage"]["lost"]), (0, True, []),
              "no cap: complete")
@@ -65,11 +56,11 @@ kc.expect_eq({k["name"]: (k["calls"], k["partial"]) for k in summary["kernels"]}
 kc.check("events lost" not in err and "INCOMPLETE" not in text and " *" not in text, "no cap: nothing marked")
 
 # With the cap.
-wd, out, err, summary, text = run_unloaded([f"--max-trace-size={CAP_MIB}", kc.CHROME])
+wd, out, err, summary, text = run([f"--max-trace-size={CAP_MIB}", kc.CHROME])
 kc.expect_eq(out, base_out, "stdout as without the cap")
 size = os.path.getsize(f"{wd}/d.kob")
 kc.check(0 < size <= CAP_MIB << 20, f"the raw trace stays under the cap: {size} bytes")
-trace = json.load(open(f"{wd}/d.trace.json"))
+trace = kc.json_load(open(f"{wd}/d.trace.json"))
 kc.validate_trace(trace)
 
 cov = summary["coverage"]
@@ -94,13 +85,18 @@ for l in lost:
     lost_by_tid[l["os_tid"]].append(l)
 threads_cov = {th["os_tid"]: th for th in cov["threads"]}
 rows = {k["name"]: k for k in summary["kernels"]}
+flushes_by_tid = {th["os_tid"]: th["flushes"] for th in summary["tool"]["threads"]}
 ends_lost = 0
 for name in ("worker_kernel", "flood_kernel"):
     tid = tid_of.get(name)
     ls = lost_by_tid.get(tid, [])
     lost_events = sum(l["events"] for l in ls)
     recorded = made[name] - lost_events
-    kc.check(recorded % CHUNK == 0 or recorded == made[name], f"{name}: whole chunks dropped, {recorded} events recorded")
+    # A chunk the thread copied itself (the writer had no core) opens with its flush record, which
+    # is the tool's, not an event lost or made: the chunks that reached the file hold both.
+    flushes = flushes_by_tid.get(tid, 0)
+    kc.check((recorded + flushes) % CHUNK == 0 or recorded == made[name],
+             f"{name}: whole chunks dropped, {recorded} events and {flushes} flush records recorded")
     calls = recorded // 2
     ends_lost += recorded % 2
     ks = kernels_by_tid.get(tid, [])
@@ -154,5 +150,5 @@ conv = os.path.join(wd, "conv")
 rc, _, cerr = kc.run([kob, "convert", f"{wd}/d.kob", f"--output={conv}", "--to=summary,json", "--quiet"])
 kc.expect_eq(rc, 0, f"kob convert exit status ({cerr.strip()})")
 if os.path.exists(conv + ".summary.json"):
-    kc.expect_eq(json.load(open(conv + ".summary.json")), summary, "kob convert's summary.json equals the library's")
+    kc.expect_eq(kc.json_load(open(conv + ".summary.json")), summary, "kob convert's summary.json equals the library's")
 kc.finish()

@@ -44,7 +44,7 @@ if a.sample and a.fence_counter:
         with open(count) as f:
             n = int(f.read())
         with open(f"{wd}/s.trace.json") as f:
-            doc = json.load(f)
+            doc = kc.json_load(f)
         return n, len(kc.events(doc, "kokkos.kernel")), len(kc.events(doc, "kokkos.region"))
 
     base, kernels, regions = fences("", "")

@@ -45,7 +45,7 @@ def other_finding(res):
         return None
     try:
         with open(prefix + ".summary.json") as f:
-            got = [x["id"] for x in json.load(f).get("findings") or []]
+            got = [x["id"] for x in kc.json_load(f).get("findings") or []]
     except (OSError, ValueError):
         return None  # the checks below say what is wrong
     return None if (got[:1] == [want] if want else got == []) else f"{a.case}: found {got}, expected {want or 'none'}"
@@ -56,7 +56,7 @@ kc.expect_eq(rc, 0, "exit code")
 kc.expect_eq(out.split()[:2], [program_case or a.case, "done"], "stdout")
 
 with open(prefix + ".summary.json") as f:
-    s = json.load(f)
+    s = kc.json_load(f)
 with open(prefix + ".summary.txt") as f:
     text = f.read()
 if a.case == "incomplete":

@@ -47,7 +47,7 @@ def sets(wd):
         for ext in (".summary.txt", ".summary.json"):
             kc.check(os.path.exists(prefix + ext), f"{prefix}{ext} written beside the trace")
         with open(path) as f:
-            found[os.path.relpath(prefix, wd)] = json.load(f)
+            found[os.path.relpath(prefix, wd)] = kc.json_load(f)
     return found
 
 
@@ -60,7 +60,7 @@ def check_convert_equals(wd, prefix, what):
     for ext in (".trace.json", ".summary.json"):
         if os.path.exists(conv + ext):
             with open(os.path.join(wd, prefix + ext)) as f1, open(conv + ext) as f2:
-                own, converted = json.load(f1), json.load(f2)
+                own, converted = kc.json_load(f1), kc.json_load(f2)
             differ = sorted(k for k in set(own) | set(converted) if own.get(k) != converted.get(k))
             if "otherData" in differ:
                 differ += [f"otherData.{k}: {own['otherData'].get(k)!r} vs {converted['otherData'].get(k)!r}"
@@ -133,7 +133,7 @@ for mode, child_regions in MODES.items():
             kc.expect_eq(tasks["implicit task"], child_regions * T, f"{what}: the child's implicit tasks")
             kc.expect_eq(tasks["initial task"], 1, f"{what}: the child's initial task")
             with open(os.path.join(wd, prefix + ".summary.json")) as f:
-                kc.expect_eq(json.load(f)["problems"], [], f"{what}: nothing odd in the child's events")
+                kc.expect_eq(kc.json_load(f)["problems"], [], f"{what}: nothing odd in the child's events")
             check_convert_equals(wd, prefix, what)
         kc.expect_eq(len(notes), 1 if output == "run" else 0, f"{what}: one line says the child's prefix got its pid")
         writers = [p for p, _ in kc.written(report)]

@@ -37,9 +37,9 @@ def run(args):
 
 def kernel_calls(prefix):
     with open(prefix + ".summary.json", encoding="utf-8") as f:
-        summary = json.load(f)
+        summary = kc.json_load(f)
     with open(prefix + ".trace.json", encoding="utf-8") as f:
-        trace = json.load(f)
+        trace = kc.json_load(f)
     kc.validate_trace(trace)
     calls = {k["name"]: k["calls"] for k in summary["kernels"]}
     traced = {}

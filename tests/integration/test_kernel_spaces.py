@@ -29,7 +29,7 @@ def record(name):
     rc, out, err = kc.run([prog], env, cwd=wd, unset=("LD_PRELOAD", "KOKKOS_TOOLS_LIBS"))
     kc.expect_eq((rc, out), (0, "two_spaces sum 3001000\n"), f"{name}: runs as without the tool ({err[-300:]})")
     with open(prefix + ".summary.json") as f:
-        return prefix, json.load(f)
+        return prefix, kc.json_load(f)
 
 
 A, sa = record("a")
@@ -49,7 +49,7 @@ kc.expect_eq(sorted((t[0], t[1], t[2], t[3]) for t in text), [(n, k, d, str(c)) 
              "the text summary: a row per space")
 
 rc, out, err = kc.run([kob, "diff", A, B, "--json"], cwd=wd)
-d = json.loads(out) if rc == 0 else {"kernels": []}
+d = kc.json_loads(out) if rc == 0 else {"kernels": []}
 got = sorted((k["name"], k["kind"], k["device"], k["calls_a"], k["calls_b"]) for k in d["kernels"] if k["name"] == "shared_name")
 kc.expect_eq(got, [(n, k, dv, c, c) for n, k, dv, c in WANT], f"kob diff --json: a row per space ({err[-300:]})")
 rc, out, err = kc.run([kob, "diff", A, B], cwd=wd)
@@ -57,14 +57,14 @@ kc.expect_eq(sorted(l.split()[0] + " " + l.split()[1] for l in out.splitlines() 
              ["shared_name [OpenMP]", "shared_name [Serial]"], "kob diff text: the space after a name run on two")
 
 rc, out, err = kc.run([kob, "sql", A, "--report", "kernels", "--json"], cwd=wd)
-sql = json.loads(out) if rc == 0 else []
+sql = kc.json_loads(out) if rc == 0 else []
 kc.expect_eq(sorted((r["name"], r["kind"], r["space"], r["calls"]) for r in sql if r["name"] == "shared_name"), WANT,
              f"kob sql --report kernels: a row per space ({err[-300:]})")
 
 M = os.path.join(wd, "m")
 rc, out, err = kc.run([kob, "merge", A, B, "-o", M, "--to=json,summary", "-q"], cwd=wd)
 with open(M + ".summary.json") as f:
-    merged = json.load(f)
+    merged = kc.json_load(f)
 kc.expect_eq(sorted((k["name"], k["kind"], k["device"], k["calls_max"]) for k in merged["kernels"] if k["name"] == "shared_name"),
              WANT, "kob merge: a row per space")
 # ... and Kokkos' own constructs (its OpenMP start-up) as their own group, after the program's.

@@ -113,7 +113,7 @@ rc, _, err = convert(lost, "--to=json")
 kc.expect_eq(rc, 0, "convert lost: exit status")
 kc.check(any("500 events lost in 1 stretches (first: thread 1" in l for l in stderr_lines(err)), f"drop line: {err}")
 with open(lost[:-4] + ".summary.json") as f:
-    summary = json.load(f)
+    summary = kc.json_load(f)
 kc.expect_eq(summary["dropped_events"], 500, "lost events counted")
 kc.expect_eq([(l["track"], l["os_tid"], l["from_ns"], l["to_ns"], l["events"]) for l in summary["coverage"]["lost"]],
              [(1, 9001, 4000, 6000, 500)], "the lost stretch, from the first event")

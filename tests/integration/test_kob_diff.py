@@ -49,7 +49,7 @@ def record(name, args):
     factor = int(args[0]) if args and args[0] != "rename" else 1
     kc.expect_eq((rc, out), (0, f"diff_program factor {factor} positive 32768\n"), f"run {name} ({err[-300:]!r})")
     with open(prefix + ".summary.json") as f:
-        return prefix, json.load(f)
+        return prefix, kc.json_load(f)
 
 
 def lines(err):
@@ -71,7 +71,7 @@ R, _ = record("r", ["rename"])
 # A -> B as JSON.
 rc, out, err = kob_diff(A, B, "--json")
 kc.expect_eq((rc, lines(err)), (0, []), "kob diff A B --json: exit status and stderr")
-d = json.loads(out)
+d = kc.json_loads(out)
 kc.expect_eq((d["a"]["path"], d["b"]["path"]), (A + ".kob", B + ".kob"), "the runs' paths")
 kc.check(d["a"]["run_time_us"] > 0 and d["b"]["run_time_us"] > 0, f"run times: {d['a']}, {d['b']}")
 kc.expect_eq((d["fail_above_pct"], d["regressions"]), (None, []), "no --fail-above: no regressions")
@@ -126,7 +126,7 @@ with open(out_file) as f:
 # A against itself: nothing changed.
 rc, out, err = kob_diff(A, A, "--json", "--fail-above=1")
 kc.expect_eq((rc, lines(err)), (0, []), "kob diff A A --fail-above=1")
-same = json.loads(out)
+same = kc.json_loads(out)
 for row in same["kernels"] + same["regions"]:
     kc.expect_eq((row["change_pct"], row["median_change_pct"], row["at_stake_us"], row["change_us"], row["status"],
                   row["beyond_noise"], row["calls_a"] == row["calls_b"]),
@@ -135,7 +135,7 @@ kc.expect_eq((same["fail_above_pct"], same["regressions"]), (1, []), "A vs A: no
 
 # The CI gate.
 rc, out, err = kob_diff(A, B, "--fail-above=10", "--json")
-gate = json.loads(out)
+gate = kc.json_loads(out)
 errs = lines(err)
 kc.expect_eq(rc, 3, f"A -> B --fail-above=10: exit 3 ({errs})")
 kc.check(errs and all(l.startswith("kob: regression: ") for l in errs) and len(errs) == len(gate["regressions"]),
@@ -149,13 +149,13 @@ kc.expect_eq((rc, lines(err)), (0, []), "B -> A --fail-above=10: exit 0, nothing
 # Two real runs of the same program: nothing marked at --fail-above=10.
 A2, _ = record("a2", [])
 rc, out, err = kob_diff(A, A2, "--fail-above=10", "--json")
-kc.expect_eq((rc, lines(err), json.loads(out)["regressions"]), (0, [], []), "A -> A again --fail-above=10: no regression")
+kc.expect_eq((rc, lines(err), kc.json_loads(out)["regressions"]), (0, [], []), "A -> A again --fail-above=10: no regression")
 rc, out, err = kob_diff(A, A2, "--fail-above=10", "--include-runtime")
 kc.check(rc in (0, 3), f"--include-runtime accepted ({rc}, {lines(err)})")
 
 # A kernel renamed: gone and new.
 rc, out, err = kob_diff(A, R, "--json", "--fail-above=10")
-renamed = json.loads(out)
+renamed = kc.json_loads(out)
 named = [r["name"] for r in renamed["regressions"]]
 kc.check("changing" not in named and "renamed" not in named and rc == (3 if named else 0),
          f"A -> renamed --fail-above=10: the renamed kernel is no regression ({rc}, {named})")

@@ -36,7 +36,7 @@ def make(name, seed, slow="none", calls=CALLS):
 def diff(*args):
     rc, out, err = kc.run([kob, "diff"] + list(args) + ["--json"], cwd=wd)
     try:
-        return rc, json.loads(out), [l for l in kc.without_sanitizer_notes(err.splitlines()) if l.strip()]
+        return rc, kc.json_loads(out), [l for l in kc.without_sanitizer_notes(err.splitlines()) if l.strip()]
     except ValueError:
         kc.check(False, f"kob diff {args}: JSON on stdout ({rc}, {out[:300]!r}, {err[-300:]!r})")
         return rc, {"kernels": [], "regions": [], "regressions": []}, []

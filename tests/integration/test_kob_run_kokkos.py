@@ -52,7 +52,7 @@ kc.expect_eq(others(err), [], "static Kokkos 3.4.1: nothing on stderr but kob's 
 kc.check(not any("cannot tell" in l for l in kob_lines(err)), f"static Kokkos 3.4.1: told ({kob_lines(err)})")
 with open(os.path.join(wd, "r.summary.json")) as f:
     import json
-    kc.expect_eq([k["name"] for k in json.load(f)["kernels"] if k["name"] == "probe_kernel"], ["probe_kernel"],
+    kc.expect_eq([k["name"] for k in kc.json_load(f)["kernels"] if k["name"] == "probe_kernel"], ["probe_kernel"],
                  "static Kokkos 3.4.1: the tool was loaded (its kernel recorded)")
 
 # Kokkos 4.6 and 3.4 as shared libraries.

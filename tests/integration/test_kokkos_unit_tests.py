@@ -35,9 +35,6 @@ TOOL_VARS = ["KOKKOS_PROFILE_LIBRARY", "KOKKOS_TOOLS_LIBS", "OMP_TOOL_LIBRARIES"
 BASE = {"OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "false"}
 # What the program prints that differs run to run: gtest's times.
 TIMES = re.compile(r" \(\d+ ms( total)?\)")
-# The raw type of a device id for a summary's device label (Kokkos 3.4.1 names View
-# initialization kernels Serial; the summary shows them "OpenMP (inferred)").
-SPACE_TYPE = {"Serial": 0, "OpenMP (inferred)": 0, "OpenMP": 1}
 
 
 def outcomes(path):
@@ -78,33 +75,17 @@ for mode, go in modes.items():
     kc.expect_eq(out, out0, f"{mode}: the same stdout")
     kc.expect_eq(tool_lines(err), tool_lines(err0), f"{mode}: nothing on stderr but the tool's lines")
 
-with open(os.path.join(wd, "count.json")) as f:
-    count = json.load(f)
-want_kernels = sorted((n, k, t, c) for n, k, t, c in count["kernels"])
+count = kc.load_json(os.path.join(wd, "count.json"))
+want_kernels = kc.count_tool_counts(count)["kernels"]
 print(f"count_tool: {sum(c for *_, c in want_kernels)} kernels in {len(want_kernels)} rows, {sum(count['regions'].values())} "
       f"regions, {count['fences']} fences, {sum(v[0] for v in count['allocations'].values())} allocations, "
       f"{count['deep_copies'][0]} deep copies")
 for mode, prefix in (("env", env_prefix), ("kob run", os.path.join(wd, "kobrun"))):
-    with open(prefix + ".summary.json") as f:
-        s = json.load(f)
-    got = sorted((k["name"], k["kind"], SPACE_TYPE.get(k["device"], -1), k["calls"]) for k in s["kernels"])
-    kc.expect_eq(got, want_kernels, f"{mode}: kernels per name, kind and execution space = count_tool's")
-    regions = Counter()
-    for r in s["regions"]:
-        regions[r["name"]] += r["calls"]
-    kc.expect_eq(dict(regions), count["regions"], f"{mode}: region pushes per name")
-    kc.expect_eq(sum(f["calls"] for f in s["fences"]), count["fences"], f"{mode}: fences")
-    kc.expect_eq({m["space"]: [m["allocations"], m["bytes_allocated"]] for m in s["memory"] if m["allocations"]},
-                 count["allocations"], f"{mode}: allocations and bytes per space")
-    kc.expect_eq({m["space"]: m["deallocations"] for m in s["memory"] if m["deallocations"]},
-                 {sp: v[0] for sp, v in count["deallocations"].items()}, f"{mode}: frees per space")
-    kc.expect_eq([sum(c["calls"] for c in s["deep_copies"]), sum(c["bytes"] for c in s["deep_copies"])], count["deep_copies"],
-                 f"{mode}: deep copies and their bytes")
-    kc.expect_eq(s["dropped"] if "dropped" in s else 0, 0, f"{mode}: nothing dropped")
+    kc.expect_kokkos_counts(kc.load_json(prefix + ".summary.json"), count, mode)
 
 # The Chrome and the Perfetto trace of the environment run: the same spans.
 with open(env_prefix + ".trace.json") as f:
-    chrome = json.load(f)
+    chrome = kc.json_load(f)
 ch = Counter((e["cat"], e["name"]) for e in chrome["traceEvents"] if e.get("ph") == "X")
 pf = kc.check_pftrace_rules(env_prefix + ".pftrace")
 slices, problems = pd.slices(pf)

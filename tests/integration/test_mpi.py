@@ -71,7 +71,7 @@ for output, name, note in CASES:
         prefix = os.path.relpath(path, wd)[: -len(".trace.json")]
         try:
             with open(path) as f:
-                doc = json.load(f)
+                doc = kc.json_load(f)
         except ValueError as e:
             kc.check(False, f"{what}: {prefix}.trace.json is valid JSON ({e})")
             continue
@@ -85,7 +85,7 @@ for output, name, note in CASES:
         for ext in (".summary.txt", ".summary.json"):
             kc.check(os.path.isfile(os.path.join(wd, prefix + ext)), f"{what}: {prefix}{ext} written")
         with open(os.path.join(wd, prefix + ".summary.json")) as f:
-            kc.expect_eq(json.load(f)["otherData"].get("rank"), rank, f"{what}: the summary is rank {rank}'s")
+            kc.expect_eq(kc.json_load(f)["otherData"].get("rank"), rank, f"{what}: the summary is rank {rank}'s")
     kc.expect_eq(ranks, set(range(NP)), f"{what}: every rank's files")
     notes = [l for l in err.splitlines() if "no placeholder that tells this process" in l]
     kc.expect_eq(sorted(notes), sorted(
@@ -108,7 +108,7 @@ if a.kob:
             if not kc.check(os.path.isfile(path), f"kob run under mpirun: rank {r}'s trace"):
                 continue
             with open(path) as f:
-                doc = json.load(f)
+                doc = kc.json_load(f)
             kc.expect_eq(len(kc.events(doc, "omp.parallel", "X")), r + 1, f"kob run under mpirun: rank {r}'s parallel regions")
         named = sorted(l.split(" wrote ")[1].split(", ")[0] for l in err.splitlines() if l.startswith("kob: pid ") and " wrote " in l)
         kc.expect_eq(named, [f"kr-{r}.kob" for r in range(NP)], "kob run under mpirun: one line per rank naming its files")
@@ -147,7 +147,7 @@ if a.kob and kc.check(os.path.isfile(layer), f"the PMPI layer is built beside ko
             if not kc.check(os.path.isfile(path), f"{what}: rank {r}'s trace"):
                 continue
             with open(path) as f:
-                docs[r] = json.load(f)
+                docs[r] = kc.json_load(f)
             kc.validate_trace(docs[r])
         for r, doc in docs.items():
             mpi = doc["otherData"].get("mpi")
@@ -155,7 +155,7 @@ if a.kob and kc.check(os.path.isfile(layer), f"the PMPI layer is built beside ko
                 continue
             kc.expect_eq((mpi.get("rank"), mpi.get("size")), (r, NP), f"{what}: rank {r}'s mpi rank and size")
             with open(os.path.join(wd, f"r-{r}.summary.json")) as f:
-                kc.expect_eq(json.load(f)["otherData"].get("mpi"), mpi, f"{what}: rank {r}'s summary has the same mpi facts")
+                kc.expect_eq(kc.json_load(f)["otherData"].get("mpi"), mpi, f"{what}: rank {r}'s summary has the same mpi facts")
             for phase in ("clock_start", "clock_end"):
                 c = mpi.get(phase)
                 if not kc.check(isinstance(c, dict) and set(c) == {"local_ns", "offset_ns", "rtt_ns"},
@@ -176,7 +176,7 @@ if a.kob and kc.check(os.path.isfile(layer), f"the PMPI layer is built beside ko
             kc.expect_eq([(e["name"], e["args"].get("bytes"), e["args"].get("peer")) for e in calls], [("MPI_Allreduce", 8, -1)],
                          f"{what}: rank {r}'s MPI call spans")
             with open(os.path.join(wd, f"r-{r}.summary.json")) as f:
-                kc.expect_eq([(m["name"], m["calls"]) for m in json.load(f).get("mpi_calls", [])], [("MPI_Allreduce", 1)],
+                kc.expect_eq([(m["name"], m["calls"]) for m in kc.json_load(f).get("mpi_calls", [])], [("MPI_Allreduce", 1)],
                              f"{what}: rank {r}'s summary of MPI calls")
             if "clock_start" in mpi and "clock_end" in mpi:
                 kc.check(mpi["clock_start"]["local_ns"] < mpi["clock_end"]["local_ns"], f"{what}: rank {r}: start before end")
@@ -194,6 +194,6 @@ if a.kob and kc.check(os.path.isfile(layer), f"the PMPI layer is built beside ko
                                       os.path.join(wd, f"r-{SHIFT_RANK}.kob")])
             if kc.check(crc == 0, f"{what}: kob convert of rank {SHIFT_RANK}'s raw trace ({cerr[-300:]!r})"):
                 with open(os.path.join(wd, "conv.summary.json")) as f:
-                    kc.expect_eq(json.load(f)["otherData"].get("mpi"), docs[SHIFT_RANK]["otherData"].get("mpi"),
+                    kc.expect_eq(kc.json_load(f)["otherData"].get("mpi"), docs[SHIFT_RANK]["otherData"].get("mpi"),
                                  f"{what}: the raw trace's mpi facts")
 kc.finish()

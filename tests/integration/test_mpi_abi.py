@@ -51,7 +51,7 @@ def traces(wd, prefix):
         path = os.path.join(wd, f"{prefix}-{r}.trace.json")
         if kc.check(os.path.isfile(path), f"{prefix}: rank {r}'s trace"):
             with open(path) as f:
-                docs[r] = json.load(f)
+                docs[r] = kc.json_load(f)
             kc.validate_trace(docs[r])
     return docs
 

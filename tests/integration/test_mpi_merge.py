@@ -92,7 +92,7 @@ def report_data(path):
     with open(path) as f:
         page = f.read()
     m = re.search(r'<script type="application/json" id="kob-data">(.*?)</script>', page, re.S)
-    return json.loads(m.group(1)) if m else None
+    return kc.json_loads(m.group(1)) if m else None
 
 
 def check_report(label, wd, prefixes, runs, merged_slices, procs):
@@ -141,7 +141,7 @@ def check_merge(label, wd, expect_alignment):
     for ext in (".pftrace", ".otf2/traces.otf2", ".sqlite", ".summary.txt", ".summary.json"):
         kc.check(os.path.isfile(out + ext), f"{label}: merged{ext} written")
     with open(out + ".summary.json") as f:
-        ms = json.load(f)
+        ms = kc.json_load(f)
     runs = ms["runs"]
     kc.expect_eq([r["rank"] for r in runs], list(range(NP)), f"{label}: the runs by rank")
     kc.expect_eq([r["alignment"] for r in runs], ["reference"] + [expect_alignment] * (NP - 1), f"{label}: how each was aligned")
@@ -153,7 +153,7 @@ def check_merge(label, wd, expect_alignment):
         rtt = {}
         if expect_alignment == "mpi" and r != 0:
             with open(prefixes[r] + ".summary.json") as f:
-                mpi = json.load(f)["otherData"].get("mpi", {})
+                mpi = kc.json_load(f)["otherData"].get("mpi", {})
             rtt = {"start": mpi.get("clock_start", {}).get("rtt_ns", 0), "end": mpi.get("clock_end", {}).get("rtt_ns", 0)}
         for which, o in (("start", o_start), ("end", o_end)):
             bound = max(TOLERANCE_NS, rtt.get(which, 0) // 2 + 1)
@@ -239,7 +239,7 @@ def check_merge(label, wd, expect_alignment):
         enters[ar["groups"][g]["name"].split(" on ")[0]] += sum(1 for e in evs if e[0] == "ENTER")
     for r in range(NP):
         with open(prefixes[r] + ".trace.json") as f:
-            doc = json.load(f)
+            doc = kc.json_load(f)
         want = sum(1 for e in doc["traceEvents"] if e.get("ph") in ("X", "i", "b"))
         kc.expect_eq(enters.get(f"{EXE} rank {r}", 0), want, f"{label}: rank {r}'s ENTER events = its Chrome events")
 
@@ -276,7 +276,7 @@ if os.path.isfile(layer):
         for r in range(NP):
             try:
                 with open(os.path.join(wd, f"k-{r}.summary.json")) as f:
-                    mpi = json.load(f)["otherData"].get("mpi", {})
+                    mpi = kc.json_load(f)["otherData"].get("mpi", {})
             except (OSError, ValueError) as ex:
                 kc.check(False, f"Kokkos route with the layer: rank {r}'s summary ({ex})")
                 continue

@@ -54,7 +54,7 @@ def missing_finding(res):
         return None
     try:
         with open(prefix + ".summary.json") as f:
-            findings = json.load(f).get("findings") or []
+            findings = kc.json_load(f).get("findings") or []
     except (OSError, ValueError):
         return None  # the checks below say what is wrong
     where = known_lines(out)
@@ -70,7 +70,7 @@ where = known_lines(out)
 kc.expect_eq(sorted(where), sorted(EXPECTED), "KOB_LINE labels")
 
 with open(prefix + ".summary.json") as f:
-    s = json.load(f)
+    s = kc.json_load(f)
 with open(prefix + ".summary.txt") as f:
     text = f.read()
 findings = s.get("findings") or []

@@ -49,7 +49,7 @@ def line_of(out):
 def findings():
     try:
         with open(prefix + ".summary.json") as f:
-            return json.load(f).get("findings") or []
+            return kc.json_load(f).get("findings") or []
     except (OSError, ValueError):
         return None
 

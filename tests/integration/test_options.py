@@ -76,7 +76,7 @@ with open(f"{wd}/s.summary.txt") as f:
 wd = kc.workdir()
 tool_run(f"--output={wd}/x --quiet --format=chrome --exclude=^Kokkos:: --include=_|^solve$|^assemble$")
 with open(f"{wd}/x.trace.json") as f:
-    doc = json.load(f)
+    doc = kc.json_load(f)
 names = {e["name"] for e in kc.events(doc, "kokkos.kernel")}
 kc.expect_eq(names, {"init_xy", "init_counts", "local_update", "assemble_dot", "prefix_sum", "dual_fill", "dual_sum"},
              "kernels left by --include/--exclude")
@@ -86,7 +86,7 @@ kc.expect_eq({e["name"] for e in kc.events(doc, "kokkos.region")}, {"solve", "as
 wd = kc.workdir()
 tool_run(f"--output={wd}/n --quiet --format=chrome --events=none")
 with open(f"{wd}/n.trace.json") as f:
-    doc = json.load(f)
+    doc = kc.json_load(f)
 kc.expect_eq([e for e in doc["traceEvents"] if e.get("ph") != "M"], [], "--events=none records no event")
 
 # Environment: KOB_ARGS and KOKKOS_TOOLS_ARGS are read; the command line wins.

@@ -70,7 +70,7 @@ def check_set(what, wd, prefix, pid):
     for ext in EXTS:
         kc.check(os.path.isfile(os.path.join(wd, prefix + ext)), f"{what}: {prefix}{ext} written")
     with open(os.path.join(wd, prefix + ".trace.json")) as f:
-        doc = json.load(f)
+        doc = kc.json_load(f)
     kc.validate_trace(doc)
     kc.expect_eq(doc["otherData"]["pid"], pid, f"{what}: the trace is this process's")
     kc.expect_eq(len(kc.events(doc, "omp.parallel", "X")), 3, f"{what}: parallel regions")
@@ -181,7 +181,7 @@ kc.expect_eq(files(wd), ["same" + e for e in sorted(EXTS + (".kob",))], "concurr
 for ext in (".trace.json", ".summary.json"):
     with open(os.path.join(wd, "same" + ext)) as f:
         try:
-            doc = json.load(f)
+            doc = kc.json_load(f)
             kc.check(doc["otherData"]["pid"] in {p.pid for p in procs}, f"concurrent writers: same{ext} is one writer's")
         except ValueError as e:
             kc.check(False, f"concurrent writers: same{ext} is valid JSON ({e})")

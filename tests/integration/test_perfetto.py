@@ -36,7 +36,7 @@ kc.check([f for _, f in kc.written(report)] == [[prefix + ".kob", f"{prefix}.pft
 kc.check(not os.path.exists(prefix + ".summary.txt"), "no summary file when not asked for")
 
 with open(prefix + ".trace.json") as f:
-    doc = json.load(f)
+    doc = kc.json_load(f)
 kc.validate_trace(doc)
 ch = doc["traceEvents"]
 pf = kc.check_pftrace_rules(prefix + ".pftrace")

@@ -46,7 +46,7 @@ page = open(prefix + ".html", encoding="utf-8").read()
 
 def page_data(text):
     m = re.search(r'<script type="application/json" id="kob-data">(.*?)</script>', text, re.S)
-    return json.loads(m.group(1)) if m else None
+    return kc.json_loads(m.group(1)) if m else None
 
 
 data = page_data(page)
@@ -289,7 +289,7 @@ if a.openmp_program:
 # ---- sorting, through the headers' click handlers (?selftest=1) ----------------------------------
 d2 = dom(url + "?selftest=1")
 try:
-    sorts = json.loads(d2.text_of.get("selftest", "")).get("sorts", [])
+    sorts = kc.json_loads(d2.text_of.get("selftest", "")).get("sorts", [])
 except ValueError:
     sorts = []
 values = {
@@ -378,13 +378,13 @@ rc, _, err = kc.run([kob, "report", prefix, second + ".kob", "-o", multi, "-q"])
 kc.expect_eq(rc, 0, "kob report of two runs")
 mdata = page_data(open(multi, encoding="utf-8").read()) if os.path.exists(multi) else {"runs": []}
 with open(second + ".summary.json") as f:
-    second_summary = json.load(f)
+    second_summary = kc.json_load(f)
 kc.expect_eq([r["summary"] for r in mdata["runs"]], [summary, second_summary], "two runs, each with its summary, in the order given")
 md = dom("file://" + multi)
 kc.expect_eq(md.ids.get("ranks", {}).get("hidden"), None, "the ranks section is shown")
 kc.expect_eq(md.rank_rows, 2, "a row per run")
 with open(second + ".trace.json") as f:
-    second_x = sum(1 for e in json.load(f)["traceEvents"] if e.get("ph") == "X")
+    second_x = sum(1 for e in kc.json_load(f)["traceEvents"] if e.get("ph") == "X")
 kc.expect_eq(int(md.ids.get("tl-canvas", {}).get("data-spans", -1)), len(xs) + second_x, "both runs on the timeline")
 s = cp.Session()
 try:

@@ -34,7 +34,7 @@ kc.check(os.path.exists(prefix + ".sqlite"), "PREFIX.sqlite written")
 kc.expect_eq(sorted(f for f in os.listdir(wd) if f.startswith("run.")), ["run.kob", "run.sqlite", "run.summary.json"],
              "the files asked for, no temporary left")
 with open(prefix + ".summary.json") as f:
-    s = json.load(f)
+    s = kc.json_load(f)
 db = sqlite3.connect(prefix + ".sqlite")
 
 
@@ -149,7 +149,7 @@ for t in tables:
 q = "SELECT kind, count(*) AS n FROM kernels GROUP BY kind ORDER BY kind"
 want = db.execute(q).fetchall()
 rc, out, err = kc.run([a.kob, "sql", prefix + ".sqlite", q, "--json"])
-kc.expect_eq((rc, [(r["kind"], r["n"]) for r in json.loads(out or "[]")]), (0, want), "kob sql --json")
+kc.expect_eq((rc, [(r["kind"], r["n"]) for r in kc.json_loads(out or "[]")]), (0, want), "kob sql --json")
 rc, out, err = kc.run([a.kob, "sql", prefix + ".sqlite", q, "--csv"])
 kc.expect_eq((rc, out.splitlines()), (0, ["kind,n"] + [f"{k},{n}" for k, n in want]), "kob sql --csv")
 rc, out, err = kc.run([a.kob, "sql", prefix + ".sqlite", q])
@@ -166,7 +166,7 @@ with open(cut, "wb") as f:
 rc, _, err = kc.run([a.kob, "convert", cut, "--to=sqlite,json", "--quiet"])
 kc.check(rc in (0, 1), f"kob convert of a raw trace cut short: exit 0 or 1 ({rc}: {err.strip()[-200:]})")
 if kc.check(os.path.exists(os.path.join(wd, "cut.sqlite")), "a cut raw trace still gives its database"):
-    cs = json.load(open(os.path.join(wd, "cut.summary.json")))
+    cs = kc.json_load(open(os.path.join(wd, "cut.summary.json")))
     cdb = sqlite3.connect(os.path.join(wd, "cut.sqlite"))
     kc.expect_eq(cdb.execute("SELECT count(*) FROM kernels").fetchone()[0], sum(k["calls"] for k in cs["kernels"]),
                  "the cut trace's database holds the kernels its summary counts")
@@ -183,7 +183,7 @@ kc.expect_eq([n for n in os.listdir(wd) if n.startswith("x.sqlite.")], [], "no t
 def report(name):
     rc, out, err = kc.run([a.kob, "sql", "--report", name, prefix + ".sqlite", "--json"])
     kc.expect_eq(rc, 0, f"kob sql --report {name} ({err.strip()})")
-    return json.loads(out or "[]")
+    return kc.json_loads(out or "[]")
 
 
 kc.expect_eq(sorted((r["name"], r["kind"], r["calls"], r["total_ns"]) for r in report("kernels")),
@@ -208,7 +208,7 @@ kc.expect_eq((rc, err.strip()), (2, "kob: sql: --report takes kernels, barriers,
 db.close()
 os.unlink(prefix + ".sqlite")
 rc, out, err = kc.run([a.kob, "sql", prefix, "SELECT count(*) AS n FROM kernels", "--json"])
-kc.expect_eq((rc, json.loads(out or "[{}]")[0].get("n")), (0, sum(k["calls"] for k in s["kernels"])),
+kc.expect_eq((rc, kc.json_loads(out or "[{}]")[0].get("n")), (0, sum(k["calls"] for k in s["kernels"])),
              "kob sql RUN makes the database from the raw trace first")
 kc.check(os.path.exists(prefix + ".sqlite"), "... and leaves it beside the raw trace")
 kc.finish()

@@ -37,7 +37,7 @@ env = {"OMP_NUM_THREADS": "2", "OMP_PROC_BIND": "false", "KOKKOS_PROFILE_LIBRARY
        "OMP_TOOL_LIBRARIES": lib, "KOB_ARGS": f"--output={prefix} --quiet --format=sqlite,json"}
 rc, _, err = kc.run([os.path.abspath(a.program)], env, cwd=wd)
 kc.expect_eq(rc, 0, f"program exit status ({err.strip()[-300:]})")
-s = json.load(open(prefix + ".summary.json"))
+s = kc.json_load(open(prefix + ".summary.json"))
 scope = {"db_path": prefix + ".sqlite"}
 exec(compile(code, "README.md (python)", "exec"), scope)
 

@@ -44,7 +44,7 @@ def convert(name, *extra):
 
 def chrome_content(prefix):
     with open(prefix + ".trace.json") as f:
-        doc = json.load(f)
+        doc = kc.json_load(f)
     kc.validate_trace(doc)
     evs = doc["traceEvents"]
     plain = Counter(json.dumps(e, sort_keys=True) for e in evs if e["ph"] not in ("s", "f"))

@@ -39,7 +39,7 @@ for n in (LONG, LONG // 10):
         continue
     peak[n] = p
     with open(conv + ".trace.json") as f:
-        doc = json.load(f)
+        doc = kc.json_load(f)
     kc.validate_trace(doc)
     mutex = [e for e in kc.events(doc, "omp.mutex", "X") if kc.construct(e) == "critical"]
     for phase in ("wait", "hold"):

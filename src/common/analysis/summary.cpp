@@ -369,6 +369,10 @@ std::string summary_text(const Summary& s, const std::string& title) {
   }
   out += "\ndropped events: " + std::to_string(s.dropped) +
          (s.dropped && s.coverage.lost.empty() ? " (raise --memory-limit)" : "") + "\n";
+  if (s.tool.flushes)
+    out += "tool flushes: " + std::to_string(s.tool.flushes) + " on " + std::to_string(s.tool.threads.size()) +
+           " threads, " + fmt_time(s.tool.flush_ns) +
+           " in all (the writer thread had no free core: each thread copied its own full buffers; 'tool: flush' on its track)\n";
   if (s.cut_short)
     out += "cut short: the run ended without a clean exit; " + std::to_string(s.cut_spans) +
            " spans still open then end at their thread's last event (\"cut\": true in the trace)\n";

@@ -61,6 +61,18 @@ struct Coverage {
   bool complete() const { return threads.empty(); }
 };
 
+// What the tool cost the program's threads beyond the hot path: the copies of their own full ring
+// slots they made because the writer thread was behind (no core free for it).
+struct ToolCost {
+  struct Thread {
+    std::uint32_t index = 0;  // the track
+    std::uint64_t os_tid = 0;
+    std::uint64_t flushes = 0, flush_ns = 0;
+  };
+  std::uint64_t flushes = 0, flush_ns = 0;  // over all threads
+  std::vector<Thread> threads;              // the threads that flushed, by track
+};
+
 struct MemoryStats {
   std::string space;
   std::uint64_t allocations = 0, deallocations = 0;
@@ -315,6 +327,7 @@ struct Summary {
   std::vector<NamedStats> mpi_calls;  // per MPI function (the PMPI layer), in the layer's order
   std::uint64_t profile_events = 0, dual_view_syncs = 0, dual_view_modifies = 0;
   std::uint64_t dropped = 0;
+  ToolCost tool;
   OmpSummary openmp;
   TargetSummary target;
   std::uint64_t filtered_kernels = 0, filtered_regions = 0;

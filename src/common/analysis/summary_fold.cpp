@@ -209,6 +209,15 @@ void finish_coverage(const Timeline& t, Summary& s) {
   if (!c.complete()) s.run_time = c.run_end;
 }
 
+void finish_tool_cost(const Timeline& t, Summary& s) {
+  for (const Track& tr : t.tracks) {
+    if (tr.tool_flushes == 0) continue;
+    s.tool.threads.push_back({tr.index, tr.os_tid, tr.tool_flushes, tr.tool_flush_ns});
+    s.tool.flushes += tr.tool_flushes;
+    s.tool.flush_ns += tr.tool_flush_ns;
+  }
+}
+
 // Kokkos 3 reports device id 0 (Serial) for a View's initialization kernel whatever space ran it:
 // a kernel that opened OpenMP parallel regions ran on the OpenMP backend. Shown so, marked.
 // (openmp.kernels is in the order of s.kernels: one walk.)
@@ -237,6 +246,7 @@ void SummaryFold::finish(const Timeline& t) {
   s.cut_short = t.cut_short;
   s.cut_spans = t.cut_spans;
   finish_coverage(t, s);
+  finish_tool_cost(t, s);
   const auto on_lossy = [&](const std::vector<std::uint32_t>& tracks) {
     for (std::uint32_t i : tracks)
       if (i < t.tracks.size() && t.tracks[i].dropped != 0) return true;

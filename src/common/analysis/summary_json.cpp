@@ -218,6 +218,14 @@ Doc coverage_json(const Summary& s) {
           {"lost", lost}};
 }
 
+// What the tool cost the threads: their own flushes of full ring slots.
+Doc tool_json(const ToolCost& c) {
+  Doc threads = Doc::array();
+  for (const ToolCost::Thread& th : c.threads)
+    threads.push_back({{"track", th.index}, {"os_tid", th.os_tid}, {"flushes", th.flushes}, {"flush_ns", th.flush_ns}});
+  return {{"flushes", c.flushes}, {"flush_ns", c.flush_ns}, {"threads", threads}};
+}
+
 // The Kokkos tables: kernels, regions, memory, deep copies and their sites, allocation sites.
 void kokkos_json(const Summary& s, Doc& o) {
   Doc& kernels = o["kernels"] = Doc::array();
@@ -273,6 +281,7 @@ std::string summary_json(const Summary& s, const std::string& other_data_json) {
   o["filtered_kernel_calls"] = s.filtered_kernels;
   o["filtered_region_entries"] = s.filtered_regions;
   o["dropped_events"] = s.dropped;
+  o["tool"] = tool_json(s.tool);
   o["problems"] = s.problems;
   o["openmp"] = omp_json(s.openmp);
   o["target"] = target_json(s.target);

@@ -68,7 +68,8 @@ void TraceFlows::build(const Timeline& t, const std::unordered_map<int, std::uin
                                      t.deep_copies.size(),   t.mpi_calls.size(),      t.omp_targets.size(),    t.omp_data_ops.size(),
                                      t.omp_submits.size(),   t.omp_parallels.size(),  t.omp_implicit_tasks.size(),
                                      t.omp_works.size(),     t.omp_syncs.size(),      t.omp_tasks.size(),
-                                     t.omp_mutexes.size(),   t.omp_device_ops.size(), t.omp_task_creates.size()};
+                                     t.omp_mutexes.size(),   t.tool_flushes.size(),   t.omp_device_ops.size(),
+                                     t.omp_task_creates.size()};
   for (std::size_t k = 0; k < kKinds; ++k) kind_base_[k + 1] = kind_base_[k] + sizes[k];
   // At most one arrow into each parallel region, implicit task, task stretch, target region,
   // submit and device record, two into a data op.

@@ -17,7 +17,7 @@ namespace kob::trace {
 // OmpTaskCreate (an instant) only names a flow's end.
 enum class SpanKind : std::uint8_t {
   Kernel, Fence, Region, DeepCopy, Mpi, OmpTarget, OmpDataOp, OmpSubmit, OmpParallel, OmpImplicitTask, OmpWork, OmpSync,
-  OmpTask, OmpMutex, OmpDevice, OmpTaskCreate
+  OmpTask, OmpMutex, ToolFlush, OmpDevice, OmpTaskCreate
 };
 
 // Calls fn(vector, kind) for each of a Timeline's span vectors on host threads' tracks, in
@@ -38,6 +38,7 @@ void for_each_thread_spans(T& t, Fn&& fn) {
   fn(t.omp_syncs, SpanKind::OmpSync);
   fn(t.omp_tasks, SpanKind::OmpTask);
   fn(t.omp_mutexes, SpanKind::OmpMutex);
+  fn(t.tool_flushes, SpanKind::ToolFlush);
 }
 
 class TraceFlows {

@@ -444,6 +444,7 @@ class Producer {
       case SpanKind::OmpSync: return t.omp_syncs[x.index].cut;
       case SpanKind::OmpTask: return t.omp_tasks[x.index].cut;
       case SpanKind::OmpMutex: return t.omp_mutexes[x.index].cut;
+      case SpanKind::ToolFlush: return t.tool_flushes[x.index].cut;
       case SpanKind::OmpDevice: return t.omp_device_ops[x.index].cut;
       case SpanKind::OmpTaskCreate: break;
     }
@@ -564,6 +565,9 @@ class Producer {
         a.u("bytes", m.bytes).i("peer", m.peer);
         return {"mpi", kob_mpi_call_name(m.call)};
       }
+      case SpanKind::ToolFlush:
+        a.u("records", t.tool_flushes[x.index].records);
+        return {"tool", "tool: flush"};
       default: return {};
     }
   }
@@ -676,7 +680,8 @@ class Producer {
       case SpanKind::Fence:
       case SpanKind::Region:
       case SpanKind::DeepCopy:
-      case SpanKind::Mpi: n = kokkos_slice(c, x, a); break;
+      case SpanKind::Mpi:
+      case SpanKind::ToolFlush: n = kokkos_slice(c, x, a); break;
       case SpanKind::OmpParallel:
       case SpanKind::OmpImplicitTask:
       case SpanKind::OmpWork:

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "common/support/deferred_signal.hpp"
 #include "common/support/log.hpp"
 
 namespace kob {
@@ -32,6 +33,7 @@ Storage& storage() {
 
 std::uint32_t InternTable::intern(std::string_view s, const char** stable) {
   Storage& st = storage();
+  const deferred_signal::Scope no_term_signal;  // the lock, then the raw trace's file lock
   std::lock_guard<std::mutex> lock(st.mu);
   auto it = st.ids.find(s);
   if (it != st.ids.end()) {

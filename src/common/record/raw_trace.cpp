@@ -390,14 +390,13 @@ void note_thread(const ThreadBuffer& b) {
   if (f.fd >= 0) write_meta_locked(f, kThread, c);
 }
 
-bool slot_full(ThreadBuffer& b) {
+void slot_full(ThreadBuffer& b) {
   if (writer::running()) {
     writer::wake();
-    return true;
+    return;
   }
   ensure_file();
   writer::copy_thread(b, false);
-  return false;
 }
 
 void note_lost(std::uint32_t thread, std::uint32_t reason, std::uint64_t first_tick, std::uint64_t last_tick,
@@ -444,7 +443,7 @@ bool write_chunk(std::uint32_t thread, std::uint64_t seq, const Record* recs, st
   if (reason != 0) {
     f.stats.chunks_dropped++;
     f.stats.records_dropped += n;
-    add_lost_locked(f, LostSpan{thread, reason, h.base_tick, h.last_tick, n, seq});
+    add_lost_locked(f, LostSpan{thread, reason, h.base_tick, h.last_tick, program_events(recs, n), seq});
     return false;
   }
   f.stats.chunks_written++;
@@ -530,6 +529,7 @@ Stats stats() {
 
 void reset_for_test() {
   writer::stop();
+  writer::pause_for_test(false);
   modules::reset_for_test();
   File& f = file();
   std::lock_guard<std::mutex> lock(f.mu);

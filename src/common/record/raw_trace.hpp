@@ -64,8 +64,8 @@ bool map_slots(std::uint32_t thread, std::uint32_t count, Slot** out);
 // A THREAD entry for b's identity now.
 void note_thread(const ThreadBuffer& b);
 // The producer's side of a slot-full event: wakes the writer, or, in a process without one (a fork
-// child), copies b's full slots itself. True when a writer thread runs (worth waiting for).
-bool slot_full(ThreadBuffer& b);
+// child), copies b's full slots itself.
+void slot_full(ThreadBuffer& b);
 // A run of events of thread `thread` that were not recorded or not written.
 void note_lost(std::uint32_t thread, std::uint32_t reason, std::uint64_t first_tick, std::uint64_t last_tick,
                std::uint64_t events);
@@ -73,6 +73,11 @@ void note_lost(std::uint32_t thread, std::uint32_t reason, std::uint64_t first_t
 // caller counts the records as dropped; a LOST entry follows) when it cannot be written; true
 // also when there is no file at all (nothing can be missing from a trace that does not exist).
 bool write_chunk(std::uint32_t thread, std::uint64_t seq, const Record* recs, std::uint32_t n);
+// The program's events among a chunk's n records: all but the tool's own flush record, which only
+// ever opens a slot. A chunk that is not written loses these (its LOST entry and the drop count).
+inline std::uint32_t program_events(const Record* recs, std::uint32_t n) {
+  return n != 0 && recs[0].type == Ev::ToolFlush ? n - 1 : n;
+}
 // Writes a CALIB entry: periodic (the writer, every second; none once --max-trace-size was
 // reached, so the file stops growing) or final (finish).
 void write_calib(bool periodic);

@@ -2,6 +2,7 @@
 
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -58,7 +59,10 @@ void check_identity(ThreadBuffer& b) {
   note_thread(b);
 }
 
+std::atomic<bool> g_paused{false};
+
 void pass() {
+  if (g_paused.load(std::memory_order_relaxed)) return;
   modules::poll();  // objects loaded since the last pass, if any (one dl_iterate_phdr step when none)
   for (ThreadBuffer* b : recorder::threads()) {
     copy_thread(*b, false);
@@ -106,6 +110,10 @@ bool start() {
     return false;
   }
   pthread_setname_np(s.thread, "kob-writer");
+  // The idle class: the writer runs on a core the program leaves free and never takes one from its
+  // threads; where none is free, each thread copies its own full slots (recorder.cpp, next_slot).
+  const sched_param idle{};
+  pthread_setschedparam(s.thread, SCHED_IDLE, &idle);
   s.started = true;
   return true;
 }
@@ -143,9 +151,10 @@ void snapshot(Record* src, std::uint32_t n, Record* dst) {
 }
 }  // namespace
 
-void copy_thread(ThreadBuffer& b, bool final) {
+std::uint32_t copy_thread(ThreadBuffer& b, bool final) {
   std::lock_guard<std::mutex> lock(g_state->copy_mu);
   const std::uint32_t k = b.ring_size();
+  std::uint32_t records = 0;
   // The producer keeps its cursor in memory only (one store per event); its slot's count in the
   // file is brought up to date here, every pass, so that a file cut short (SIGKILL) says where the
   // complete records end. Only ever raised: the producer sets it exactly when it hands the slot over.
@@ -174,7 +183,7 @@ void copy_thread(ThreadBuffer& b, bool final) {
     }
     if (next == nullptr) {
       b.reclaim_ring();  // an ended thread's ring, all copied, goes to the pool
-      return;
+      return records;
     }
     const std::uint32_t n = state == kSlotFilling ? b.filled(*next, next->recs, kSlotRecords)
                                                   : next->committed.load(std::memory_order_acquire);
@@ -184,11 +193,13 @@ void copy_thread(ThreadBuffer& b, bool final) {
       if (final && n > 0) {
         std::vector<Record> now(n);
         snapshot(next->recs, n, now.data());
-        if (!write_chunk(b.index, next->block.seq, now.data(), n)) b.add_dropped(n);
+        if (!write_chunk(b.index, next->block.seq, now.data(), n)) b.add_dropped(program_events(now.data(), n));
+        records += n;
       }
-      return;
+      return records;
     }
-    if (!write_chunk(b.index, next->block.seq, next->recs, n)) b.add_dropped(n);
+    if (!write_chunk(b.index, next->block.seq, next->recs, n)) b.add_dropped(program_events(next->recs, n));
+    records += n;
     // Zeroed so that the file never shows records of an older chunk in a slot, and so that a
     // reader can tell the complete records past a stale `committed` (nonzero type and tick).
     // `committed` stays; the producer sets it to 0 itself when it takes the slot again.
@@ -196,10 +207,12 @@ void copy_thread(ThreadBuffer& b, bool final) {
     // a type does not carry (fields::kCarried).
     wide_zero(next->recs, std::size_t{n} * sizeof(Record));
     next->state.store(kSlotFree, std::memory_order_release);
-    futex(&next->state, FUTEX_WAKE_PRIVATE, 1, nullptr);
     ++b.next_write_seq;
   }
+  return records;
 }
+
+void pause_for_test(bool paused) { g_paused.store(paused, std::memory_order_relaxed); }
 
 // The parent's state (its mutexes possibly held by its writer thread, which the child does not
 // have) is started afresh in place, without destroying anything.

@@ -29,6 +29,9 @@ enum class Ev : std::uint16_t {
   // MPI (the PMPI layer libkob_mpi_<family>.so, common/session/mpi_bridge.hpp; the calls: mpi_calls.hpp): a blocking call on this thread.
   MpiBegin,        // Mpi (call)
   MpiEnd,          // Mpi
+  // The tool itself: this thread copied its own full ring slots to the raw trace (the writer thread
+  // was behind), from the record's tick to its end; the record follows the copy.
+  ToolFlush,       // ToolFlush
   // OpenMP (OMPT)
   OmpFirst = 64,
   OmpThreadBegin = OmpFirst,  // OmpThread
@@ -92,5 +95,6 @@ struct alignas(64) Record {
 };
 static_assert(sizeof(Record) == 64, "records must stay one cache line");
 static_assert(static_cast<int>(Ev::OmpLast) < 128, "the raw trace stores a record type in one byte");
+static_assert(static_cast<int>(Ev::ToolFlush) == 19, "docs/raw-format.md gives the flush record's type");
 
 }  // namespace kob

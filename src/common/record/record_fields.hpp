@@ -108,6 +108,13 @@ struct Mpi {  // MpiBegin has the call only
   static constexpr Field<std::uint64_t, Slot::u0> bytes{};
 };
 
+// ---- The tool's own work on a program thread ----
+
+struct ToolFlush {  // the record's tick is when the copy began
+  static constexpr Field<std::uint32_t, Slot::a> records{};        // records copied
+  static constexpr Field<std::uint64_t, Slot::u0> ticks{};         // how long it took, in clock ticks
+};
+
 // ---- OpenMP (OMPT), host side ----
 // Task ids are our explicit-task ids; parallel ids are ours too (ompt_backend/omp_ids.hpp), both
 // below 2^31. The kernel is the Kokkos kernel the event belongs to.
@@ -350,6 +357,7 @@ constexpr std::array<std::uint8_t, 128> make_carried() {
   set({Ev::DualView}, slots(DualView::modify, DualView::name, DualView::ptr, DualView::on_device));
   set({Ev::MpiBegin}, slots(Mpi::call));
   set({Ev::MpiEnd}, slots(Mpi::call, Mpi::peer, Mpi::bytes));
+  set({Ev::ToolFlush}, slots(ToolFlush::records, ToolFlush::ticks));
   set({Ev::OmpThreadBegin}, slots(OmpThread::thread_type));
   set({Ev::OmpParallelBegin}, slots(OmpParallel::parallel_id, OmpParallel::kernel, OmpParallel::requested_team_size,
                                     OmpParallel::flags, OmpParallel::codeptr));

@@ -1,6 +1,5 @@
 #include "common/record/recorder.hpp"
 
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -14,9 +13,11 @@
 #include <new>
 #include <string>
 
+#include "common/support/deferred_signal.hpp"
 #include "common/support/log.hpp"
 #include "common/record/raw_trace.hpp"
 #include "common/record/raw_writer.hpp"
+#include "common/record/record_fields.hpp"
 
 namespace kob {
 
@@ -41,9 +42,7 @@ Registry& registry() {
 std::atomic<std::uint64_t> g_limit{64ull << 20};
 std::atomic<std::uint32_t> g_ring_slots{recorder::kDefaultRing};
 std::atomic<void (*)()> g_new_thread_hook{nullptr};
-// A producer whose next slot is still full waits at most g_wait_rounds * kWaitNs for the writer.
-constexpr long kWaitNs = 5'000'000;
-std::atomic<int> g_wait_rounds{10};
+std::atomic<bool> g_self_flush{true};  // false: tests of the writer's own chunking (set_self_flush_for_test)
 std::atomic<std::uint64_t> g_used{0};
 std::atomic<bool> g_closed{false};
 std::atomic<std::uint32_t> g_retired{0};  // threads ended whose ring the writer has not taken yet
@@ -78,6 +77,7 @@ void help_reclaim() {
 }  // namespace
 
 ThreadBuffer* register_thread() {
+  const deferred_signal::Scope no_term_signal;  // the registry's, the copy's and the file's locks
   help_reclaim();
   auto* b = new ThreadBuffer();
   b->os_tid = static_cast<std::uint64_t>(syscall(SYS_gettid));
@@ -192,7 +192,6 @@ void ThreadBuffer::retire() {
   }
   end_ = nullptr;
   pos_.store(nullptr, std::memory_order_release);  // a later event takes the slow path (revive)
-  waited_ = false;
   g_retired.fetch_add(1, std::memory_order_relaxed);
   life_.store(kRetired, std::memory_order_release);
   raw::slot_full(*this);
@@ -235,8 +234,11 @@ bool ThreadBuffer::revive() {
 }
 
 // Slow path: the slot is full (or there is none yet). Hands the full slot to the writer and takes
-// the next slot of the ring if it is free; if not, waits a bounded time for the writer (once per
-// run of drops, and only when a writer thread runs), else the caller drops the event.
+// the next slot of the ring. When that one still waits for the writer (which may get no core at all
+// while the program's threads fill them), the thread copies its own full slots to the file itself,
+// as the writer would, and notes the time that took as a ToolFlush record at the start of the slot
+// it then takes: nothing is lost to a busy machine. The event is dropped (and counted) only where
+// the thread has no ring (--memory-limit) or is already copying (a signal handler's event then).
 bool ThreadBuffer::next_slot() {
   if (!registered) return false;  // a buffer only register_thread() made records; others drop
   if (KOB_UNLIKELY(life_.load(std::memory_order_relaxed) != kLive)) revive();
@@ -253,25 +255,31 @@ bool ThreadBuffer::next_slot() {
     cur_full_ = true;
     cur_->committed.store(raw::kSlotRecords, std::memory_order_relaxed);  // the cursor is at its end
     cur_->state.store(raw::kSlotFull, std::memory_order_release);
-    writer_seen_ = raw::slot_full(*this);
+    raw::slot_full(*this);
   }
   const std::uint32_t i = cur_ == nullptr ? 0 : (cur_index_ + 1) % ring_size;
   raw::Slot* next = ring_[i];
-  if (next->state.load(std::memory_order_acquire) != raw::kSlotFree && writer_seen_ && !waited_) {
-    // The writer is behind: sleep (no spinning) until it frees the slot, at most a few tens of ms.
-    waited_ = true;
-    for (int round = 0, rounds = g_wait_rounds.load(std::memory_order_relaxed); round < rounds; ++round) {
-      const std::uint32_t st = next->state.load(std::memory_order_acquire);
-      if (st == raw::kSlotFree) break;
-      const timespec ts{0, kWaitNs};
-      syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&next->state), FUTEX_WAIT_PRIVATE, st, &ts, nullptr, 0);
+  std::uint64_t flush_from = 0, flush_to = 0;
+  std::uint32_t flushed = 0;
+  if (next->state.load(std::memory_order_acquire) != raw::kSlotFree && !g_self_flush.load(std::memory_order_relaxed)) {
+    // Tests only: the writer copies every slot, as when it keeps up (1 ms naps, no spinning).
+    while (next->state.load(std::memory_order_acquire) != raw::kSlotFree && raw::writer::running()) {
+      const timespec nap{0, 1'000'000};
+      nanosleep(&nap, nullptr);
     }
+  }
+  if (next->state.load(std::memory_order_acquire) != raw::kSlotFree && !flushing_) {
+    const deferred_signal::Scope no_term_signal;  // the copy's and the file's locks
+    flushing_ = true;
+    flush_from = clock::now();
+    flushed = raw::writer::copy_thread(*this, false);
+    flush_to = clock::now();
+    flushing_ = false;
   }
   if (next->state.load(std::memory_order_acquire) != raw::kSlotFree) {
     count_drops_ = true;
     return false;
   }
-  waited_ = false;
   const std::uint64_t lost = lost_n_.load(std::memory_order_relaxed);
   if (lost != 0) {
     raw::note_lost(index, raw::kLostRingFull, lost_first_.load(std::memory_order_relaxed),
@@ -285,7 +293,18 @@ bool ThreadBuffer::next_slot() {
   cur_index_ = i;
   cur_full_ = false;
   end_ = next->recs + raw::kSlotRecords;
-  pos_.store(next->recs, std::memory_order_release);
+  Record* first = next->recs;
+  if (flush_to != 0) {
+    // Before the event that made the slot full: its tick is taken after this.
+    first->tick = flush_from;
+    first->type = Ev::ToolFlush;
+    fields::ToolFlush::records.set(*first, flushed);
+    fields::ToolFlush::ticks.set(*first, flush_to - flush_from);
+    ++flushes_;
+    flush_ticks_ += flush_to - flush_from;
+    ++first;
+  }
+  pos_.store(first, std::memory_order_release);
   return true;
 }
 
@@ -297,7 +316,7 @@ void ThreadBuffer::dropped_event() {
   if (lost_n_.load(std::memory_order_relaxed) == 0) {
     lost_first_.store(tick, std::memory_order_relaxed);
     log::warn_once(log::Once::RawRingFull,
-                   "the raw trace's writer cannot keep up; events are dropped until it catches up (counted)");
+                   "a thread's event came while it was copying its own full slots (a signal handler's): dropped (counted)");
   }
   lost_last_.store(tick, std::memory_order_relaxed);
   lost_n_.fetch_add(1, std::memory_order_relaxed);
@@ -322,8 +341,8 @@ std::size_t ThreadBuffer::record_count() const {
 namespace recorder {
 void set_new_thread_hook(void (*hook)()) { g_new_thread_hook.store(hook, std::memory_order_release); }
 
+void set_self_flush_for_test(bool on) { g_self_flush.store(on, std::memory_order_relaxed); }
 void set_memory_limit(std::uint64_t bytes) { g_limit.store(bytes, std::memory_order_relaxed); }
-void set_writer_wait_for_test(int rounds) { g_wait_rounds.store(rounds, std::memory_order_relaxed); }
 void set_ring_slots(std::uint32_t n) {
   g_ring_slots.store(n < 2 ? 2 : n > ThreadBuffer::kMaxRing ? ThreadBuffer::kMaxRing : n, std::memory_order_relaxed);
 }
@@ -402,7 +421,7 @@ void reset_for_test() {
   g_used.store(0);
   g_closed.store(false);
   g_ring_slots.store(kDefaultRing);
-  g_wait_rounds.store(10);
+  g_self_flush.store(true);
   g_ids.kernel = 0;
   g_ids.fence = 0;
   g_ids.deep_copy = 0;

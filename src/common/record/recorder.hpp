@@ -133,8 +133,8 @@ class ThreadBuffer {
   // Appends one record; fill writes its fields (the tick first, so it is taken as late as
   // possible for begin events). Steady state: the record and the cursor, nothing else (the cursor
   // is atomic only so that the writer thread can read it; a plain store on x86). When the slot is
-  // full the slow path moves to the next free slot of the ring, or drops and counts the event when
-  // none is free (the writer is behind). The slot's `committed` count in the file is published by
+  // full the slow path moves to the next slot of the ring, copying the thread's full slots to the
+  // file itself first when the writer has not yet (next_slot). The slot's `committed` count in the file is published by
   // the writer from this cursor, and set exactly when the slot is handed over; a reader of a file
   // cut short takes the records past it that are complete (slots are zeroed before reuse).
   template <class Fill>
@@ -206,6 +206,9 @@ class ThreadBuffer {
       for (std::uint32_t i = 0; i < committed; ++i) f(recs[i]);
   }
   std::uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+  // Times the thread copied its own slots because the writer was behind, and their ticks in all.
+  std::uint64_t flushes() const { return flushes_; }
+  std::uint64_t flush_ticks() const { return flush_ticks_; }
   std::size_t record_count() const;
 
   // ---- the writer's side (raw_writer.cpp) ----
@@ -264,13 +267,13 @@ class ThreadBuffer {
   bool ring_tried_ = false;
   bool file_backed_ = false;
   bool count_drops_ = true;  // false once the recorder is closed: late events are not counted
-  bool waited_ = false;      // this drop episode already waited for the writer
+  bool flushing_ = false;    // copying its own slots now (an event of a signal handler meanwhile drops)
   // The current run of events dropped because no slot was free (a LOST entry when it ends).
   // Atomic only because finish() may read them while the thread still runs.
   std::atomic<std::uint64_t> lost_first_{0}, lost_last_{0}, lost_n_{0};
-  bool writer_seen_ = false;  // the last slot_full found a writer thread (worth waiting for)
   bool cur_full_ = false;     // cur_ was marked full and handed over
   std::atomic<std::uint64_t> dropped_{0};
+  std::uint64_t flushes_ = 0, flush_ticks_ = 0;
 };
 
 // constinit: no TLS init-function check on every access.
@@ -313,9 +316,9 @@ inline constexpr std::uint32_t kDefaultRing = 4;
 std::uint32_t pooled_rings();
 // Slots per thread for threads that register from now on (tests; 2 to ThreadBuffer::kMaxRing).
 void set_ring_slots(std::uint32_t n);
-// Tests: how many 5 ms waits a producer makes for the writer before it drops (default 10), so that a
-// test of "nothing dropped while the writer keeps up" does not depend on the machine's load.
-void set_writer_wait_for_test(int rounds);
+// Tests of the writer's own chunking: false makes a thread whose next slot is still full wait for the
+// writer instead of copying its own slots (every chunk then holds only its own records). Default true.
+void set_self_flush_for_test(bool on);
 // After close(), no slot is taken any more: events past the current slot are discarded without
 // being counted.
 void close();

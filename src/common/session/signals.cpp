@@ -15,6 +15,7 @@
 
 #include "common/support/atomic_file.hpp"
 #include "common/support/blocked_signals.hpp"
+#include "common/support/deferred_signal.hpp"
 #include "common/support/log.hpp"
 
 namespace kob::signals {
@@ -120,6 +121,11 @@ void on_termination(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   const Slot* slot = find(g_term, 3, sig);
   if (slot == nullptr) return;
+  // This thread holds a lock the write needs: the signal comes back when it lets go.
+  if (deferred_signal::defer(sig)) {
+    errno = saved_errno;
+    return;
+  }
   // Only the first signal of a process with a watcher waits for the write; a repeated one (Ctrl-C
   // twice), one in a fork() child, or one that interrupted the write itself ends the process now.
   const bool mine = static_cast<long>(getpid()) == g_watcher_pid.load();

@@ -18,6 +18,7 @@ class FilterSink : public SpanSink {
   void kernel(const KernelSpan& k) override;
   void fence(const FenceSpan& f) override { next_.fence(f); }
   void mpi(const MpiSpan& m) override { next_.mpi(m); }
+  void tool_flush(const ToolFlushSpan& f) override { next_.tool_flush(f); }
   void region(const RegionSpan& r) override;
   void section(const SectionSpan& s) override { next_.section(s); }
   void deep_copy(const DeepCopySpan& d) override { next_.deep_copy(d); }

@@ -12,7 +12,7 @@ namespace {
 // implicit task inside a parallel region, data ops inside a target region, all of these inside a
 // Kokkos kernel, kernels inside deep copies (the host copy kernel) and regions.
 enum class Kind : std::uint8_t {
-  Mutex, Sync, Work, Task, ImplicitTask, Parallel, DataOp, Submit, DeviceOp, Target, Fence, Kernel, Mpi, DeepCopy, Region, Section,
+  ToolFlush, Mutex, Sync, Work, Task, ImplicitTask, Parallel, DataOp, Submit, DeviceOp, Target, Fence, Kernel, Mpi, DeepCopy, Region, Section,
   Memory, Instant, DualView, TaskCreate, OmpInstant, DeviceLoad
 };
 
@@ -68,7 +68,7 @@ std::vector<Item> collect_items(const Timeline& t) {
                 t.events.size() + t.dual_views.size() + t.omp_parallels.size() + t.omp_implicit_tasks.size() + t.omp_works.size() +
                 t.omp_syncs.size() + t.omp_task_creates.size() + t.omp_tasks.size() + t.omp_mutexes.size() + t.omp_instants.size() +
                 t.omp_targets.size() + t.omp_data_ops.size() + t.omp_submits.size() + t.omp_device_loads.size() + t.omp_device_ops.size() +
-                t.mpi_calls.size());
+                t.mpi_calls.size() + t.tool_flushes.size());
   auto span = [&](const Interval& x, Kind kind, std::size_t index, std::uint32_t depth = 0) {
     items.push_back(item(x, kind, index, depth));
   };
@@ -108,6 +108,7 @@ std::vector<Item> collect_items(const Timeline& t) {
   points(t.omp_device_loads, Kind::DeviceLoad);
   for (std::size_t i = 0; i < t.omp_device_ops.size(); ++i) span(t.omp_device_ops[i], Kind::DeviceOp, i);
   for (std::size_t i = 0; i < t.mpi_calls.size(); ++i) span(t.mpi_calls[i], Kind::Mpi, i);
+  for (std::size_t i = 0; i < t.tool_flushes.size(); ++i) span(t.tool_flushes[i], Kind::ToolFlush, i);
 
   return items;
 }
@@ -150,6 +151,7 @@ void hand_over(const Item& i, const Timeline& t, SpanSink& sink) {
     case Kind::DeviceLoad: sink.omp_device_load(t.omp_device_loads[i.index]); break;
     case Kind::DeviceOp: sink.omp_device_op(t.omp_device_ops[i.index]); break;
     case Kind::Mpi: sink.mpi(t.mpi_calls[i.index]); break;
+    case Kind::ToolFlush: sink.tool_flush(t.tool_flushes[i.index]); break;
   }
 }
 

@@ -48,6 +48,7 @@ class SpanSink {
   virtual void omp_device_load(const OmpDeviceLoad&) {}
   virtual void omp_device_op(const OmpDeviceOp&) {}
   virtual void mpi(const MpiSpan&) {}
+  virtual void tool_flush(const ToolFlushSpan&) {}
   virtual void finish(const Timeline& rest) { (void)rest; }
 };
 

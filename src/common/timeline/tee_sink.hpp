@@ -12,6 +12,7 @@ class TeeSink : public SpanSink {
   void kernel(const KernelSpan& s) override { a_.kernel(s), b_.kernel(s); }
   void fence(const FenceSpan& s) override { a_.fence(s), b_.fence(s); }
   void mpi(const MpiSpan& s) override { a_.mpi(s), b_.mpi(s); }
+  void tool_flush(const ToolFlushSpan& s) override { a_.tool_flush(s), b_.tool_flush(s); }
   void region(const RegionSpan& s) override { a_.region(s), b_.region(s); }
   void section(const SectionSpan& s) override { a_.section(s), b_.section(s); }
   void deep_copy(const DeepCopySpan& s) override { a_.deep_copy(s), b_.deep_copy(s); }

@@ -24,6 +24,8 @@ struct Track {
   std::uint64_t device_records = 0;  // device tracing records this thread only delivered
   std::uint64_t dropped = 0;         // events lost (the stretches known are in Timeline::lost; the rest after last_ns)
   std::uint64_t last_ns = 0;         // time of its last recorded host event
+  std::uint64_t tool_flushes = 0;    // copies of its own full ring slots the thread made (the writer was behind)
+  std::uint64_t tool_flush_ns = 0;   // their time in all
   bool hidden_helper = false;        // a thread of libomp's hidden-helper team (runs `target nowait`)
   std::uint32_t hidden_helper_num = 0;  // its thread number in that team
   bool device_only() const { return host_records == 0 && device_records > 0; }
@@ -64,6 +66,12 @@ struct MpiSpan : Interval {
   std::uint32_t call = 0;  // kob_mpi_send, ... (record/mpi_calls.hpp; kob_mpi_call_name)
   std::uint64_t bytes = 0;  // sent or received by this rank (collectives: its own buffer's)
   std::int32_t peer = -1;   // the other rank (Send/Recv), the root (Bcast, Reduce, Gather, Scatter); -1 none
+};
+
+// The tool's own work on a program thread: it copied its full ring slots to the raw trace itself,
+// the writer thread being behind (no core for it). What the tool cost the thread, where.
+struct ToolFlushSpan : Interval {
+  std::uint32_t records = 0;  // records copied
 };
 
 struct RegionSpan : Interval {
@@ -277,6 +285,7 @@ struct Timeline {
   std::vector<OmpDeviceLoad> omp_device_loads;  // loads and unloads, by time
   std::vector<OmpDeviceOp> omp_device_ops;
   std::vector<MpiSpan> mpi_calls;  // sorted by start
+  std::vector<ToolFlushSpan> tool_flushes;  // sorted by start
   std::uint64_t omp_target_records = 0;  // target and device records read (0: no target section)
   std::uint64_t omp_records = 0;          // OpenMP records read (0: OMPT recorded nothing)
   std::uint64_t omp_tasks_completed = 0;  // explicit tasks that left a thread as complete or fulfilled

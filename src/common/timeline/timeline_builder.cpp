@@ -131,6 +131,7 @@ struct TimelineBuilder::Impl {
   inline bool region_record(std::uint32_t track, const Record& r, std::uint64_t ns);
   inline bool data_record(std::uint32_t track, const Record& r, std::uint64_t ns);
   inline bool mpi_record(std::uint32_t track, const Record& r, std::uint64_t ns);
+  void tool_flush(Track& tr, std::uint32_t track, const Record& r, std::uint64_t ns);
   void finish(bool ended_cleanly, std::uint64_t run_end);
 
   SpanSink& sink;
@@ -283,7 +284,26 @@ inline void TimelineBuilder::Impl::record_in(Track& tr, std::uint32_t track, con
     }
     return;
   }
+  if (r.type == Ev::ToolFlush) {
+    tool_flush(tr, track, r, ns);
+    return;
+  }
   if (!kernel_record(track, r, ns) && !region_record(track, r, ns) && !data_record(track, r, ns)) mpi_record(track, r, ns);
+}
+
+// The thread copied its own slots: a span of its own, and the track's count.
+void TimelineBuilder::Impl::tool_flush(Track& tr, std::uint32_t track, const Record& r, std::uint64_t ns) {
+  using F = fields::ToolFlush;
+  ToolFlushSpan s;
+  s.start = ns;
+  s.track = track;
+  s.records = F::records.get(r);
+  const std::uint64_t begin = clock::to_ns(r.tick);
+  s.end = ns + (clock::to_ns(r.tick + F::ticks.get(r)) - begin);
+  ++tr.tool_flushes;
+  tr.tool_flush_ns += s.dur();
+  t_max = std::max(t_max, s.end);
+  sink.tool_flush(s);
 }
 
 // Kokkos kernels and fences.
@@ -632,7 +652,7 @@ void sort_spans(Timeline& t) {
   auto by_start_all = [&](auto&... spans) { (sort_nearly_sorted(spans, by_start), ...); };
   by_start_all(t.kernels, t.fences, t.sections, t.deep_copies, t.omp_parallels, t.omp_implicit_tasks, t.omp_works,
                t.omp_syncs, t.omp_tasks, t.omp_mutexes, t.omp_targets, t.omp_data_ops, t.omp_submits, t.omp_device_ops,
-               t.mpi_calls);
+               t.mpi_calls, t.tool_flushes);
   // Instants, memory events, creates and loads come in time order already.
 }
 

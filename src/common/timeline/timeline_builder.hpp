@@ -71,6 +71,7 @@ class TimelineCollector : public SpanSink {
   void kernel(const KernelSpan& s) override { t_.kernels.push_back(s); }
   void fence(const FenceSpan& s) override { t_.fences.push_back(s); }
   void mpi(const MpiSpan& s) override { t_.mpi_calls.push_back(s); }
+  void tool_flush(const ToolFlushSpan& s) override { t_.tool_flushes.push_back(s); }
   void region(const RegionSpan& s) override { t_.regions.push_back(s); }
   void section(const SectionSpan& s) override { t_.sections.push_back(s); }
   void deep_copy(const DeepCopySpan& s) override { t_.deep_copies.push_back(s); }

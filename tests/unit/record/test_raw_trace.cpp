@@ -173,7 +173,7 @@ int fds_on(const std::string& path) {
 
 TEST_CASE("raw trace: the writer recycles a thread's 4 slots; every record reaches the file once, in order") {
   RawReset reset;
-  kob::recorder::set_writer_wait_for_test(2000);  // a loaded machine must not turn into drops here
+  kob::recorder::set_self_flush_for_test(false);  // chunks of the writer alone, whatever the load
   const std::string path = tmp_path("ring.kob");
   REQUIRE(kob::raw::open(path));
   CHECK(kob::raw::path() == path);
@@ -245,7 +245,7 @@ long resident_kib(const void* addr) {
 
 TEST_CASE("raw trace: once complete, the rings' pages are let go and their content stays") {
   RawReset reset;
-  kob::recorder::set_writer_wait_for_test(2000);
+  kob::recorder::set_self_flush_for_test(false);
   const std::string path = tmp_path("release.kob");
   REQUIRE(kob::raw::open(path));
   const kob::raw::Slot* pooled = nullptr;  // a ring given back by an ended thread
@@ -345,7 +345,7 @@ TEST_CASE("raw trace: after _exit or SIGKILL every committed record is in the fi
 
 TEST_CASE("raw trace: memory stays the ring whatever the run length; nothing dropped while the writer keeps up") {
   RawReset reset;
-  kob::recorder::set_writer_wait_for_test(2000);
+  kob::recorder::set_self_flush_for_test(false);
   const std::string path = tmp_path("bounded.kob");
   REQUIRE(kob::raw::open(path));
   constexpr std::uint64_t kN = 100 * kSlotRecords;  // 25 times the ring, 12.5 MiB as 64-byte records
@@ -378,7 +378,7 @@ TEST_CASE("raw trace: memory stays the ring whatever the run length; nothing dro
 
 TEST_CASE("raw trace: --max-trace-size drops whole chunks, counted, with exact LOST spans; the run goes on") {
   RawReset reset;
-  kob::recorder::set_writer_wait_for_test(2000);
+  kob::recorder::set_self_flush_for_test(false);
   const std::string path = tmp_path("capped.kob");
   REQUIRE(kob::raw::open(path));
   // Half a ring past what the header and the names interned by earlier tests take.
@@ -418,7 +418,7 @@ TEST_CASE("raw trace: a file size limit (EFBIG) drops chunks with LOST entries; 
   REQUIRE(child >= 0);
   if (child == 0) {
     signal(SIGXFSZ, SIG_IGN);  // as a program that expects such failures does
-    kob::recorder::set_writer_wait_for_test(2000);
+    kob::recorder::set_self_flush_for_test(false);
     if (!kob::raw::open(path)) _exit(3);
     // Room for the first chunk (about 4 bytes a record) and a few META entries, not a second chunk.
     const rlim_t limit = kob::raw::stats().bytes + kSlotRecords * 5 + 1000;
@@ -492,7 +492,7 @@ TEST_CASE("raw trace: a fork child never writes its parent's file; it makes its 
 
 TEST_CASE("raw trace: 1000 threads one after another under the default cap: every record in the file, none dropped, slots reused") {
   RawReset reset;
-  kob::recorder::set_writer_wait_for_test(2000);
+  kob::recorder::set_self_flush_for_test(false);
   constexpr std::uint64_t kLimit = 64ull << 20;  // --memory-limit=64: rings for 128 threads
   kob::recorder::set_memory_limit(kLimit);
   const std::string path = tmp_path("many-threads.kob");
@@ -540,7 +540,7 @@ TEST_CASE("raw trace: 1000 threads one after another under the default cap: ever
 
 TEST_CASE("raw trace: a cap of one ring serves 200 threads in turn, whether or not the writer has caught up") {
   RawReset reset;
-  kob::recorder::set_writer_wait_for_test(2000);
+  kob::recorder::set_self_flush_for_test(false);
   const std::uint64_t limit = kob::recorder::kDefaultRing * kSlotBytes;
   kob::recorder::set_memory_limit(limit);
   const std::string path = tmp_path("one-ring.kob");

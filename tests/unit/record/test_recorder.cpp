@@ -9,6 +9,9 @@
 
 #include "common/record/raw_trace.hpp"
 #include "common/record/raw_writer.hpp"
+#include "common/record/record_fields.hpp"
+#include "common/timeline/raw_reader.hpp"
+#include "common/analysis/summary.hpp"
 #include "helpers.hpp"
 
 using kob::Record;
@@ -41,7 +44,7 @@ TEST_CASE("recorder: 8 threads x 10000 records through the raw trace, each read 
   const std::string path = kob_test::temp_path("recorder-8.kob");
   const kob_test::RemoveAtEnd remove_file{path};
   RawReset reset;
-  kob::recorder::set_writer_wait_for_test(2000);
+  kob::recorder::set_self_flush_for_test(false);
   REQUIRE(kob::raw::open(path));
   constexpr int kThreads = 8;
   constexpr std::uint64_t kPerThread = 10'000;
@@ -224,4 +227,48 @@ TEST_CASE("recorder: a record stays open to completion in place only while it is
   CHECK_FALSE(old_still_last);  // the same address, but another chunk: not the record it was
   CHECK(new_still_last);
   REQUIRE(kob::raw::finish());
+}
+
+TEST_CASE("recorder: a thread whose next slot the writer has not copied copies its own slots: nothing dropped, each flush a span") {
+  const std::string path = kob_test::temp_path("recorder-flush.kob");
+  const kob_test::RemoveAtEnd remove_file{path};
+  RawReset reset;
+  REQUIRE(kob::raw::open(path));
+  constexpr std::uint32_t kRing = 2;
+  kob::recorder::set_ring_slots(kRing);
+  kob::raw::writer::pause_for_test(true);  // the writer gets no core: it copies nothing
+  constexpr std::uint64_t kN = 7 * kSlotRecords + 5;
+  ThreadBuffer* b = nullptr;
+  std::thread([&] {
+    b = &kob::this_thread();
+    emit_seq(5, kN);
+  }).join();
+  kob::raw::writer::pause_for_test(false);
+  // The first ring fills without a copy; from then on the thread copies the whole ring each time
+  // it comes round, and the flush's own record takes one place in the slot it then fills.
+  const std::uint64_t later = kN - kRing * kSlotRecords;
+  const std::uint64_t flushes = (later + kRing * kSlotRecords - 2) / (kRing * kSlotRecords - 1);
+  CHECK(flushes == 3);
+  CHECK(b->dropped() == 0);
+  CHECK(b->flushes() == flushes);
+  REQUIRE(kob::raw::finish());
+  kob::raw::Reader r;
+  std::string error;
+  REQUIRE(r.open(path, error));
+  std::vector<Record> own, flush;
+  for (const Record& x : kob_test::raw_records(r, b->index)) (x.type == kob::Ev::ToolFlush ? flush : own).push_back(x);
+  check_seq(own, 5, kN);  // every event, in order
+  REQUIRE(flush.size() == flushes);
+  for (const Record& f : flush) CHECK(kob::fields::ToolFlush::records.get(f) == kRing * kSlotRecords);
+  // On the timeline: a span per flush on the thread's track, counted per thread in the summary.
+  const kob::Timeline t = kob::build_timeline(r.threads(), -1, r.complete());
+  CHECK(t.tool_flushes.size() == flushes);
+  REQUIRE(t.tracks.size() == 1);
+  CHECK(t.tracks[0].tool_flushes == flushes);
+  const kob::Summary s = kob::summarize(t);
+  CHECK(s.tool.flushes == flushes);
+  REQUIRE(s.tool.threads.size() == 1);
+  CHECK(s.tool.threads[0].flushes == flushes);
+  CHECK(s.tool.flush_ns == t.tracks[0].tool_flush_ns);
+  CHECK(s.dropped == 0);
 }
