@@ -22,6 +22,7 @@ Each run is checked:
   Kokkos events were recorded.
 The last line: runs, hangs, wrong ends, fd leaks, bad outputs, lost kernels; exit status 1 if any.
   benchmarks/soak.py --builddir build --runs 1000
+  benchmarks/soak.py --builddir build --seed S --replay K --runs 1000   (run K of seed S's set, 1000 times)
 """
 import argparse
 import concurrent.futures
@@ -50,6 +51,8 @@ ap.add_argument("--seed", type=int, default=None)
 ap.add_argument("--jobs", type=int, default=2)
 ap.add_argument("--timeout", type=float, default=60.0, help="seconds a run may take before it counts as a hang")
 ap.add_argument("--keep", action="store_true", help="keep every run's files, not only a failed run's")
+ap.add_argument("--replay", type=int, default=None, metavar="K",
+                help="run K of the seed's set, --runs times over (a schedule seen to fail once)")
 args = ap.parse_args()
 b = os.path.abspath(args.builddir)
 LIB = os.path.abspath(args.lib or os.path.join(b, "src", "libkokkos_ompt_bridge.so"))
@@ -267,7 +270,14 @@ def describe(c):
             f"after {c['after_lines']} lines +{c['delay_ms']:.1f} ms")
 
 
-configs = [draw(i) for i in range(args.runs)]
+if args.replay is None:
+    configs = [draw(i) for i in range(args.runs)]
+else:
+    for i in range(args.replay):
+        draw(i)
+    one = draw(args.replay)
+    configs = [dict(one, index=i) for i in range(args.runs)]
+    print(f"replaying {describe(one)}", flush=True)
 started = time.monotonic()
 totals, failed = Counter(), []
 with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:

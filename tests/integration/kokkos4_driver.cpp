@@ -9,6 +9,8 @@
 //   --kokkos-tools-help   print the tool's help the way Kokkos 4.x does, then finalize and exit
 //   --kernels=N           N kernels "flood_kernel" on the main thread (default 5)
 //   --worker-kernels=M    first, M kernels "worker_kernel" on a second thread (default 0)
+//   --unique-names        each flood kernel has a name of its own ("flood_kernel N": every launch
+//                         interns a new name), and "ready" is printed once the tool has its args
 #include <dlfcn.h>
 
 #include <cstdint>
@@ -47,7 +49,7 @@ int main(int argc, char** argv) {
   if (argc < 2) return 2;
   void* h = dlopen(argv[1], RTLD_NOW);
   if (!h) return 2;
-  bool help = false;
+  bool help = false, unique_names = false;
   int kernels = 5, worker_kernels = 0;
   std::vector<char*> tool_args{argv[1]};  // Kokkos 4.x passes the library name first
   for (int i = 2; i < argc; ++i) {
@@ -57,6 +59,8 @@ int main(int argc, char** argv) {
       help = true;
     } else if (std::strncmp(argv[i], "--kernels=", 10) == 0) {
       kernels = std::atoi(argv[i] + 10);
+    } else if (std::strcmp(argv[i], "--unique-names") == 0) {
+      unique_names = true;
     } else if (std::strncmp(argv[i], "--worker-kernels=", 17) == 0) {
       worker_kernels = std::atoi(argv[i] + 17);
     }
@@ -85,6 +89,10 @@ int main(int argc, char** argv) {
     std::exit(EXIT_SUCCESS);
   }
   parse(static_cast<int>(tool_args.size()), tool_args.data());
+  if (unique_names) {
+    std::printf("ready\n");
+    std::fflush(stdout);
+  }
 
   int global_fences = 0, fences_at_end = 0;
   auto kernel = [&](const char* name) {
@@ -102,7 +110,11 @@ int main(int argc, char** argv) {
     });
     worker.join();
   }
-  for (int i = 0; i < kernels; ++i) kernel("flood_kernel");
+  char name[64];
+  for (int i = 0; i < kernels; ++i) {
+    if (unique_names) std::snprintf(name, sizeof name, "flood_kernel %d", i);
+    kernel(unique_names ? name : "flood_kernel");
+  }
   fin();
   std::printf("kernels %d fences_at_kernel_end %d global_fencing %d\n", kernels + worker_kernels, fences_at_end,
               s.requires_global_fencing ? 1 : 0);
