@@ -153,8 +153,8 @@ def check_merge(label, wd, expect_alignment):
         rtt = {}
         if expect_alignment == "mpi" and r != 0:
             with open(prefixes[r] + ".summary.json") as f:
-                mpi = kc.json_load(f)["otherData"].get("mpi", {})
-            rtt = {"start": mpi.get("clock_start", {}).get("rtt_ns", 0), "end": mpi.get("clock_end", {}).get("rtt_ns", 0)}
+                mpi = kc.json_load(f)["otherData"]["mpi"]
+            rtt = {"start": mpi["clock_start"]["rtt_ns"], "end": mpi["clock_end"]["rtt_ns"]}
         for which, o in (("start", o_start), ("end", o_end)):
             bound = max(TOLERANCE_NS, rtt.get(which, 0) // 2 + 1)
             kc.check(abs(o - want) <= bound, f"{label}: rank {r}'s clock offset at {which} {o} ns is {want} ns within {bound} ns")
