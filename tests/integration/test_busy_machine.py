@@ -7,13 +7,15 @@ CPU-bound loop per core, for the whole test):
   dropped_events == 0 (read from the key that exists);
 - many_tiny_kernels runs 300,000 kernels on 2 threads with the writer thread also put in the
   idle class by hand (chrt --idle, as a job whose cores are all taken leaves it): every kernel is in
-  the summary, nothing dropped, and tool.flushes is the sum of its per-thread counts. (That each
+  the summary, nothing dropped, tool.flushes is the sum of its per-thread counts, and the SQL
+  database has a tool_flushes row for each. (That each
   flush is a "tool: flush" span is checked exactly in the unit tests, with a writer that copies
   nothing.)
 Before the threads copied their own slots (they waited 50 ms for the writer, then dropped), the
 second case (at 2,000,000 kernels) lost 111,155 and 174,697 events in two runs here."""
 import argparse
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -75,7 +77,7 @@ try:
 
     prefix = os.path.join(wd, "tiny")
     env = kc.program_env({**BASE, "KOKKOS_PROFILE_LIBRARY": lib, "OMP_TOOL_LIBRARIES": lib,
-                          "KOB_ARGS": f"--output={prefix} --quiet --format=json"}, unset=TOOL_VARS)
+                          "KOB_ARGS": f"--output={prefix} --quiet --format=json,sqlite"}, unset=TOOL_VARS)
     p = subprocess.Popen([tiny, str(TINY)], env=env, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     starved = starve_writer(p)
     out, err = p.communicate(timeout=1500)
@@ -85,8 +87,11 @@ try:
     calls = {k["name"]: k["calls"] for k in s["kernels"]}
     kc.expect_eq(calls["tiny"], TINY, f"{TINY} kernels: every one in the summary")
     kc.expect_eq(s["dropped_events"], 0, "many_tiny_kernels: nothing dropped")
-    per_thread = {t["os_tid"]: t["flushes"] for t in s["tool"]["threads"]}
+    per_thread = {t["track"]: t["flushes"] for t in s["tool"]["threads"]}
     kc.expect_eq(sum(per_thread.values()), s["tool"]["flushes"], "tool.flushes is the sum over the threads")
+    db = sqlite3.connect(prefix + ".sqlite")
+    rows = dict(db.execute("SELECT track, COUNT(*) FROM tool_flushes GROUP BY track"))
+    kc.expect_eq(rows, per_thread, "the database's tool_flushes rows per track = summary.json's flushes per thread")
     print(f"many_tiny_kernels: {s['tool']['flushes']} tool flushes on {len(per_thread)} threads, "
           f"{s['tool']['flush_ns'] / 1e6:.1f} ms")
 finally:

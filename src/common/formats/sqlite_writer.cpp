@@ -93,6 +93,8 @@ CREATE TABLE omp_device_ops(rank INTEGER, host_op_id INTEGER, target_id INTEGER,
 CREATE TABLE mpi_calls(rank INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER, call TEXT,
   bytes INTEGER, peer INTEGER, cut INTEGER,
   FOREIGN KEY(rank, track) REFERENCES threads(rank, track));
+CREATE TABLE tool_flushes(rank INTEGER, track INTEGER, start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER, records INTEGER,
+  FOREIGN KEY(rank, track) REFERENCES threads(rank, track));
 CREATE TABLE kokkos_events(rank INTEGER, track INTEGER, time_ns INTEGER, kind TEXT, name TEXT, modify INTEGER,
   on_device INTEGER, ptr INTEGER,
   FOREIGN KEY(rank, track) REFERENCES threads(rank, track));
@@ -144,7 +146,7 @@ CREATE INDEX mpi_calls_by_start ON mpi_calls(start_ns);
 // The tables rows are streamed into, in the order of Impl::stmts.
 enum TableId {
   kKernels, kRegions, kFences, kSections, kDeepCopies, kMemory, kParallel, kImplicit, kWork, kSync, kTaskCreates,
-  kTasks, kMutex, kTarget, kDataOps, kSubmits, kDeviceOps, kMpi, kKokkosEvents, kOmpInstants, kThreads, kSources, kRuns,
+  kTasks, kMutex, kTarget, kDataOps, kSubmits, kDeviceOps, kMpi, kToolFlushes, kKokkosEvents, kOmpInstants, kThreads, kSources, kRuns,
   kFindings, kTableCount
 };
 constexpr const char* kInserts[kTableCount] = {
@@ -166,6 +168,7 @@ constexpr const char* kInserts[kTableCount] = {
     "INSERT INTO omp_submits VALUES(?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO omp_device_ops VALUES(?,?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO mpi_calls VALUES(?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO tool_flushes VALUES(?,?,?,?,?,?)",
     "INSERT INTO kokkos_events VALUES(?,?,?,?,?,?,?,?)",
     "INSERT INTO omp_instants VALUES(?,?,?,?,?,?,?,?,?,?)",
     "INSERT INTO threads VALUES(?,?,?,?,?,?,?,?)",
@@ -461,6 +464,11 @@ void DatabaseSink::omp_instant(const OmpInstant& e) {
 void DatabaseSink::mpi(const MpiSpan& s) {
   Impl& m = *impl_;
   m.insert(kMpi, {s.track, m.t(s.start), m.t(s.end), s.dur(), kob_mpi_call_name(s.call), s.bytes, s.peer, s.cut});
+}
+
+void DatabaseSink::tool_flush(const ToolFlushSpan& s) {
+  Impl& m = *impl_;
+  m.insert(kToolFlushes, {s.track, m.t(s.start), m.t(s.end), s.dur(), s.records});
 }
 
 void DatabaseSink::finish(const Timeline& rest) { impl_->tracks = rest.tracks; }

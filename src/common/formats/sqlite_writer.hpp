@@ -73,6 +73,7 @@ class DatabaseSink : public SpanSink {
   void omp_submit(const OmpSubmitSpan& s) override;
   void omp_device_op(const OmpDeviceOp& s) override;
   void mpi(const MpiSpan& s) override;
+  void tool_flush(const ToolFlushSpan& s) override;
   void instant(const InstantEvent& e) override;
   void dual_view(const DualViewEvent& e) override;
   void omp_instant(const OmpInstant& e) override;
