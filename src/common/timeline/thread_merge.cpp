@@ -52,8 +52,10 @@ struct ThreadTimes {
   }
   std::uint64_t at(const Record& r) {
     const std::uint64_t t = line.to_ns(r.tick);
-    // A device record's tick is when the runtime delivered it, not a time on this thread's line.
-    if (r.type == Ev::OmpDeviceRecord) return t;
+    // A device record's tick is when the runtime delivered it, not a time on this thread's line. A
+    // flush record comes before the event whose hook made it, whose time may have been taken first:
+    // its time moves no later record.
+    if (r.type == Ev::OmpDeviceRecord || r.type == Ev::ToolFlush) return t;
     const bool later = any && t <= last_ns;  // made after, at the same time or (another core's TSC) earlier
     std::uint64_t ns = t;
     nudged = later && (nudged || begins_inner_span(r.type));
