@@ -49,8 +49,9 @@ def tool_env(lib, args):
             "OMP_TOOL_LIBRARIES": str(lib), "KOB_ARGS": args}
 
 
-def callgrind(cmd, env, out_prefix, separate_threads=False):
-    """Runs cmd under callgrind; returns {thread file: total Ir}."""
+def callgrind(cmd, env, out_prefix, separate_threads=False, program_output=None):
+    """Runs cmd under callgrind; returns {thread file: total Ir}. program_output (a list), when
+    given, receives what cmd printed on stdout."""
     for f in glob.glob(out_prefix + "*"):
         os.unlink(f)
     vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_prefix}.%p",
@@ -58,6 +59,8 @@ def callgrind(cmd, env, out_prefix, separate_threads=False):
     p = subprocess.run(vg + cmd, env=env, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"pipeline_cost: {' '.join(cmd)} exited {p.returncode}: {p.stderr[-3000:]}")
+    if program_output is not None:
+        program_output.append(p.stdout)
     totals = {}
     for f in glob.glob(out_prefix + "*"):
         with open(f, errors="replace") as fh:
@@ -190,8 +193,9 @@ def writer_rows(a, out):
     if p.returncode != 0:
         sys.exit(f"pipeline_cost: {prog} {n} exited {p.returncode}: {p.stderr[-3000:]}")
     cost = str(a.builddir / "benchmarks" / "codec_cost")
-    totals = callgrind([cost, native + ".kob"], base_env(), f"{out}/cg-codec")
-    coded = subprocess.run([cost, native + ".kob"], capture_output=True, text=True, check=True).stdout.split()
+    printed = []
+    totals = callgrind([cost, native + ".kob"], base_env(), f"{out}/cg-codec", program_output=printed)
+    coded = printed[0].split()
     nrec = int(coded[coded.index("records") + 1])
     nbytes = int(coded[coded.index("bytes") + 1])
     encode = sum(inclusive_ir(f, "kob::codec::encode(") for f in totals)
