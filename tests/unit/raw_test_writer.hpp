@@ -29,7 +29,7 @@ class RawTraceWriter {
   explicit RawTraceWriter(const Start& s = Start()) {
     buf_.assign(4096, 0);
     std::memcpy(buf_.data(), "KOBRAW\0\0", 8);
-    put32(8, 3);  // format version
+    put32(8, 4);  // format version
     put32(12, 4096);
     put32(16, 64);
     put32(20, 0x01020304);

@@ -11,7 +11,7 @@
 namespace kob::raw {
 
 inline constexpr char kFileMagic[8] = {'K', 'O', 'B', 'R', 'A', 'W', 0, 0};
-inline constexpr std::uint32_t kFormatVersion = 3;
+inline constexpr std::uint32_t kFormatVersion = 4;
 inline constexpr std::uint32_t kFileHeaderBytes = 4096;
 inline constexpr std::uint32_t kByteOrderCheck = 0x01020304;
 inline constexpr std::uint32_t kBlockMagic = 0x4B4C424B;  // "KBLK"

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <utility>
 
 #include "common/support/hot_path.hpp"
@@ -40,6 +41,8 @@ KOB_HOT_INLINE std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
   return p;
 }
 
+KOB_HOT_INLINE void store_u64(std::uint8_t* p, std::uint64_t v) { std::memcpy(p, &v, sizeof v); }  // little-endian
+
 template <unsigned I>
 KOB_HOT_INLINE std::uint64_t field(const Record& r) {
   if constexpr (I == 0) return r.sub;
@@ -62,7 +65,14 @@ template <unsigned T, unsigned I>
 KOB_HOT_INLINE void code_field(const Record& r, LastFields& last, std::uint8_t*& p, unsigned& m) {
   constexpr unsigned kFields = fields::kCarried[T];
   constexpr Lane kLane = kLaneOf[T];
-  if constexpr ((kFields >> I) & 1) {
+  if constexpr (((kFields >> I) & 1) && ((kValueFields[T] >> I) & 1)) {
+    // A time step (a folded sync record's): coded as it is, present when not 0.
+    const std::uint64_t v = field<I>(r);
+    if (v != 0) {
+      m |= 1u << I;
+      p = put_varint(p, v);
+    }
+  } else if constexpr ((kFields >> I) & 1) {
     std::uint64_t* prev;
     if constexpr (kLane.lane != 0 && I == 2) prev = &last.lane[kLane.lane][0];
     else if constexpr (kLane.lane != 0 && kLane.fields == 2 && I == 3) prev = &last.lane[kLane.lane][1];
@@ -86,8 +96,7 @@ KOB_HOT_INLINE void code_field(const Record& r, LastFields& last, std::uint8_t*&
 
 // One record of type T: straight-line code per type, each field it carries compared once.
 template <unsigned T>
-KOB_HOT_INLINE std::uint8_t* encode_one(const Record& r, LastFields& last, std::uint8_t* p) {
-  std::uint8_t* mask = p++;
+KOB_HOT_INLINE std::uint8_t* encode_one(const Record& r, LastFields& last, std::uint8_t* mask, std::uint8_t* p) {
   unsigned m = 0;
   code_field<T, 0>(r, last, p, m);
   code_field<T, 1>(r, last, p, m);
@@ -102,7 +111,7 @@ KOB_HOT_INLINE std::uint8_t* encode_one(const Record& r, LastFields& last, std::
 }
 
 // Every type's coder, for the types the loop does not inline.
-using EncodeOne = std::uint8_t* (*)(const Record&, LastFields&, std::uint8_t*);
+using EncodeOne = std::uint8_t* (*)(const Record&, LastFields&, std::uint8_t*, std::uint8_t*);
 template <unsigned... T>
 constexpr std::array<EncodeOne, kTypes> make_encoders(std::integer_sequence<unsigned, T...>) {
   return {&encode_one<T>...};
@@ -115,15 +124,18 @@ constexpr std::array<EncodeOne, kTypes> kEncoders = make_encoders(std::make_inte
 // these: inlining all 108 types made the coder 160 KB.
 template <Ev... E>
 struct Inlined {};
-using HotTypes = Inlined<Ev::KernelBegin, Ev::KernelEnd, Ev::FenceBegin, Ev::FenceEnd, Ev::OmpParallelBegin,
+// None: never coded, but a case 0 makes the jump table start at 0 (no subtraction per record).
+using HotTypes = Inlined<Ev::None, Ev::KernelBegin, Ev::KernelEnd, Ev::FenceBegin, Ev::FenceEnd, Ev::OmpParallelBegin,
                          Ev::OmpParallelEnd, Ev::OmpImplicitTaskBegin, Ev::OmpImplicitTaskEnd, Ev::OmpWorkBegin,
                          Ev::OmpWorkEnd, Ev::OmpMaskedBegin, Ev::OmpMaskedEnd, Ev::OmpDispatch, Ev::OmpSyncBegin,
                          Ev::OmpSyncEnd, Ev::OmpSyncWaitBegin, Ev::OmpSyncWaitEnd>;
 template <Ev... E>
-KOB_HOT_INLINE std::uint8_t* encode_any(unsigned type, const Record& r, LastFields& last, std::uint8_t* p, Inlined<E...>) {
+KOB_HOT_INLINE std::uint8_t* encode_any(unsigned type, const Record& r, LastFields& last, std::uint8_t* mask, std::uint8_t* p,
+                                        Inlined<E...>) {
   std::uint8_t* out = nullptr;
-  const bool inlined = ((type == static_cast<unsigned>(E) && (out = encode_one<static_cast<unsigned>(E)>(r, last, p))) || ...);
-  return inlined ? out : kEncoders[type & (kTypes - 1)](r, last, p);
+  const bool inlined =
+      ((type == static_cast<unsigned>(E) && (out = encode_one<static_cast<unsigned>(E)>(r, last, mask, p))) || ...);
+  return inlined ? out : kEncoders[type & (kTypes - 1)](r, last, mask, p);
 }
 
 }  // namespace
@@ -139,10 +151,19 @@ std::size_t encode(const Record* recs, std::size_t n, std::uint64_t base_tick, s
   std::uint64_t tick = base_tick;
   for (const Record* r = recs; r != recs + n; ++r) {
     const auto type = static_cast<std::uint8_t>(r->type);  // record.hpp keeps every Ev below kTypes
-    *p++ = type;
-    p = put_varint(p, zigzag(r->tick - tick));
+    // Type, mask (stored by the coder below) and a 3-byte step in one 8-byte store; the fields
+    // overwrite its last three bytes. Room: kMaxRecordBytes a record, a record takes at least 5.
+    const std::uint64_t step = r->tick - tick;
     tick = r->tick;
-    p = encode_any(type, *r, last, p, HotTypes{});
+    std::uint8_t* head = p;
+    if (KOB_LIKELY(step < kStepEscape)) {
+      store_u64(head, type | step << 16);
+      p += kHeadBytes;
+    } else {
+      store_u64(head, type | std::uint64_t{kStepEscape} << 16);
+      p = put_varint(p + kHeadBytes, zigzag(step));
+    }
+    p = encode_any(type, *r, last, head + 1, p, HotTypes{});
   }
   return static_cast<std::size_t>(p - out);
 }

@@ -1,5 +1,5 @@
-// The compact on-disk form of a chunk of records (docs/raw-format.md, COMPACT blocks): one type
-// byte, a delta tick and only the fields that changed since the previous record of the same type
+// The compact on-disk form of a chunk of records (docs/raw-format.md, COMPACT blocks): a 5-byte
+// head (type, mask, tick step) and only the fields that changed since the previous record of the same type
 // (the ids that OpenMP events of one parallel region share, and a kernel's or fence's id, since
 // the previous record of their lane). Used off the hot path only: by the writer thread (encode)
 // and by readers (decode).
@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "common/record/record.hpp"
 #include "common/record/record_fields.hpp"
@@ -15,8 +16,14 @@
 
 namespace kob::codec {
 
-// The most bytes one record can take: type, tick (10), mask, 8 fields of 10.
-constexpr std::size_t kMaxRecordBytes = 1 + 10 + 1 + 8 * 10;
+// A record's head: type, mask, the tick's step (3 bytes, little-endian). A step that does not fit
+// (at least kStepEscape ticks, or negative) is kStepEscape and a varint zigzag step follows.
+constexpr std::size_t kHeadBytes = 5;
+constexpr std::uint32_t kStepEscape = 0xffffff;
+
+// The most bytes one record can take: the head, the escaped step (10), 8 fields of 10.
+constexpr std::size_t kMaxRecordBytes = kHeadBytes + 10 + 8 * 10;
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the head is stored and read as one little-endian word");
 
 // Record types fit in the type byte (Ev values below 128).
 constexpr std::size_t kTypes = 128;
@@ -74,6 +81,17 @@ static_assert(static_cast<int>(Ev::KernelBegin) == 1 && static_cast<int>(Ev::Fen
 static_assert(static_cast<int>(Ev::OmpParallelBegin) == 66 && static_cast<int>(Ev::OmpSyncBegin) == 75 &&
               static_cast<int>(Ev::OmpSyncEnd) == 76 && static_cast<int>(Ev::OmpSyncWaitEnd) == 78);
 
+// Fields coded as values, not as deltas from the previous record's (bit i = Slot i): the time
+// steps a folded sync record carries (record_fold.hpp), present when not 0. They are times, not
+// ids, so a delta from the last record's is no smaller; coded as they are, an absent one is 0.
+constexpr std::array<std::uint8_t, kTypes> make_value_fields() {
+  std::array<std::uint8_t, kTypes> t{};
+  for (Ev e : {Ev::OmpSyncBegin, Ev::OmpSyncEnd, Ev::OmpSyncWaitBegin, Ev::OmpSyncWaitEnd})
+    t[static_cast<unsigned>(e)] = (1u << 5) | (1u << 6) | (1u << 7);  // u[3], u[4], u[5]
+  return t;
+}
+inline constexpr std::array<std::uint8_t, kTypes> kValueFields = make_value_fields();
+
 // The coder codes only the fields each record type carries (fields::kCarried, bit i = Slot i, the
 // mask-bit order): the others are zero in every record the writer thread codes (slots are zeroed
 // before reuse). The decoder needs no table: a record's mask byte says which fields follow.
@@ -129,15 +147,36 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
   std::uint64_t tick = base_tick;
   std::size_t done = 0;
   while (done < records && p < end) {
-    const std::uint8_t type = *p++;
+    std::uint8_t type;
+    unsigned mask;
+    std::uint64_t step, z;
+    if (p < safe_end) {
+      std::uint64_t head;
+      std::memcpy(&head, p, sizeof head);
+      type = static_cast<std::uint8_t>(head);
+      mask = static_cast<std::uint8_t>(head >> 8);
+      step = (head >> 16) & kStepEscape;
+      p += kHeadBytes;
+    } else {
+      if (end - p < static_cast<std::ptrdiff_t>(kHeadBytes)) break;
+      type = p[0];
+      mask = p[1];
+      step = p[2] | std::uint64_t{p[3]} << 8 | std::uint64_t{p[4]} << 16;
+      p += kHeadBytes;
+    }
     if (type == 0 || type >= kTypes) break;
     last.enter(type);
     std::uint64_t* l = last.v[type];
-    std::uint64_t z;
+    const unsigned values = kValueFields[type];
+    if (values != 0) {  // absent: 0
+      for (unsigned v = values; v; v &= v - 1) l[__builtin_ctz(v)] = 0;
+    }
     if (p < safe_end) {
-      if ((p = get_varint_unchecked(p, z)) == nullptr) break;
-      tick += unzigzag(z);
-      unsigned mask = *p++;
+      if (step == kStepEscape) {
+        if ((p = get_varint_unchecked(p, z)) == nullptr) break;
+        step = unzigzag(z);
+      }
+      tick += step;
       bool ok = true;
       while (mask) {  // only the fields that changed
         const unsigned i = static_cast<unsigned>(__builtin_ctz(mask));
@@ -146,14 +185,15 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
           ok = false;
           break;
         }
-        l[i] += unzigzag(z);
+        l[i] = (values >> i) & 1 ? z : l[i] + unzigzag(z);
       }
       if (!ok) break;
     } else {
-      if ((p = get_varint(p, end, z)) == nullptr) break;
-      tick += unzigzag(z);
-      if (p >= end) break;
-      const std::uint8_t mask = *p++;
+      if (step == kStepEscape) {
+        if ((p = get_varint(p, end, z)) == nullptr) break;
+        step = unzigzag(z);
+      }
+      tick += step;
       bool ok = true;
       for (unsigned i = 0; i < 8; ++i) {
         if (mask & (1u << i)) {
@@ -161,7 +201,7 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
             ok = false;
             break;
           }
-          l[i] += unzigzag(z);
+          l[i] = (values >> i) & 1 ? z : l[i] + unzigzag(z);
         }
       }
       if (!ok) break;

@@ -28,7 +28,7 @@ T get(const std::uint8_t* p) {
 }
 
 // The layout (docs/raw-format.md); private to the reader, which follows the document alone.
-constexpr std::uint32_t kFormatVersion = 3;
+constexpr std::uint32_t kFormatVersion = 4;
 constexpr std::uint32_t kHeaderSize = 4096;
 constexpr std::uint32_t kBlockMagic = 0x4B4C424B;  // "KBLK"
 constexpr std::size_t kBlockHeaderSize = 48;
@@ -36,9 +36,9 @@ constexpr std::size_t kRingRecordsOffset = 64;  // within a slot: block header, 
 // The ring slot sizes writers use (32 KiB; 128 KiB before issue 18): a slot cut short by the end
 // of the file is read up to there only when its header gives one of them.
 constexpr std::uint32_t kRingPayloads[] = {32768 - kBlockHeaderSize, 131072 - kBlockHeaderSize};
-// The fewest bytes a COMPACT record takes (type, a one-byte tick delta, the field mask): a block
+// The fewest bytes a COMPACT record takes (its head: type, mask, a 3-byte tick step): a block
 // cannot hold more records than its payload has room for at this size.
-constexpr std::uint32_t kMinCompactRecordBytes = 3;
+constexpr std::uint32_t kMinCompactRecordBytes = 5;
 // NAME ids are handed out one after the other, so a file with N NAME entries names ids up to about
 // N; an id far beyond is damage, and taking it would make the name table allocate up to it.
 constexpr std::uint64_t kNameIdSlack = 65536;

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <array>
 #include <random>
 #include <vector>
 
@@ -85,7 +86,45 @@ TEST_CASE("codec: random records round-trip; a repeating kernel loop takes a few
   const auto back = round_trip(loop, loop[0].tick, &bytes);
   REQUIRE(back.size() == loop.size());
   CHECK(same(back.back(), loop.back()));
-  CHECK(bytes <= loop.size() * 5);  // type, two tick bytes, mask; the begin: one id byte (the end has it from its lane)
+  // Each record its 5-byte head (type, mask, tick step); the begin one id byte more (the end has
+  // the id from its lane), the first begin its name too.
+  CHECK(bytes == loop.size() / 2 * 11 + 1);
+}
+
+TEST_CASE("codec: a tick step of 2^24 - 1 ticks or more, or negative, is escaped; sync steps are values, absent when 0") {
+  std::vector<Record> in;
+  const std::uint64_t t0 = 1ull << 40;
+  for (std::uint64_t step : {0ull, 1ull, 0xfffffeull, 0xffffffull, 0x1000000ull, 1ull << 50}) {
+    in.push_back(rec(in.empty() ? t0 : in.back().tick + step, Ev::KernelBegin, 0, 3, {in.size() + 1, 0}));
+  }
+  in.push_back(rec(in.back().tick - 1, Ev::KernelEnd, 0, 0, {in.size()}));  // backwards by one
+  in.push_back(rec(t0, Ev::KernelEnd, 0, 0, {in.size()}));
+  // A folded barrier, an unfolded one, one folded up to its wait end, then the three steps again.
+  for (std::array<std::uint64_t, 3> steps : std::vector<std::array<std::uint64_t, 3>>{
+           {21, 81, 11}, {0, 0, 0}, {5, 1ull << 40, 0}, {21, 81, 11}, {1, 1, 1}}) {
+    in.push_back(rec(in.back().tick + 100, Ev::OmpSyncBegin, 1, 0, {9, 4, 0, steps[0], steps[1], steps[2]}));
+    in.push_back(rec(in.back().tick + 100, Ev::OmpSyncEnd, 1, 0, {9, 4, 0, 0, 0, 0}));
+  }
+  std::size_t bytes = 0;
+  const auto out = round_trip(in, t0, &bytes);
+  REQUIRE(out.size() == in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    CAPTURE(i);
+    CHECK(same(in[i], out[i]));
+  }
+  // The same records cut at every length: the complete ones come back, nothing is read past the end.
+  std::vector<std::uint8_t> buf(in.size() * kob::codec::kMaxRecordBytes);
+  REQUIRE(kob::codec::encode(in.data(), in.size(), t0, buf.data()) == bytes);
+  for (std::size_t cut = 0; cut < bytes; ++cut) {
+    std::vector<std::uint8_t> part(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(cut));
+    std::size_t n = 0;
+    const std::size_t done = kob::codec::decode(part.data(), part.size(), in.size(), t0, [&](const Record& r) {
+      CHECK(same(r, in[n]));
+      ++n;
+    });
+    CHECK(done == n);
+    CHECK(n < in.size());
+  }
 }
 
 TEST_CASE("codec: a block cut short decodes its complete records and stops") {

@@ -75,7 +75,7 @@ TEST_CASE("fold: damaged step values unfold without trouble; nothing else is tou
   CHECK(kob::fold::unfold_all(none, 1) == 1);
 }
 
-TEST_CASE("codec: a 2-thread OpenMP-backend kernel's 10 records take at most 5 bytes each (lanes)") {
+TEST_CASE("codec: a 2-thread OpenMP-backend kernel's 10 records take at most 6.5 bytes each (lanes)") {
   // What the hot path records for one kernel (ticks a few hundred apart, as TSC ticks are), the
   // master thread's and the worker's records in two blocks as the writer codes them.
   std::vector<Record> master, worker;
@@ -121,5 +121,7 @@ TEST_CASE("codec: a 2-thread OpenMP-backend kernel's 10 records take at most 5 b
   const std::size_t records = master.size() + worker.size();
   MESSAGE("bytes per record: ", static_cast<double>(bytes) / static_cast<double>(records));
   CHECK(records == 10 * 1000);
-  CHECK(bytes <= records * 5);
+  // The 5-byte heads and about 12 bytes of fields a kernel; without the lanes each OpenMP record
+  // would repeat its region's and kernel's ids (more than 7 bytes a record).
+  CHECK(bytes * 2 <= records * 13);
 }

@@ -73,12 +73,12 @@ TEST_CASE("raw reader: a header that is not ours gives one line naming the file 
   std::swap(other_order[20], other_order[23]);
   std::swap(other_order[21], other_order[22]);
   CHECK(open_fails_with(other_order, "another byte order"));
-  auto v2 = good;  // before code addresses (a sync region's task id moved to `a`)
-  v2[8] = 2;
-  CHECK(open_fails_with(v2, "format version 2; this kob reads version 3"));
-  auto v4 = good;
-  v4[8] = 4;
-  CHECK(open_fails_with(v4, "format version 4; this kob reads version 3"));
+  auto v3 = good;  // before the 5-byte record head and the sync steps coded as values
+  v3[8] = 3;
+  CHECK(open_fails_with(v3, "format version 3; this kob reads version 4"));
+  auto v5 = good;
+  v5[8] = 5;
+  CHECK(open_fails_with(v5, "format version 5; this kob reads version 4"));
   auto rec_size = good;
   rec_size[16] = 32;
   CHECK(open_fails_with(rec_size, "unexpected header or record size"));
