@@ -117,6 +117,10 @@
     facts.push('run time ' + fmtTime(s.run_time_ns));
     facts.push((s.kernels || []).length + ' kernels');
     if (s.dropped_events) facts.push(s.dropped_events + ' events dropped: figures cover part of the run');
+    // The tool's own cost on the program's threads: copies of full ring slots made where the
+    // writer thread had no free core (the 'tool: flush' spans on the timeline).
+    const tool = s.tool || {};
+    if (tool.flushes) facts.push('tool flushes: ' + tool.flushes + ' on ' + (tool.threads || []).length + ' thread(s), ' + fmtTime(tool.flush_ns));
     facts.push('kokkos-ompt-bridge ' + (DATA.tool_version || ''));
     if (o.openmp_runtime) facts.push('OpenMP runtime: ' + o.openmp_runtime);
     $('run-facts').textContent = facts.join(' \u00b7 ');

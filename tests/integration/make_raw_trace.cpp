@@ -4,6 +4,8 @@
 //   make_raw_trace PATH N clean   the run ended cleanly (END); the last chunks in ring slots
 //   make_raw_trace PATH N crash   no END; the last kernel and its parallel region never end
 //   make_raw_trace PATH N lost    clean, and thread 1 lost a stretch of 500 events
+//   make_raw_trace PATH N flushed clean, and thread 1 copied its own full slots: each of its
+//                                 chunks after the first opens with a ToolFlush record (2 us)
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -19,6 +21,7 @@ namespace {
 
 constexpr std::uint64_t kTick0 = 3000, kNs0 = 1000;
 std::uint64_t tick(std::uint64_t ns) { return kTick0 + 3 * (ns - kNs0); }
+std::uint64_t ns_of(std::uint64_t t) { return kNs0 + (t - kTick0) / 3; }
 
 Record rec(std::uint64_t ns, Ev type) {
   Record r{};
@@ -70,10 +73,19 @@ Record implicit_task(std::uint64_t ns, Ev type, std::uint32_t thread_num, std::u
 // Chunks of up to 1000 records as COMPACT blocks; the last one also in its ring slot. A run cut
 // short has that chunk only in the slot. After a clean end the slot holds one more record, added
 // after END (a thread ending at exit), which is not part of the run.
-void chunks(kob_test::RawTraceWriter& w, std::uint32_t thread, const std::vector<Record>& recs, bool crash) {
+void chunks(kob_test::RawTraceWriter& w, std::uint32_t thread, const std::vector<Record>& recs, bool crash,
+            bool flushed = false) {
   std::uint64_t seq = 0;
   for (std::size_t at = 0; at < recs.size(); at += 1000) {
     std::vector<Record> part(recs.begin() + long(at), recs.begin() + long(std::min(recs.size(), at + 1000)));
+    if (flushed && at > 0) {
+      // The flush's time is when the copy began; it ends 1 ns before the chunk's first record
+      // (an implicit task's end: the flush lies inside the task).
+      Record f = rec(ns_of(part.front().tick) - 2001, Ev::ToolFlush);
+      kob::fields::ToolFlush::records.set(f, 1000);
+      kob::fields::ToolFlush::ticks.set(f, 3 * 2000);
+      part.insert(part.begin(), f);
+    }
     ++seq;
     const bool last = at + 1000 >= recs.size();
     if (!last || !crash) w.compact(thread, seq, part);
@@ -91,7 +103,7 @@ int main(int argc, char** argv) {
   const std::string path = argv[1];
   const int n = std::atoi(argv[2]);
   const std::string mode = argv[3];
-  const bool crash = mode == "crash", lost = mode == "lost";
+  const bool crash = mode == "crash", lost = mode == "lost", flushed = mode == "flushed";
 
   kob_test::RawStart start;
   start.pid = 31337;
@@ -135,7 +147,7 @@ int main(int argc, char** argv) {
   }
   if (!crash) t0.push_back(rec(2000 + std::uint64_t(n) * 10000, Ev::RegionPop));
   chunks(w, 0, t0, crash);
-  chunks(w, 1, t1, crash);
+  chunks(w, 1, t1, crash, flushed);
   const std::uint64_t end_ns = 3000 + std::uint64_t(n) * 10000;
   w.calib(tick(end_ns), end_ns);
   if (lost) w.lost(1, 1, tick(5000), tick(7000), 500);

@@ -118,6 +118,25 @@ kc.expect_eq(summary["dropped_events"], 500, "lost events counted")
 kc.expect_eq([(l["track"], l["os_tid"], l["from_ns"], l["to_ns"], l["events"]) for l in summary["coverage"]["lost"]],
              [(1, 9001, 4000, 6000, 500)], "the lost stretch, from the first event")
 
+# A thread that copied its own full slots (no core was free for the writer thread): each copy a
+# 'tool: flush' span inside the implicit task it interrupted, counted per thread in the summary.
+flushed = make("flushed", "flushed", n=1000)
+rc, _, err = convert(flushed, "--to=chrome,summary,json")
+kc.expect_eq(rc, 0, "convert flushed: exit status")
+kc.expect_eq(stderr_lines(err), [f"kob: wrote {flushed[:-4]}.trace.json, {flushed[:-4]}.summary.txt, {flushed[:-4]}.summary.json"],
+             "convert flushed: nothing to warn about")
+trace, summary = kc.load_outputs(flushed[:-4])
+kc.validate_trace(trace)
+kc.expect_eq([(e["name"], e["tid"], round(e["ts"], 3), round(e["dur"], 3), e["args"]["records"]) for e in kc.events(trace, "tool", "X")],
+             [("tool: flush", 9001, 4992.899, 2.0, 1000), ("tool: flush", 9001, 9992.899, 2.0, 1000)],
+             "the two flushes of thread 1, where and how long")
+kc.expect_eq(summary["tool"], {"flushes": 2, "flush_ns": 4000,
+                               "threads": [{"track": 1, "os_tid": 9001, "flushes": 2, "flush_ns": 4000}]},
+             "summary: the flushes per thread")
+kc.expect_eq((summary["dropped_events"], summary["kernels"][0]["calls"]), (0, 1000), "a flush loses nothing")
+with open(flushed[:-4] + ".summary.txt") as f:
+    kc.check("tool flushes: 2 on 1" in f.read(), "summary.txt names the flushes")
+
 # The progress line: on a terminal only (pty), carriage-return updates, cleared at the end.
 pid, fd = pty.fork()
 if pid == 0:

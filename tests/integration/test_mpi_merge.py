@@ -145,6 +145,12 @@ def check_merge(label, wd, expect_alignment):
     runs = ms["runs"]
     kc.expect_eq([r["rank"] for r in runs], list(range(NP)), f"{label}: the runs by rank")
     kc.expect_eq([r["alignment"] for r in runs], ["reference"] + [expect_alignment] * (NP - 1), f"{label}: how each was aligned")
+    # What the tool cost each rank's threads (their own flushes of full slots): as its own summary says.
+    for r, run in enumerate(runs):
+        with open(prefixes[r] + ".summary.json") as f:
+            own = kc.json_load(f)["tool"]
+        kc.expect_eq(run["tool"], {"flushes": own["flushes"], "flush_ns": own["flush_ns"]},
+                     f"{label}: rank {r}'s tool flushes in the merged summary")
     offsets = {r["rank"]: (r["offset_start_ns"], r["offset_end_ns"]) for r in runs}
     for r, (o_start, o_end) in offsets.items():
         want = SHIFT_NS if r == SHIFTED else 0

@@ -21,6 +21,7 @@ ap.add_argument("--lib", required=True)
 ap.add_argument("--kob", required=True)
 ap.add_argument("--findings-program", help="a program with findings (tuning_sample): their boxes are checked")
 ap.add_argument("--openmp-program", help="a plain OpenMP program (openmp_sample): its empty sections are hidden")
+ap.add_argument("--maker", help="make_raw_trace: a run whose thread flushed its own slots, named in the facts line")
 a = ap.parse_args()
 prog, lib, kob = os.path.abspath(a.program), os.path.abspath(a.lib), os.path.abspath(a.kob)
 cp.executable()  # fails with a clear message when chromium is missing
@@ -370,6 +371,28 @@ kc.expect_eq(rc, 1, "kob report of a missing run: exit status 1")
 kc.expect_eq(len(err.strip().splitlines()), 1, "one line for a missing run")
 rc, _, err = kc.run([kob, "report"])
 kc.expect_eq(rc, 2, "kob report without RUN: usage error")
+
+# ---- the tool's own cost: flushes in the facts line ---------------------------------------------
+def facts(u):
+    import html
+    m = re.search(r'<p id="run-facts"[^>]*>(.*?)</p>', cp.dump_dom(u), re.S)
+    return html.unescape(m.group(1)) if m else None
+
+
+shown = facts(url)
+kc.check(shown is not None, "the facts line is on the page")
+if summary["tool"]["flushes"] == 0:
+    kc.check(shown is not None and "tool flushes" not in shown, f"no flushes, none named: {shown!r}")
+else:  # a loaded machine: this run's threads flushed; the page says as much as its summary
+    kc.check(shown is not None and f"tool flushes: {summary['tool']['flushes']} on " in shown, f"its flushes named: {shown!r}")
+if a.maker:
+    flushed = os.path.join(wd, "flushed")
+    rc, _, err = kc.run([a.maker, flushed + ".kob", "1000", "flushed"])
+    kc.expect_eq(rc, 0, f"make_raw_trace flushed ({err.strip()[-300:]})")
+    rc, _, err = kc.run([kob, "report", flushed, "-o", flushed + ".html", "-q"])
+    kc.expect_eq(rc, 0, f"kob report of a run with flushes ({err.strip()[-300:]})")
+    shown = facts("file://" + flushed + ".html")
+    kc.check(shown is not None and "tool flushes: 2 on 1 thread(s), 4.00 \u00b5s" in shown, f"the flushes in the facts line: {shown!r}")
 
 # ---- two runs: one report, a row each ----------------------------------------------------------
 second = record("second", 2)

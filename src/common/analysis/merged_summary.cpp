@@ -125,6 +125,16 @@ std::string merged_summary_text(const MergedSummary& m) {
                     signed_time(r.offset_start_ns), signed_time(r.offset_end_ns), mpi ? time(r.rtt_ns) : "-"});
   }
   out += table(rows);
+  // What the tool cost each run's threads: their own copies of full ring slots (no core was free
+  // for the writer thread), as each run's own summary says it.
+  std::string flushed;
+  for (std::size_t i = 0; i < m.runs.size(); ++i) {
+    const ToolCost& t = m.runs[i].summary.tool;
+    if (t.flushes == 0) continue;
+    flushed += (flushed.empty() ? "" : ", ") + std::string("rank ") + run_id(m.runs[i], i) + " " + std::to_string(t.flushes) +
+               " in " + time(t.flush_ns);
+  }
+  if (!flushed.empty()) out += "tool flushes (threads that copied their own full slots): " + flushed + "\n";
   auto section = [&](const char* title, const std::vector<AcrossRuns>& v, const char* first, bool kind,
                      std::string (*shown)(std::string_view) = &summary_format::name) {
     if (v.empty()) return;
@@ -204,7 +214,8 @@ std::string merged_summary_json(const MergedSummary& m) {
                     {"offset_end_ns", r.offset_end_ns},
                     {"rtt_ns", r.rtt_ns},
                     {"run_time_us", json::us(r.summary.run_time)},
-                    {"dropped_events", r.summary.dropped}});
+                    {"dropped_events", r.summary.dropped},
+                    {"tool", {{"flushes", r.summary.tool.flushes}, {"flush_ns", r.summary.tool.flush_ns}}}});
   json::Doc o = {{"tool", "kokkos-ompt-bridge"}, {"merged", true}, {"runs", runs}};
   o["kernels"] = across_runs_json(m.kernels, "name", true);
   o["regions"] = across_runs_json(m.regions, "path", false);
