@@ -376,7 +376,7 @@ bool map_slots(std::uint32_t thread, std::uint32_t count, Slot** out) {
     s->block.kind = kRing;
     s->block.thread = thread;
     s->block.payload = static_cast<std::uint32_t>(kSlotBytes - sizeof(BlockHeader));
-    out[i] = s;
+    std::atomic_ref<Slot*>(out[i]).store(s, std::memory_order_relaxed);  // read unlocked: ring_slot_unlocked
   }
   f.end = start + bytes;
   f.stats.bytes = f.end;

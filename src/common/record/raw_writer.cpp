@@ -161,7 +161,7 @@ bool has_work(const ThreadBuffer& b) {
   if (b.retired()) return true;
   const std::uint32_t k = b.ring_size();
   for (std::uint32_t i = 0; i < k; ++i) {
-    const Slot* s = b.ring_slot(i);
+    const Slot* s = b.ring_slot_unlocked(i);
     const std::uint32_t st = s->state.load(std::memory_order_acquire);
     if (st == kSlotFull) return true;
     if (st == kSlotFilling && b.filled(*s, s->recs, kSlotRecords) > s->committed.load(std::memory_order_relaxed)) return true;

@@ -143,7 +143,7 @@ bool ThreadBuffer::setup_ring() {
       s->block.kind = raw::kRing;
       s->block.thread = index;
       s->block.payload = static_cast<std::uint32_t>(raw::kSlotBytes - sizeof(raw::BlockHeader));
-      ring_[i] = s;
+      std::atomic_ref<raw::Slot*>(ring_[i]).store(s, std::memory_order_relaxed);  // read unlocked: ring_slot_unlocked
     }
   }
   ring_size_.store(k, std::memory_order_release);
@@ -166,7 +166,7 @@ bool ThreadBuffer::take_pooled_ring(std::uint32_t fresh) {
     s->block.thread = index;
     s->block.seq = 0;
     s->committed.store(0, std::memory_order_relaxed);
-    ring_[i] = s;
+    std::atomic_ref<raw::Slot*>(ring_[i]).store(s, std::memory_order_relaxed);  // read unlocked: ring_slot_unlocked
   }
   file_backed_ = true;
   ring_size_.store(ring.slots, std::memory_order_release);

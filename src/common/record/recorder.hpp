@@ -214,6 +214,11 @@ class ThreadBuffer {
   // ---- the writer's side (raw_writer.cpp) ----
   std::uint32_t ring_size() const { return ring_size_.load(std::memory_order_acquire); }
   raw::Slot* ring_slot(std::uint32_t i) const { return ring_[i]; }
+  // The same without the copy lock (the writer's look for work): a thread's ring may be pooled
+  // and set up again meanwhile, so the slot pointers are written and read atomically.
+  raw::Slot* ring_slot_unlocked(std::uint32_t i) const {
+    return std::atomic_ref<raw::Slot*>(const_cast<raw::Slot*&>(ring_[i])).load(std::memory_order_relaxed);
+  }
   bool file_backed() const { return file_backed_; }
   // Records the writer copied or dropped: it counts those it could not write here.
   void add_dropped(std::uint64_t n) { dropped_.fetch_add(n, std::memory_order_relaxed); }
