@@ -134,9 +134,25 @@ inline const std::uint8_t* get_varint_unchecked(const std::uint8_t* p, std::uint
   return nullptr;
 }
 
-// The decoding loop, writing each record where the sink says: `Record& next()` gives the place
-// for the next one (written whole: tick, type and every slot), `void done(Record&)` takes it.
-// A reader's sink hands out places in its output array (no record copied on the way).
+// A decoded record's parts (decode_into's sink) as a Record, written whole.
+inline void write_record(Record& r, unsigned type, std::uint64_t tick, const std::uint64_t* l) {
+  r.tick = tick;
+  r.type = static_cast<Ev>(type);
+  r.sub = static_cast<std::uint16_t>(l[0]);
+  r.a = static_cast<std::uint32_t>(l[1]);
+  for (unsigned i = 0; i < 6; ++i) {
+    // One register per field: a wide (vector) load of fields just stored one by one by the decoder
+    // cannot be forwarded from those stores and stalls; this copy was most of the decode time.
+    std::uint64_t x = l[2 + i];
+    asm("" : "+r"(x));
+    r.u[i] = x;
+  }
+}
+
+// The decoding loop, handing each record to the sink as its parts:
+// `void put(unsigned type, std::uint64_t tick, const std::uint64_t* fields)` (fields: the 8 slots
+// in mask-bit order, sub, a, u0..u5), inlined, so that a sink writes the form it keeps (a Record,
+// an Event) straight from the decoder's registers and remembered fields, with no record between.
 template <class Sink>
 std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, Sink& sink) {
   const std::uint8_t* end = p + bytes;
@@ -207,19 +223,7 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
       if (!ok) break;
     }
     last.leave(type);
-    Record& r = sink.next();
-    r.tick = tick;
-    r.type = static_cast<Ev>(type);
-    r.sub = static_cast<std::uint16_t>(l[0]);
-    r.a = static_cast<std::uint32_t>(l[1]);
-    for (unsigned i = 0; i < 6; ++i) {
-      // One register per field: a wide (vector) load of fields just stored one by one above
-      // cannot be forwarded from those stores and stalls; this copy was most of the decode time.
-      std::uint64_t x = l[2 + i];
-      asm("" : "+r"(x));
-      r.u[i] = x;
-    }
-    sink.done(r);
+    sink.put(type, tick, l);
     ++done;
   }
   return done;
@@ -230,8 +234,10 @@ std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records
   struct Each {
     F& f;
     Record r;
-    Record& next() { return r; }
-    void done(Record& x) { f(static_cast<const Record&>(x)); }
+    void put(unsigned type, std::uint64_t tick, const std::uint64_t* l) {
+      write_record(r, type, tick, l);
+      f(static_cast<const Record&>(r));
+    }
   } each{f, {}};
   return decode_into(p, bytes, records, base_tick, each);
 }

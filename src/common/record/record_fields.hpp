@@ -21,6 +21,11 @@ struct Field {
   using Type = T;
   static constexpr Slot kSlot = S;
   static constexpr T get(const Record& r) noexcept { return static_cast<T>(slot(r)); }
+  // A decoded event (common/record/event.hpp) reads its slots itself.
+  template <class E>
+  static constexpr T get(const E& e) noexcept {
+    return static_cast<T>(e.template slot<S>());
+  }
   // A member access on r itself, not through slot(): the compiler keeps the record's alignment
   // (two neighbouring stores merge into one aligned 16-byte store, as with r.u[2], r.u[3]).
   static constexpr void set(Record& r, T v) noexcept {
@@ -263,8 +268,10 @@ struct OmpDataOp : InKernel {
     return (static_cast<std::uint32_t>(static_cast<std::uint16_t>(static_cast<std::int16_t>(src))) << 16) |
            static_cast<std::uint16_t>(static_cast<std::int16_t>(dst));
   }
-  static constexpr std::int16_t src_device(const Record& r) { return static_cast<std::int16_t>(devices.get(r) >> 16); }
-  static constexpr std::int16_t dst_device(const Record& r) { return static_cast<std::int16_t>(devices.get(r) & 0xffff); }
+  template <class R>
+  static constexpr std::int16_t src_device(const R& r) { return static_cast<std::int16_t>(devices.get(r) >> 16); }
+  template <class R>
+  static constexpr std::int16_t dst_device(const R& r) { return static_cast<std::int16_t>(devices.get(r) & 0xffff); }
 };
 
 // OmpSubmitBegin, OmpSubmitEnd, and OmpSubmit (one point, from non-EMI runtimes).
@@ -306,12 +313,12 @@ struct OmpDeviceRecord : OnDevice {
 // cancel, flush, control tool, error, a detached task's fulfil): sub, a, u0 and u2. A carrier C
 // (OmpInstant) keeps these members under the same names, copied here, the record rebuilt here, so
 // that only this stage handles slots.
-template <class C>
-constexpr void carry_instant_slots(const Record& r, C& c) {
-  c.sub = r.sub;
-  c.a = r.a;
-  c.u0 = r.u[0];
-  c.u2 = r.u[2];
+template <class R, class C>
+constexpr void carry_instant_slots(const R& r, C& c) {  // R: a Record or an Event
+  c.sub = Field<std::uint16_t, Slot::sub>::get(r);
+  c.a = Field<std::uint32_t, Slot::a>::get(r);
+  c.u0 = Field<std::uint64_t, Slot::u0>::get(r);
+  c.u2 = Field<std::uint64_t, Slot::u2>::get(r);
 }
 template <class C>
 constexpr Record instant_record(const C& c, Ev type) {

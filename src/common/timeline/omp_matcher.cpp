@@ -19,7 +19,7 @@ std::uint64_t overlap(std::uint64_t ws, std::uint64_t we, std::uint64_t from, st
 }
 
 // An instant's code address (0: its type has none).
-std::uint64_t code_address(const Record& r) {
+std::uint64_t code_address(const Event& r) {
   switch (r.type) {
     case Ev::OmpLockInit:
     case Ev::OmpLockDestroy:
@@ -39,7 +39,7 @@ std::uint64_t code_address(const Record& r) {
 
 // The Kokkos kernel an instant is shown with (0: none; a lock init or destroy records one, but a
 // lock outlives the kernel it was made in).
-std::uint64_t instant_kernel(const Record& r) {
+std::uint64_t instant_kernel(const Event& r) {
   switch (r.type) {
     case Ev::OmpDispatch:
       return fields::OmpDispatch::kernel.get(r);
@@ -124,15 +124,15 @@ void OmpMatcher::open_state(OpenState& out) const {
     if (t.region_ended) out.waiting_teams.push_back(id);
 }
 
-void OmpMatcher::record_run(const Record* recs, const std::uint64_t* ns, std::size_t n, std::uint32_t track) {
+void OmpMatcher::record_run(const Event* begin, const Event* end, std::size_t n, std::uint32_t track) {
   c_.rest.omp_records += n;
   if (track >= by_track_.size()) add_thread(track);
   ThreadState& s = *by_track_[track];
-  for (std::size_t i = 0; i < n; ++i) record_in(s, recs[i], ns[i], track);
+  for (const Event* e = begin; e < end; e = e->next()) record_in(s, *e, e->ns, track);
 }
 
 // An implicit task begins: its team counts it; a thread of the hidden-helper team is marked so.
-[[gnu::always_inline]] inline void OmpMatcher::implicit_begin(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track) {
+[[gnu::always_inline]] inline void OmpMatcher::implicit_begin(const Event& r, std::uint64_t ns, ThreadState& s, std::uint32_t track) {
   OmpImplicitTaskSpan i;
   i.start = ns;
   i.track = track;
@@ -154,7 +154,7 @@ void OmpMatcher::record_run(const Record* recs, const std::uint64_t* ns, std::si
 }
 
 // A worksharing construct or a masked block begins.
-void OmpMatcher::work_begin(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track) {
+void OmpMatcher::work_begin(const Event& r, std::uint64_t ns, ThreadState& s, std::uint32_t track) {
   OmpWorkSpan w;
   w.start = ns;
   w.track = track;
@@ -168,7 +168,7 @@ void OmpMatcher::work_begin(const Record& r, std::uint64_t ns, ThreadState& s, s
 }
 
 // ... and ends: the innermost open one of its type (loops of any schedule match each other).
-void OmpMatcher::work_end(const Record& r, std::uint64_t ns, ThreadState& s) {
+void OmpMatcher::work_end(const Event& r, std::uint64_t ns, ThreadState& s) {
   const std::uint16_t type = r.type == Ev::OmpMaskedEnd ? omp_names::kMasked : fields::OmpWork::work_type.get(r);
   const long i = find_top(
       s.work, [&](const OmpWorkSpan& x) { return x.type == type; },
@@ -186,7 +186,7 @@ void OmpMatcher::work_end(const Record& r, std::uint64_t ns, ThreadState& s) {
 }
 
 // The OpenMP events with no length.
-void OmpMatcher::instant(const Record& r, std::uint64_t ns, std::uint32_t track) {
+void OmpMatcher::instant(const Event& r, std::uint64_t ns, std::uint32_t track) {
   OmpInstant e;
   e.time = ns;
   e.track = track;
@@ -197,7 +197,7 @@ void OmpMatcher::instant(const Record& r, std::uint64_t ns, std::uint32_t track)
 }
 
 // A sync region (barrier, taskwait, taskgroup, reduction) begins.
-[[gnu::always_inline]] inline void OmpMatcher::sync_begin(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track) {
+[[gnu::always_inline]] inline void OmpMatcher::sync_begin(const Event& r, std::uint64_t ns, ThreadState& s, std::uint32_t track) {
   OmpSyncSpan y;
   y.start = ns;
   y.track = track;
@@ -211,7 +211,7 @@ void OmpMatcher::instant(const Record& r, std::uint64_t ns, std::uint32_t track)
 }
 
 // A wait inside a sync region ends: it is added to the region it waited in.
-[[gnu::always_inline]] inline void OmpMatcher::sync_wait_end(const Record& r, std::uint64_t ns, ThreadState& s) {
+[[gnu::always_inline]] inline void OmpMatcher::sync_wait_end(const Event& r, std::uint64_t ns, ThreadState& s) {
   const std::uint16_t kind = fields::OmpSync::kind.get(r);
   const long i = find_top(
       s.waits, [&](const Wait& x) { return x.kind == kind; },
@@ -226,7 +226,7 @@ void OmpMatcher::instant(const Record& r, std::uint64_t ns, std::uint32_t track)
 }
 
 // An explicit task is created (an instant; its runs are spans of their own).
-void OmpMatcher::task_create(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track) {
+void OmpMatcher::task_create(const Event& r, std::uint64_t ns, ThreadState& s, std::uint32_t track) {
   OmpTaskCreate c;
   c.time = ns;
   c.track = track;
@@ -244,7 +244,7 @@ void OmpMatcher::task_create(const Record& r, std::uint64_t ns, ThreadState& s, 
 }
 
 // A thread leaves one task for another: the prior one's run ends, the next one's begins.
-void OmpMatcher::task_schedule(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track) {
+void OmpMatcher::task_schedule(const Event& r, std::uint64_t ns, ThreadState& s, std::uint32_t track) {
   using F = fields::OmpTaskSchedule;
   const std::uint64_t prior = F::prior_task_id.get(r), next = F::next_task_id.get(r);
   const std::uint32_t status = F::prior_status.get(r);
@@ -261,7 +261,7 @@ void OmpMatcher::task_schedule(const Record& r, std::uint64_t ns, ThreadState& s
 }
 
 // Inlined in record_run's loop: a call per record was a fifth of the matcher's cost.
-[[gnu::always_inline]] inline void OmpMatcher::record_in(ThreadState& s, const Record& r, std::uint64_t ns, std::uint32_t track) {
+[[gnu::always_inline]] inline void OmpMatcher::record_in(ThreadState& s, const Event& r, std::uint64_t ns, std::uint32_t track) {
   switch (r.type) {
     case Ev::OmpThreadBegin:
     case Ev::OmpThreadEnd: break;
@@ -301,7 +301,7 @@ void OmpMatcher::task_schedule(const Record& r, std::uint64_t ns, ThreadState& s
 // itself, so the region's code address lies in the runtime's own object. (libomp 19 also reports
 // its own address for nested regions, hence outermost only.) Its threads become tracks of their
 // own; the team only ends after the tool has written its files.
-void OmpMatcher::parallel_begin(const Record& r, std::uint64_t ns, ThreadState& s) {
+void OmpMatcher::parallel_begin(const Event& r, std::uint64_t ns, ThreadState& s) {
   constexpr std::uint32_t kTeamFlag = 0x80000000;  // ompt_parallel_team
   OmpParallelSpan p;
   p.start = ns;
@@ -321,7 +321,7 @@ void OmpMatcher::parallel_begin(const Record& r, std::uint64_t ns, ThreadState& 
   if (!open_parallels_.emplace(p.id, p).second) c_.problems.add("OMPT parallel_begin with a parallel id already open: ignored");
 }
 
-void OmpMatcher::parallel_end(const Record& r, std::uint64_t ns) {
+void OmpMatcher::parallel_end(const Event& r, std::uint64_t ns) {
   auto it = open_parallels_.find(fields::OmpParallel::parallel_id.get(r));
   if (it == open_parallels_.end()) {
     c_.problems.add("OMPT parallel_end with no parallel_begin: ignored");
@@ -362,7 +362,7 @@ void OmpMatcher::team_task_ended(std::uint64_t parallel_id) {
 // libomp reports the end of a worker's implicit task (and of the implicit barrier it waits in)
 // only when the next parallel region releases the thread, or never for the last one. The region
 // is over for the worker when the region ends: cut there, the last wait shortened to match.
-void OmpMatcher::implicit_end(const Record& r, std::uint64_t ns, ThreadState& s) {
+void OmpMatcher::implicit_end(const Event& r, std::uint64_t ns, ThreadState& s) {
   const std::uint64_t parallel_id = fields::OmpImplicitTask::parallel_id.get(r);
   const std::uint32_t thread_num = fields::OmpImplicitTask::thread_num.get(r);
   const long i = find_top(
@@ -385,7 +385,7 @@ void OmpMatcher::implicit_end(const Record& r, std::uint64_t ns, ThreadState& s)
   if (!rec.span.initial) team_task_ended(rec.span.parallel_id);
 }
 
-void OmpMatcher::sync_end(const Record& r, std::uint64_t ns, ThreadState& s) {
+void OmpMatcher::sync_end(const Event& r, std::uint64_t ns, ThreadState& s) {
   const std::uint16_t kind = fields::OmpSync::kind.get(r);
   const long i = find_top(
       s.sync, [&](const SyncRec& x) { return x.span.kind == kind; },
@@ -530,7 +530,7 @@ void OmpMatcher::foreign_release(std::uint64_t ns, std::uint16_t kind, std::uint
   owner->holds.erase(owner->holds.begin() + (best - owner->holds.data()));
 }
 
-void OmpMatcher::mutex_record(const Record& r, std::uint64_t ns, ThreadState& s) {
+void OmpMatcher::mutex_record(const Event& r, std::uint64_t ns, ThreadState& s) {
   switch (r.type) {
     case Ev::OmpMutexAcquire: mutex_acquire(r, ns, s); break;
     case Ev::OmpMutexAcquired: mutex_acquired(r, ns, s); break;
@@ -540,7 +540,7 @@ void OmpMatcher::mutex_record(const Record& r, std::uint64_t ns, ThreadState& s)
   }
 }
 
-void OmpMatcher::mutex_acquire(const Record& r, std::uint64_t ns, ThreadState& s) {
+void OmpMatcher::mutex_acquire(const Event& r, std::uint64_t ns, ThreadState& s) {
   const std::uint32_t track = s.track;
   using M = fields::OmpMutex;
   const std::uint16_t fam = omp_names::mutex_family(M::kind.get(r));
@@ -564,7 +564,7 @@ void OmpMatcher::mutex_acquire(const Record& r, std::uint64_t ns, ThreadState& s
   s.acquiring.push_back(a);
 }
 
-void OmpMatcher::mutex_acquired(const Record& r, std::uint64_t ns, ThreadState& s) {
+void OmpMatcher::mutex_acquired(const Event& r, std::uint64_t ns, ThreadState& s) {
   const std::uint32_t track = s.track;
   using M = fields::OmpMutex;
   const std::uint16_t fam = omp_names::mutex_family(M::kind.get(r));
@@ -590,7 +590,7 @@ void OmpMatcher::mutex_acquired(const Record& r, std::uint64_t ns, ThreadState& 
   s.holds.push_back(h);
 }
 
-void OmpMatcher::mutex_released(const Record& r, std::uint64_t ns, ThreadState& s) {
+void OmpMatcher::mutex_released(const Event& r, std::uint64_t ns, ThreadState& s) {
   using M = fields::OmpMutex;
   const std::uint16_t fam = omp_names::mutex_family(M::kind.get(r));
   long i = -1;
@@ -608,7 +608,7 @@ void OmpMatcher::mutex_released(const Record& r, std::uint64_t ns, ThreadState& 
   s.holds.erase(s.holds.begin() + i);
 }
 
-void OmpMatcher::nest_lock(const Record& r, std::uint64_t ns, ThreadState& s) {
+void OmpMatcher::nest_lock(const Event& r, std::uint64_t ns, ThreadState& s) {
   const std::uint32_t track = s.track;
   using N = fields::OmpNestLock;
   constexpr std::uint16_t kNest = 3;

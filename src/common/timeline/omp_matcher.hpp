@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/timeline/builder_parts.hpp"
+#include "common/record/event.hpp"
 #include "common/record/record.hpp"
 #include "common/support/pooled_map.hpp"
 
@@ -22,8 +23,9 @@ class OmpMatcher {
 
   void add_thread(std::uint32_t track);
   // n records of one track in a row (in time order over all tracks, as the builder gets them).
-  void record_run(const Record* recs, const std::uint64_t* ns, std::size_t n, std::uint32_t track);
-  void record(const Record& r, std::uint64_t ns, std::uint32_t track) { record_run(&r, &ns, 1, track); }
+  // Events [begin, end) of a track (stepped with Event::next()), each at its ns.
+  void record_run(const Event* begin, const Event* end, std::size_t n, std::uint32_t track);
+  void record(const Event& r, std::uint32_t track) { record_run(&r, r.next(), 1, track); }
   // Closes what is still open (records ended), hands it on, sets the tracks' totals.
   void finish(bool lost_ends, const OpenEnd& open_end);
   // Cross-thread entries kept (for tests: this stays small whatever the run length).
@@ -86,28 +88,28 @@ class OmpMatcher {
     std::uint64_t kernel = 0;
   };
 
-  void record_in(ThreadState& s, const Record& r, std::uint64_t ns, std::uint32_t track);
+  void record_in(ThreadState& s, const Event& r, std::uint64_t ns, std::uint32_t track);
   // record_in's cases that take more than a call (the frequent ones inlined into its loop).
-  void implicit_begin(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track);
-  void work_begin(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track);
-  void work_end(const Record& r, std::uint64_t ns, ThreadState& s);
-  void instant(const Record& r, std::uint64_t ns, std::uint32_t track);
-  void sync_begin(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track);
-  void sync_wait_end(const Record& r, std::uint64_t ns, ThreadState& s);
-  void task_create(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track);
-  void task_schedule(const Record& r, std::uint64_t ns, ThreadState& s, std::uint32_t track);
-  void parallel_begin(const Record& r, std::uint64_t ns, ThreadState& s);
-  void parallel_end(const Record& r, std::uint64_t ns);
-  void implicit_end(const Record& r, std::uint64_t ns, ThreadState& s);
-  void sync_end(const Record& r, std::uint64_t ns, ThreadState& s);
+  void implicit_begin(const Event& r, std::uint64_t ns, ThreadState& s, std::uint32_t track);
+  void work_begin(const Event& r, std::uint64_t ns, ThreadState& s, std::uint32_t track);
+  void work_end(const Event& r, std::uint64_t ns, ThreadState& s);
+  void instant(const Event& r, std::uint64_t ns, std::uint32_t track);
+  void sync_begin(const Event& r, std::uint64_t ns, ThreadState& s, std::uint32_t track);
+  void sync_wait_end(const Event& r, std::uint64_t ns, ThreadState& s);
+  void task_create(const Event& r, std::uint64_t ns, ThreadState& s, std::uint32_t track);
+  void task_schedule(const Event& r, std::uint64_t ns, ThreadState& s, std::uint32_t track);
+  void parallel_begin(const Event& r, std::uint64_t ns, ThreadState& s);
+  void parallel_end(const Event& r, std::uint64_t ns);
+  void implicit_end(const Event& r, std::uint64_t ns, ThreadState& s);
+  void sync_end(const Event& r, std::uint64_t ns, ThreadState& s);
   void schedule_prior(ThreadState& s, std::uint64_t ns, std::uint64_t prior, std::uint32_t status, std::uint64_t next);
-  void mutex_record(const Record& r, std::uint64_t ns, ThreadState& s);
+  void mutex_record(const Event& r, std::uint64_t ns, ThreadState& s);
   // mutex_record, by event: the wait begins, the hold begins, the hold ends, a nest lock set again
   // (or unset once) by the thread holding it.
-  void mutex_acquire(const Record& r, std::uint64_t ns, ThreadState& s);
-  void mutex_acquired(const Record& r, std::uint64_t ns, ThreadState& s);
-  void mutex_released(const Record& r, std::uint64_t ns, ThreadState& s);
-  void nest_lock(const Record& r, std::uint64_t ns, ThreadState& s);
+  void mutex_acquire(const Event& r, std::uint64_t ns, ThreadState& s);
+  void mutex_acquired(const Event& r, std::uint64_t ns, ThreadState& s);
+  void mutex_released(const Event& r, std::uint64_t ns, ThreadState& s);
+  void nest_lock(const Event& r, std::uint64_t ns, ThreadState& s);
   void foreign_release(std::uint64_t ns, std::uint16_t kind, std::uint64_t wait_id);
   void failed_try(const OmpMutexSpan& acquire);
   void give_task(OmpTaskSpan k);

@@ -447,22 +447,42 @@ void FileThread::read_chunk(std::size_t i, std::vector<Record>& recs) const {
         std::vector<Record>& recs;
         Record* out;
         Record* cap;
-        Record& next() {
+        void put(unsigned type, std::uint64_t tick, const std::uint64_t* l) {
           if (__builtin_expect(cap - out < 4, 0)) {
             const std::size_t at = static_cast<std::size_t>(out - recs.data());
             recs.resize(recs.size() + recs.size() / 2 + 4);
             out = recs.data() + at;
             cap = recs.data() + recs.size();
           }
-          return *out;
+          codec::write_record(*out, type, tick, l);
+          out = fold::unfold_in_place(out);
         }
-        void done(Record& r) { out = fold::unfold_in_place(&r); }
       } into{recs, recs.data(), recs.data() + recs.size()};
       n = codec::decode_into(bytes.data(), c.bytes, c.records, c.base_tick, into);
       out_n = static_cast<std::size_t>(into.out - recs.data());
     }
   }
   recs.resize(out_n);
+  file_->note_chunk(c.records, c.records - std::min<std::uint64_t>(n, c.records), c.block);
+}
+
+void FileThread::read_events(std::size_t i, EventDecoder& decoder, EventChunk& out) const {
+  out.clear();
+  if (i >= chunks_.size()) return;
+  const Chunk& c = chunks_[i];
+  std::size_t n = 0;
+  if (c.ring) {
+    thread_local std::vector<Record> recs;
+    recs.resize(c.records);
+    if (file_->read_at(c.offset, recs.data(), std::size_t(c.records) * sizeof(Record))) {
+      n = c.records;
+      decoder.append(recs.data(), n, out);
+    }
+  } else {
+    thread_local std::vector<std::uint8_t> bytes;
+    if (bytes.size() < c.bytes) bytes.resize(c.bytes);
+    if (file_->read_at(c.offset, bytes.data(), c.bytes)) n = decoder.decode(bytes.data(), c.bytes, c.records, c.base_tick, out);
+  }
   file_->note_chunk(c.records, c.records - std::min<std::uint64_t>(n, c.records), c.block);
 }
 

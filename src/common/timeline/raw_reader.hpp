@@ -44,6 +44,7 @@ class FileThread : public ThreadSource {
  public:
   std::size_t chunk_count() const override { return chunks_.size(); }
   void read_chunk(std::size_t i, std::vector<Record>& out) const override;
+  void read_events(std::size_t i, EventDecoder& decoder, EventChunk& out) const override;
   std::uint64_t records() const;  // in its chunks, as their headers say
 
  private:

@@ -107,7 +107,7 @@ void TargetMatcher::give_data_op(OmpDataOpSpan d) {
   linker_.data_op(d);
 }
 
-void TargetMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t track) {
+void TargetMatcher::record(const Event& r, std::uint64_t ns, std::uint32_t track) {
   ++c_.rest.omp_target_records;
   switch (r.type) {
     case Ev::OmpTargetBegin:
@@ -127,7 +127,7 @@ void TargetMatcher::record(const Record& r, std::uint64_t ns, std::uint32_t trac
   }
 }
 
-void TargetMatcher::target_record(const Record& r, std::uint64_t ns, std::uint32_t track) {
+void TargetMatcher::target_record(const Event& r, std::uint64_t ns, std::uint32_t track) {
   switch (r.type) {
     case Ev::OmpTargetBegin: {
       OmpTargetSpan x;
@@ -159,7 +159,7 @@ void TargetMatcher::target_record(const Record& r, std::uint64_t ns, std::uint32
   }
 }
 
-void TargetMatcher::data_op_record(const Record& r, std::uint64_t ns, std::uint32_t track) {
+void TargetMatcher::data_op_record(const Event& r, std::uint64_t ns, std::uint32_t track) {
   switch (r.type) {
     case Ev::OmpDataOpBegin:
     case Ev::OmpDataOp: {
@@ -203,7 +203,7 @@ void TargetMatcher::data_op_record(const Record& r, std::uint64_t ns, std::uint3
   }
 }
 
-void TargetMatcher::submit_record(const Record& r, std::uint64_t ns, std::uint32_t track) {
+void TargetMatcher::submit_record(const Event& r, std::uint64_t ns, std::uint32_t track) {
   switch (r.type) {
     case Ev::OmpSubmitBegin:
     case Ev::OmpSubmit: {
@@ -239,7 +239,7 @@ void TargetMatcher::submit_record(const Record& r, std::uint64_t ns, std::uint32
   }
 }
 
-void TargetMatcher::device_record(const Record& r, std::uint64_t ns, std::uint32_t track) {
+void TargetMatcher::device_record(const Event& r, std::uint64_t ns, std::uint32_t track) {
   switch (r.type) {
     case Ev::OmpDeviceInit: {
       using F = fields::OmpDeviceInit;

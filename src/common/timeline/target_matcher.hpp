@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/timeline/builder_parts.hpp"
+#include "common/record/event.hpp"
 #include "common/record/record.hpp"
 #include "common/support/pooled_map.hpp"
 
@@ -60,7 +61,7 @@ class TargetMatcher {
   TargetMatcher(Context& c, int initial_device_num) : c_(c), initial_device_num_(initial_device_num), linker_(c.out) {}
 
   static bool handles(Ev type) { return type >= Ev::OmpTargetBegin && type < Ev::OmpLast; }
-  void record(const Record& r, std::uint64_t ns, std::uint32_t track);
+  void record(const Event& r, std::uint64_t ns, std::uint32_t track);
   void memory(MemoryEvent& m) { linker_.memory(m); }
   void finish(bool lost_ends, const OpenEnd& open_end);
   std::size_t kept() const { return linker_.kept(); }
@@ -71,10 +72,10 @@ class TargetMatcher {
 
  private:
   // record(), by family: target regions, data ops, submits, and the device's own records.
-  void target_record(const Record& r, std::uint64_t ns, std::uint32_t track);
-  void data_op_record(const Record& r, std::uint64_t ns, std::uint32_t track);
-  void submit_record(const Record& r, std::uint64_t ns, std::uint32_t track);
-  void device_record(const Record& r, std::uint64_t ns, std::uint32_t track);
+  void target_record(const Event& r, std::uint64_t ns, std::uint32_t track);
+  void data_op_record(const Event& r, std::uint64_t ns, std::uint32_t track);
+  void submit_record(const Event& r, std::uint64_t ns, std::uint32_t track);
+  void device_record(const Event& r, std::uint64_t ns, std::uint32_t track);
   OmpDevice& device(int num);
   // Device numbers as the host (-1) where host_device says so, from the devices initialised so far.
   void normalise(int& dev) const;

@@ -18,71 +18,17 @@ namespace kob {
 
 namespace {
 
-// One thread's time line. A record that begins a span inside others (a kernel, fence or deep
-// copy, a loop or masked block, a lock wait or hold, a task, a target region) whose time is not
-// after the record before it on its thread is put 1 ns after it, as are the records after it
-// until their own times are later again. Two records of a thread get the same time, or the later
-// one an earlier time, when the thread moved to a core whose TSC is behind (on this VM the TSC
-// counts in steps of 10 ns, and 64 threads on 2 cores move often). Such a span started at or
-// before a span it lies in; a tie of that kind between a span written with one trace window and
-// one still open (an implicit task and the lock wait it began with) stopped every later cut, and
-// the window grew for as long as the task ran: 270 MB in the 64-thread tuning sample. Other
-// records (a region pushed on its parent's tick, a barrier's steps, an end) keep their times.
-struct ThreadTimes {
-  clock::Line line = clock::line();  // taken when the reading starts: the clock stays put while it lasts
-  std::uint64_t last_ns = 0;
-  bool any = false, nudged = false;  // nudged: last_ns is past its record's own time
-
-  static bool begins_inner_span(Ev t) {
-    switch (t) {
-      case Ev::KernelBegin:
-      case Ev::FenceBegin:
-      case Ev::DeepCopyBegin:
-      case Ev::OmpWorkBegin:
-      case Ev::OmpMaskedBegin:
-      case Ev::OmpMutexAcquire:
-      case Ev::OmpMutexAcquired:
-      case Ev::OmpNestLock:
-      case Ev::OmpTaskSchedule:
-      case Ev::OmpTargetBegin:
-        return true;
-      default:
-        return false;
-    }
-  }
-  std::uint64_t at(const Record& r) {
-    const std::uint64_t t = line.to_ns(r.tick);
-    // A device record's tick is when the runtime delivered it, not a time on this thread's line. A
-    // flush record comes before the event whose hook made it, whose time may have been taken first:
-    // its time moves no later record.
-    if (r.type == Ev::OmpDeviceRecord || r.type == Ev::ToolFlush) return t;
-    const bool later = any && t <= last_ns;  // made after, at the same time or (another core's TSC) earlier
-    std::uint64_t ns = t;
-    nudged = later && (nudged || begins_inner_span(r.type));
-    if (nudged) ns = last_ns + 1;
-    last_ns = ns;
-    any = true;
-    return ns;
-  }
-};
-
-// A decoded chunk: its records and their times on the thread's line.
-struct Chunk {
-  std::vector<Record> recs;
-  std::vector<std::uint64_t> ns;
-};
+// A decoded chunk: its events, their times on the thread's line (EventDecoder: one per thread,
+// so that its chunks are decoded in order, on whichever thread decodes them).
+using Chunk = EventChunk;
 
 // Decodes a thread's next chunk that has records into c; false at the thread's end.
-bool decode_next(const ThreadSource& th, std::size_t& chunk, ThreadTimes& times, Chunk& c) {
+bool decode_next(const ThreadSource& th, std::size_t& chunk, EventDecoder& decoder, Chunk& c) {
   while (chunk < th.chunk_count()) {
-    th.read_chunk(chunk++, c.recs);
-    if (c.recs.empty()) continue;
-    c.ns.resize(c.recs.size());
-    for (std::size_t i = 0; i < c.recs.size(); ++i) c.ns[i] = times.at(c.recs[i]);
-    return true;
+    th.read_events(chunk++, decoder, c);
+    if (!c.empty()) return true;
   }
-  c.recs.clear();
-  c.ns.clear();
+  c.clear();
   return false;
 }
 
@@ -118,7 +64,7 @@ class Ahead {
   // Thread i's next chunk (the one given before goes back to its decoder); nullptr at its end.
   const Chunk* next(std::size_t i) {
     Line& l = lines_[i];
-    if (l.own) return decode_next(*l.th, l.chunk, l.times, l.ring[0]) ? &l.ring[0] : nullptr;
+    if (l.own) return decode_next(*l.th, l.chunk, l.decoder, l.ring[0]) ? &l.ring[0] : nullptr;
     if (l.taken > 0) {
       l.consumed.store(l.taken, std::memory_order_release);
       Worker& w = workers_[i % workers_.size()];
@@ -146,7 +92,7 @@ class Ahead {
     int own = 0;  // 1: decoded by the merge itself (no decoders, or its decoder could not be started)
     // The decoder's side.
     std::size_t chunk = 0;
-    ThreadTimes times;
+    EventDecoder decoder{clock::line()};  // taken when the reading starts: the clock stays put while it lasts
     std::exception_ptr error;  // set before kDone
     std::array<Chunk, kAhead> ring;
     std::atomic<std::uint32_t> produced{0};  // chunks decoded (| kDone)
@@ -173,7 +119,7 @@ class Ahead {
         while (p - l.consumed.load(std::memory_order_acquire) < kAhead && !stop_.load(std::memory_order_relaxed)) {
           bool more = false;
           try {
-            more = decode_next(*l.th, l.chunk, l.times, l.ring[p % kAhead]);
+            more = decode_next(*l.th, l.chunk, l.decoder, l.ring[p % kAhead]);
           } catch (...) {
             l.error = std::current_exception();  // (memory) the merge throws it in its own thread
           }
@@ -198,13 +144,13 @@ class Ahead {
 struct Cursor {
   std::uint32_t track = 0;
   const Chunk* chunk = nullptr;
-  std::size_t pos = 0;
-  std::uint64_t ns = 0;  // of the record at pos
+  const Event* at = nullptr;  // the next event, in chunk
+  std::uint64_t ns = 0;       // its time
   bool take(const Chunk* c) {
     chunk = c;
-    pos = 0;
     if (c == nullptr) return false;
-    ns = c->ns[0];
+    at = c->begin();
+    ns = at->ns;
     return true;
   }
 };
@@ -216,7 +162,7 @@ void read_threads(const std::vector<const ThreadSource*>& threads, TimelineBuild
   for (std::size_t i = 0; i < threads.size(); ++i) cur[i].track = builder.add_thread(*threads[i]);
   Ahead ahead(threads, static_cast<unsigned>(std::min<std::size_t>(decoders, threads.size())));
   const auto load = [&](std::size_t i) { return cur[i].take(ahead.next(i)); };
-  // The cursor with the earliest record on top; ties: the lower track.
+  // The cursor with the earliest event on top; ties: the lower track.
   auto later = [&](std::size_t a, std::size_t b) { return std::tie(cur[a].ns, cur[a].track) > std::tie(cur[b].ns, cur[b].track); };
   std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heap(later);
   for (std::size_t i = 0; i < cur.size(); ++i)
@@ -225,26 +171,26 @@ void read_threads(const std::vector<const ThreadSource*>& threads, TimelineBuild
     const std::size_t i = heap.top();
     heap.pop();
     Cursor& c = cur[i];
-    // Its records up to the next thread's first one, without going through the heap: the run
-    // goes to the builder in one call.
+    // Its events up to the next thread's first one, without going through the heap: the run goes
+    // to the builder in one call.
     for (;;) {
-      const std::vector<std::uint64_t>& ns = c.chunk->ns;
-      std::size_t end = ns.size();
+      const Event* const last = c.chunk->end();
+      const Event* end = last;
       if (!heap.empty()) {
         const Cursor& next = cur[heap.top()];
-        // The first record is the earliest of all (it was on top); the run takes those after it
+        // The first event is the earliest of all (it was on top); the run takes those after it
         // that are not later than the next thread's first (a tie: the lower track first).
-        end = c.pos + 1;
+        end = c.at->next();
         if (c.track < next.track) {
-          while (end < ns.size() && ns[end] <= next.ns) ++end;
+          while (end < last && end->ns <= next.ns) end = end->next();
         } else {
-          while (end < ns.size() && ns[end] < next.ns) ++end;
+          while (end < last && end->ns < next.ns) end = end->next();
         }
       }
-      builder.record_run(c.track, c.chunk->recs.data() + c.pos, ns.data() + c.pos, end - c.pos);
-      if (end < ns.size()) {
-        c.pos = end;
-        c.ns = ns[end];
+      builder.record_run(c.track, c.at, end);
+      if (end < last) {
+        c.at = end;
+        c.ns = end->ns;
         heap.push(i);
         break;
       }

@@ -1,5 +1,5 @@
 // The threads' records merged into one stream by time, for the timeline builder. Decoding a chunk
-// and putting its records on the time line (ticks to ns, ties nudged: ThreadTimes in thread_merge.cpp) depend on
+// and putting its records on the time line (ticks to ns, ties nudged: EventDecoder, common/record) depend on
 // the thread alone, so other threads may do them ahead of the merge, which then only picks the
 // earliest record: the part of the reading that scales with the cores a conversion has.
 #pragma once

@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "common/record/event_decoder.hpp"
 #include "common/record/record.hpp"
 #include "common/record/record_fold.hpp"
 
@@ -34,6 +35,15 @@ class ThreadSource {
   // several threads can be read side by side (read_threads) with one chunk each in memory.
   virtual std::size_t chunk_count() const = 0;
   virtual void read_chunk(std::size_t i, std::vector<Record>& out) const = 0;
+  // The same chunk as events (event.hpp), made by the thread's decoder (which must see the
+  // thread's chunks in order), replacing what out held. A file's thread decodes its bytes straight
+  // into events; this default makes them from read_chunk's records.
+  virtual void read_events(std::size_t i, EventDecoder& decoder, EventChunk& out) const {
+    thread_local std::vector<Record> recs;
+    read_chunk(i, recs);
+    out.clear();
+    decoder.append(recs.data(), recs.size(), out);
+  }
 
   // Calls f(recs, n) for each chunk in order; the pointer is valid during the call only.
   using ChunkFn = std::function<void(const Record* recs, std::size_t n)>;

@@ -194,7 +194,8 @@ struct OmpInstant {
   std::uint64_t codeptr = 0;  // as on OmpParallelSpan (lock init, cancel, flush, control tool, error)
 
   // The carried slots of r; the other ones no instant type uses.
-  void carry(const Record& r) {
+  template <class R>
+  void carry(const R& r) {  // a Record or an Event
     type = r.type;
     fields::carry_instant_slots(r, *this);
   }

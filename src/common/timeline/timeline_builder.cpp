@@ -87,32 +87,33 @@ struct TimelineBuilder::Impl {
       : sink(s), ctx{s, rest, problems}, omp(ctx, omp_runtime_code), target(ctx, initial_device_num), names(kob::names()) {}
 
   // A run of one track's records (TimelineBuilder::record_run), the track looked up once.
-  void record_run(std::uint32_t track, const Record* recs, const std::uint64_t* ns, std::size_t n) {
+  void record_run(std::uint32_t track, const Event* begin, const Event* end) {
     if (track >= rest.tracks.size()) return;
     Track& tr = rest.tracks[track];
     // Most records are OpenMP host events: each stretch of them goes straight to the matcher in
     // one call (what record_in does with them one by one).
-    for (std::size_t i = 0; i < n;) {
-      if (!omp_only(recs[i].type)) {
-        record_in(tr, track, recs[i], ns[i]);
-        ++i;
+    for (const Event* e = begin; e < end;) {
+      if (!omp_only(e->type)) {
+        record_in(tr, track, *e, e->ns);
+        e = e->next();
         continue;
       }
       // host_time of each, with the figures in registers (a store per field per record was 1 % of
       // a summary conversion).
-      std::size_t j = i;
+      const Event* j = e;
+      std::size_t n = 0;
       std::uint64_t lo = t_min, hi = t_max, last = tr.last_ns;
-      for (; j < n && omp_only(recs[j].type); ++j) {
-        lo = std::min(lo, ns[j]);
-        hi = std::max(hi, ns[j]);
-        last = std::max(last, ns[j]);
+      for (; j < end && omp_only(j->type); j = j->next(), ++n) {
+        lo = std::min(lo, j->ns);
+        hi = std::max(hi, j->ns);
+        last = std::max(last, j->ns);
       }
-      tr.host_records += j - i;
+      tr.host_records += n;
       tr.last_ns = last;
       t_min = lo;
       t_max = hi;
-      omp.record_run(recs + i, ns + i, j - i, track);
-      i = j;
+      omp.record_run(e, j, n, track);
+      e = j;
     }
   }
   // The record types record_in hands to the OpenMP matcher with nothing else to do: the OpenMP
@@ -125,13 +126,13 @@ struct TimelineBuilder::Impl {
     t_min = std::min(t_min, ns);
     t_max = std::max(t_max, ns);
   }
-  inline void record_in(Track& tr, std::uint32_t track, const Record& r, std::uint64_t ns);
+  inline void record_in(Track& tr, std::uint32_t track, const Event& r, std::uint64_t ns);
   // record_in, by family; true when the record was theirs.
-  [[gnu::always_inline]] inline bool kernel_record(std::uint32_t track, const Record& r, std::uint64_t ns);
-  inline bool region_record(std::uint32_t track, const Record& r, std::uint64_t ns);
-  inline bool data_record(std::uint32_t track, const Record& r, std::uint64_t ns);
-  inline bool mpi_record(std::uint32_t track, const Record& r, std::uint64_t ns);
-  void tool_flush(Track& tr, std::uint32_t track, const Record& r, std::uint64_t ns);
+  [[gnu::always_inline]] inline bool kernel_record(std::uint32_t track, const Event& r, std::uint64_t ns);
+  inline bool region_record(std::uint32_t track, const Event& r, std::uint64_t ns);
+  inline bool data_record(std::uint32_t track, const Event& r, std::uint64_t ns);
+  inline bool mpi_record(std::uint32_t track, const Event& r, std::uint64_t ns);
+  void tool_flush(Track& tr, std::uint32_t track, const Event& r, std::uint64_t ns);
   void finish(bool ended_cleanly, std::uint64_t run_end);
 
   SpanSink& sink;
@@ -214,17 +215,19 @@ std::uint32_t TimelineBuilder::add_thread(const ThreadSource& b) {
   return track;
 }
 
-void TimelineBuilder::record_run(std::uint32_t track, const Record* recs, const std::uint64_t* ns, std::size_t n) {
+void TimelineBuilder::record_run(std::uint32_t track, const Event* begin, const Event* end) {
   if (poller_ == nullptr) {
-    impl_->record_run(track, recs, ns, n);
+    impl_->record_run(track, begin, end);
     return;
   }
   // The poller is called between records, every poll_in_ records whatever the runs.
-  while (n > 0) {
-    const std::size_t k = std::min<std::size_t>(n, poll_in_);
-    impl_->record_run(track, recs, ns, k);
-    recs += k, ns += k, n -= k;
-    poll_in_ -= static_cast<std::uint32_t>(k);
+  while (begin < end) {
+    const Event* stop = begin;
+    std::uint32_t k = 0;
+    while (stop < end && k < poll_in_) stop = stop->next(), ++k;
+    impl_->record_run(track, begin, stop);
+    begin = stop;
+    poll_in_ -= k;
     if (poll_in_ == 0) poll_in_ = std::max<std::uint32_t>(1, poller_->poll(*this));
   }
 }
@@ -262,7 +265,7 @@ std::size_t TimelineBuilder::kept() const {
          m.target.kept();
 }
 
-inline void TimelineBuilder::Impl::record_in(Track& tr, std::uint32_t track, const Record& r, std::uint64_t ns) {
+inline void TimelineBuilder::Impl::record_in(Track& tr, std::uint32_t track, const Event& r, std::uint64_t ns) {
   if (r.type == Ev::OmpDeviceRecord) {  // its times are in its fields, already in host ns
     using F = fields::OmpDeviceRecord;
     if (F::start.get(r) != 0) {
@@ -280,7 +283,7 @@ inline void TimelineBuilder::Impl::record_in(Track& tr, std::uint32_t track, con
     if (builder::TargetMatcher::handles(r.type)) {
       target.record(r, ns, track);
     } else if (r.type < Ev::OmpLast) {
-      omp.record(r, ns, track);
+      omp.record(r, track);
     }
     return;
   }
@@ -292,14 +295,13 @@ inline void TimelineBuilder::Impl::record_in(Track& tr, std::uint32_t track, con
 }
 
 // The thread copied its own slots: a span of its own, and the track's count.
-void TimelineBuilder::Impl::tool_flush(Track& tr, std::uint32_t track, const Record& r, std::uint64_t ns) {
+void TimelineBuilder::Impl::tool_flush(Track& tr, std::uint32_t track, const Event& r, std::uint64_t ns) {
   using F = fields::ToolFlush;
   ToolFlushSpan s;
   s.start = ns;
   s.track = track;
   s.records = F::records.get(r);
-  const std::uint64_t begin = clock::to_ns(r.tick);
-  s.end = ns + (clock::to_ns(r.tick + F::ticks.get(r)) - begin);
+  s.end = ns + F::ticks.get(r);  // made ns by the decoder (event.hpp)
   ++tr.tool_flushes;
   tr.tool_flush_ns += s.dur();
   t_max = std::max(t_max, s.end);
@@ -307,7 +309,7 @@ void TimelineBuilder::Impl::tool_flush(Track& tr, std::uint32_t track, const Rec
 }
 
 // Kokkos kernels and fences.
-inline bool TimelineBuilder::Impl::kernel_record(std::uint32_t track, const Record& r, std::uint64_t ns) {
+inline bool TimelineBuilder::Impl::kernel_record(std::uint32_t track, const Event& r, std::uint64_t ns) {
   switch (r.type) {
     case Ev::KernelBegin: {
       using F = fields::Kernel;
@@ -359,7 +361,7 @@ inline bool TimelineBuilder::Impl::kernel_record(std::uint32_t track, const Reco
 }
 
 // Kokkos profile regions and sections.
-inline bool TimelineBuilder::Impl::region_record(std::uint32_t track, const Record& r, std::uint64_t ns) {
+inline bool TimelineBuilder::Impl::region_record(std::uint32_t track, const Event& r, std::uint64_t ns) {
   switch (r.type) {
     case Ev::RegionPush: {
       RegionStack& st = regions[track];
@@ -425,7 +427,7 @@ inline bool TimelineBuilder::Impl::region_record(std::uint32_t track, const Reco
 }
 
 // Kokkos allocations, deep copies, profile events and DualView marks.
-inline bool TimelineBuilder::Impl::data_record(std::uint32_t track, const Record& r, std::uint64_t ns) {
+inline bool TimelineBuilder::Impl::data_record(std::uint32_t track, const Event& r, std::uint64_t ns) {
   switch (r.type) {
     case Ev::Alloc:
     case Ev::Dealloc: {
@@ -489,7 +491,7 @@ inline bool TimelineBuilder::Impl::data_record(std::uint32_t track, const Record
 }
 
 // MPI calls (the PMPI layer).
-inline bool TimelineBuilder::Impl::mpi_record(std::uint32_t track, const Record& r, std::uint64_t ns) {
+inline bool TimelineBuilder::Impl::mpi_record(std::uint32_t track, const Event& r, std::uint64_t ns) {
   switch (r.type) {
     case Ev::MpiBegin: {
       MpiSpan s;

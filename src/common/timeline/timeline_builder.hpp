@@ -28,7 +28,8 @@ class TimelineBuilder {
   std::uint32_t add_thread(const ThreadSource& th);
   // n records of one track in a row, their times in ns on the time line (read_threads has them
   // from its merge); records come in time order over all tracks (see read_threads).
-  void record_run(std::uint32_t track, const Record* recs, const std::uint64_t* ns, std::size_t n);
+  // A track's events [begin, end), stepped with Event::next(), in their order.
+  void record_run(std::uint32_t track, const Event* begin, const Event* end);
   // The records are over. ended_cleanly false: the run was cut short (crash, signal, _exit):
   // spans still open are cut at their own thread's last event instead of running to the end.
   // run_end: ns when the outputs were made (0: unknown). Hands on what is still open, then calls

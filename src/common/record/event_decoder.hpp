@@ -1,0 +1,91 @@
+// One thread's records made events (event.hpp) in one pass: decoded from a COMPACT chunk (or taken
+// from records already in memory), folded sync records unfolded, ticks made ns on the thread's
+// time line and ties nudged. What a thread's chunks need from each other (the last time, the nudge)
+// lives here, so a thread's chunks are decoded in order by one decoder, on any thread.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "common/record/clock.hpp"
+#include "common/record/event.hpp"
+#include "common/record/record.hpp"
+
+namespace kob {
+
+// A chunk's events: cells[0, used) (the vector only grows, so that a reused chunk is not zeroed).
+struct EventChunk {
+  std::vector<Event> cells;
+  std::size_t used = 0;
+  std::size_t events = 0;
+  const Event* begin() const { return cells.data(); }
+  const Event* end() const { return cells.data() + used; }
+  bool empty() const { return used == 0; }
+  void clear() { used = events = 0; }
+};
+
+// The nudge: a record that begins a span inside others (a kernel, fence or deep copy, a loop or
+// masked block, a lock wait or hold, a task, a target region) whose time is not after the record
+// before it on its thread is put 1 ns after it, as are the records after it until their own times
+// are later again. Two records of a thread get the same time, or the later one an earlier time, when
+// the thread moved to a core whose TSC is behind (on this VM the TSC counts in steps of 10 ns, and
+// 64 threads on 2 cores move often). Such a span started at or before a span it lies in; a tie of
+// that kind between a span written with one trace window and one still open stopped every later
+// cut, and the window grew for as long as the task ran (270 MB in the 64-thread tuning sample).
+// Other records (a region pushed on its parent's tick, a barrier's steps, an end) keep their times.
+// A device record's tick is when the runtime delivered it, not a time on this thread's line, and a
+// flush record comes before the event whose hook made it, whose time may have been taken first:
+// their times move no later record.
+namespace event_time {
+// How a type's time is placed: kBeginsInner (nudged on a tie), kOwnTime (not on the line).
+enum : std::uint8_t { kBeginsInner = 1, kOwnTime = 2 };
+constexpr std::array<std::uint8_t, 128> make_flags() {
+  std::array<std::uint8_t, 128> t{};
+  for (Ev e : {Ev::KernelBegin, Ev::FenceBegin, Ev::DeepCopyBegin, Ev::OmpWorkBegin, Ev::OmpMaskedBegin, Ev::OmpMutexAcquire,
+               Ev::OmpMutexAcquired, Ev::OmpNestLock, Ev::OmpTaskSchedule, Ev::OmpTargetBegin})
+    t[static_cast<unsigned>(e)] = kBeginsInner;
+  t[static_cast<unsigned>(Ev::OmpDeviceRecord)] = kOwnTime;
+  t[static_cast<unsigned>(Ev::ToolFlush)] = kOwnTime;
+  return t;
+}
+inline constexpr std::array<std::uint8_t, 128> kFlags = make_flags();
+}  // namespace event_time
+
+class EventDecoder {
+ public:
+  explicit EventDecoder(const clock::Line& line) : line_(line) {}
+
+  // Decodes up to `records` records of a COMPACT chunk's payload [p, p + bytes) (codec::decode's
+  // rules: it stops at the first malformed record) and appends their events to out. Returns the
+  // records decoded.
+  std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, EventChunk& out);
+  // Appends the events of n records (folded ones unfolded) to out.
+  void append(const Record* recs, std::size_t n, EventChunk& out);
+
+  // The time of a record of `type` at `tick`, nudged (the rule above).
+  std::uint64_t place(unsigned type, std::uint64_t tick) {
+    const std::uint64_t t = line_.to_ns(tick);
+    const unsigned flags = kTimeFlags[type];
+    if (flags & kOwnTime) return t;
+    // last1_: the last time plus 1 (0: none yet), so that "not after the last" is one compare.
+    const bool later = t < last1_;
+    nudged_ = later & (nudged_ | (flags & kBeginsInner));
+    const std::uint64_t ns = nudged_ ? last1_ : t;
+    last1_ = ns + 1;
+    return ns;
+  }
+
+  const clock::Line& line() const { return line_; }
+
+ private:
+  enum : std::uint8_t { kBeginsInner = event_time::kBeginsInner, kOwnTime = event_time::kOwnTime };
+  static constexpr const std::array<std::uint8_t, 128>& kTimeFlags = event_time::kFlags;
+
+  clock::Line line_;
+  std::uint64_t last1_ = 0;
+  bool nudged_ = false;
+};
+
+}  // namespace kob
