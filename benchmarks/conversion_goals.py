@@ -42,7 +42,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # The decoding and the ticks to ns, by the functions that hold them (inclusive, so what they call
 # counts): the engine's names, updated with it.
-DECODE_FUNCTIONS = ["kob::(anonymous namespace)::decode_next("]
+# EventDecoder: a COMPACT chunk's bytes (decode) or a RING chunk's records (append) made events,
+# ticks made ns and nudged in the same pass.
+DECODE_FUNCTIONS = ["kob::EventDecoder::decode(", "kob::EventDecoder::append("]
 
 
 def fail(msg):

@@ -12,11 +12,15 @@
 
 namespace kob {
 
-// The types whose events take a second cell: those that carry u2..u5 (fields::kCarried). Known
-// from the type alone, so that a reader steps over an event without a flag of its own.
+// The types whose events take a second cell: those that carry u2..u5 (fields::kCarried), but a
+// sync region's wait begin, wait end and end, the steps of a folded sync begin (record_fold.hpp):
+// their u2 is the begin's code address, which the timeline takes from the begin, so they keep sub,
+// a, u0 and u1 only. Known from the type alone, so that a reader steps over an event without a
+// flag of its own.
 constexpr std::array<std::uint8_t, 128> make_wide_events() {
   std::array<std::uint8_t, 128> t{};
   for (unsigned i = 0; i < 128; ++i) t[i] = (fields::kCarried[i] & 0xf0) != 0;
+  for (Ev e : {Ev::OmpSyncWaitBegin, Ev::OmpSyncWaitEnd, Ev::OmpSyncEnd}) t[static_cast<unsigned>(e)] = 0;
   return t;
 }
 inline constexpr std::array<std::uint8_t, 128> kWideEvent = make_wide_events();

@@ -55,7 +55,7 @@ inline constexpr std::array<std::uint8_t, 128> kFlags = make_flags();
 
 class EventDecoder {
  public:
-  explicit EventDecoder(const clock::Line& line) : line_(line) {}
+  explicit EventDecoder(const clock::Line& line) { place_.line = line; }
 
   // Decodes up to `records` records of a COMPACT chunk's payload [p, p + bytes) (codec::decode's
   // rules: it stops at the first malformed record) and appends their events to out. Returns the
@@ -64,28 +64,34 @@ class EventDecoder {
   // Appends the events of n records (folded ones unfolded) to out.
   void append(const Record* recs, std::size_t n, EventChunk& out);
 
-  // The time of a record of `type` at `tick`, nudged (the rule above).
-  std::uint64_t place(unsigned type, std::uint64_t tick) {
-    const std::uint64_t t = line_.to_ns(tick);
-    const unsigned flags = kTimeFlags[type];
-    if (flags & kOwnTime) return t;
-    // last1_: the last time plus 1 (0: none yet), so that "not after the last" is one compare.
-    const bool later = t < last1_;
-    nudged_ = later & (nudged_ | (flags & kBeginsInner));
-    const std::uint64_t ns = nudged_ ? last1_ : t;
-    last1_ = ns + 1;
-    return ns;
-  }
+  // A thread's place on its time line: the last time and whether it was nudged. Copied into the
+  // decoding loop's registers while a chunk is decoded, written back after.
+  struct Place {
+    clock::Line line;
+    std::uint64_t last1 = 0;  // the last time plus 1 (0: none yet), so that "not after the last" is one compare
+    bool nudged = false;
+    // The time of a record of type T at `tick`, nudged (the rule above).
+    template <unsigned T>
+    [[gnu::always_inline]] std::uint64_t at(std::uint64_t tick) {
+      const std::uint64_t t = line.to_ns(tick);
+      constexpr unsigned kFlags = event_time::kFlags[T];
+      if constexpr ((kFlags & event_time::kOwnTime) != 0) {
+        return t;
+      } else {
+        const bool later = t < last1;
+        if constexpr ((kFlags & event_time::kBeginsInner) != 0) nudged = later;
+        else nudged = later & nudged;
+        const std::uint64_t ns = nudged ? last1 : t;
+        last1 = ns + 1;
+        return ns;
+      }
+    }
+  };
 
-  const clock::Line& line() const { return line_; }
+  const clock::Line& line() const { return place_.line; }
 
  private:
-  enum : std::uint8_t { kBeginsInner = event_time::kBeginsInner, kOwnTime = event_time::kOwnTime };
-  static constexpr const std::array<std::uint8_t, 128>& kTimeFlags = event_time::kFlags;
-
-  clock::Line line_;
-  std::uint64_t last1_ = 0;
-  bool nudged_ = false;
+  Place place_;
 };
 
 }  // namespace kob

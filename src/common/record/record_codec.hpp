@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "common/record/record.hpp"
 #include "common/record/record_fields.hpp"
@@ -102,20 +103,8 @@ struct alignas(64) LastFields {
   std::uint64_t v[kTypes][8];
   std::uint64_t lane[kLanes][2];
 
-  // Before a record of `type` is coded: its lane's values stand in for the type's own.
-  void enter(unsigned type) {
-    const Lane l = kLaneOf[type];
-    if (l.lane == 0) return;
-    v[type][2] = lane[l.lane][0];
-    if (l.fields == 2) v[type][3] = lane[l.lane][1];
-  }
-  // After it: the lane remembers them.
-  void leave(unsigned type) {
-    const Lane l = kLaneOf[type];
-    if (l.lane == 0) return;
-    lane[l.lane][0] = v[type][2];
-    if (l.fields == 2) lane[l.lane][1] = v[type][3];
-  }
+  // Before a record of a lane's type is coded its lane's values stand in for the type's own, and
+  // after it the lane remembers them (decode_fields).
 };
 
 // A varint known to lie within the data (at least 10 bytes left): no bound check per byte.
@@ -149,10 +138,71 @@ inline void write_record(Record& r, unsigned type, std::uint64_t tick, const std
   }
 }
 
-// The decoding loop, handing each record to the sink as its parts:
-// `void put(unsigned type, std::uint64_t tick, const std::uint64_t* fields)` (fields: the 8 slots
-// in mask-bit order, sub, a, u0..u5), inlined, so that a sink writes the form it keeps (a Record,
-// an Event) straight from the decoder's registers and remembered fields, with no record between.
+// Calls f.template operator()<T>() with T the record type `type` (below kTypes) as a constant: a
+// jump on the type, after which its lane, value fields and what a sink does with it are known at
+// compile time (the table lookups and branches on them were a third of the decoding).
+#define KOB_TYPE_CASE(n) \
+  case (n): f.template operator()<(n)>(); break;
+#define KOB_TYPE_CASE4(n) KOB_TYPE_CASE(n) KOB_TYPE_CASE(n + 1) KOB_TYPE_CASE(n + 2) KOB_TYPE_CASE(n + 3)
+#define KOB_TYPE_CASE16(n) KOB_TYPE_CASE4(n) KOB_TYPE_CASE4(n + 4) KOB_TYPE_CASE4(n + 8) KOB_TYPE_CASE4(n + 12)
+template <class F>
+[[gnu::always_inline]] inline void with_type(unsigned type, F&& f) {
+  static_assert(kTypes == 128, "one case per type");
+  switch (type) {
+    KOB_TYPE_CASE16(0)
+    KOB_TYPE_CASE16(16)
+    KOB_TYPE_CASE16(32)
+    KOB_TYPE_CASE16(48)
+    KOB_TYPE_CASE16(64)
+    KOB_TYPE_CASE16(80)
+    KOB_TYPE_CASE16(96)
+    KOB_TYPE_CASE16(112)
+    default: break;
+  }
+}
+#undef KOB_TYPE_CASE16
+#undef KOB_TYPE_CASE4
+#undef KOB_TYPE_CASE
+
+// One record's fields after its head, for a type T known at compile time: the changed fields
+// (mask), read with (kChecked) or without bound checks, into the type's remembered values; then
+// the sink's put<T>. Returns where the next record starts, nullptr when the record is malformed.
+template <unsigned T, bool kChecked, class Sink>
+[[gnu::always_inline]] inline const std::uint8_t* decode_fields(const std::uint8_t* p, const std::uint8_t* end, unsigned mask,
+                                                                std::uint64_t tick, LastFields& last, Sink& sink) {
+  constexpr Lane kLane = kLaneOf[T];
+  constexpr unsigned kValues = kValueFields[T];
+  std::uint64_t* l = last.v[T];
+  if constexpr (kLane.lane != 0) {  // the lane's values stand in for the type's own
+    l[2] = last.lane[kLane.lane][0];
+    if constexpr (kLane.fields == 2) l[3] = last.lane[kLane.lane][1];
+  }
+  if constexpr (kValues != 0) {  // absent: 0
+    for (unsigned v = kValues; v; v &= v - 1) l[__builtin_ctz(v)] = 0;
+  }
+  while (mask) {  // only the fields that changed
+    const unsigned i = static_cast<unsigned>(__builtin_ctz(mask));
+    mask &= mask - 1;
+    std::uint64_t z;
+    if constexpr (kChecked) p = get_varint(p, end, z);
+    else p = get_varint_unchecked(p, z);
+    if (p == nullptr) return nullptr;
+    if constexpr (kValues == 0) l[i] += unzigzag(z);
+    else l[i] = (kValues >> i) & 1 ? z : l[i] + unzigzag(z);
+  }
+  if constexpr (kLane.lane != 0) {
+    last.lane[kLane.lane][0] = l[2];
+    if constexpr (kLane.fields == 2) last.lane[kLane.lane][1] = l[3];
+  }
+  sink.template put<T>(tick, l);
+  return p;
+}
+
+// The decoding loop, handing each record to the sink as its parts, its type a constant:
+// `template <unsigned T> void put(std::uint64_t tick, const std::uint64_t* fields)` (fields: the 8
+// slots in mask-bit order, sub, a, u0..u5), inlined, so that a sink writes the form it keeps (a
+// Record, an Event) straight from the decoder's registers and remembered fields, with no record
+// between, and does only what type T needs.
 template <class Sink>
 std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, Sink& sink) {
   const std::uint8_t* end = p + bytes;
@@ -163,82 +213,58 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
   std::uint64_t tick = base_tick;
   std::size_t done = 0;
   while (done < records && p < end) {
-    std::uint8_t type;
-    unsigned mask;
-    std::uint64_t step, z;
+    unsigned type, mask;
+    std::uint64_t z;
     if (p < safe_end) {
       std::uint64_t head;
       std::memcpy(&head, p, sizeof head);
       type = static_cast<std::uint8_t>(head);
       mask = static_cast<std::uint8_t>(head >> 8);
-      step = (head >> 16) & kStepEscape;
+      std::uint64_t step = (head >> 16) & kStepEscape;
       p += kHeadBytes;
-    } else {
-      if (end - p < static_cast<std::ptrdiff_t>(kHeadBytes)) break;
-      type = p[0];
-      mask = p[1];
-      step = p[2] | std::uint64_t{p[3]} << 8 | std::uint64_t{p[4]} << 16;
-      p += kHeadBytes;
-    }
-    if (type == 0 || type >= kTypes) break;
-    last.enter(type);
-    std::uint64_t* l = last.v[type];
-    const unsigned values = kValueFields[type];
-    if (values != 0) {  // absent: 0
-      for (unsigned v = values; v; v &= v - 1) l[__builtin_ctz(v)] = 0;
-    }
-    if (p < safe_end) {
+      if (type == 0 || type >= kTypes) break;
       if (step == kStepEscape) {
         if ((p = get_varint_unchecked(p, z)) == nullptr) break;
         step = unzigzag(z);
       }
       tick += step;
-      bool ok = true;
-      while (mask) {  // only the fields that changed
-        const unsigned i = static_cast<unsigned>(__builtin_ctz(mask));
-        mask &= mask - 1;
-        if ((p = get_varint_unchecked(p, z)) == nullptr) {
-          ok = false;
-          break;
-        }
-        l[i] = (values >> i) & 1 ? z : l[i] + unzigzag(z);
-      }
-      if (!ok) break;
+      with_type(type, [&]<unsigned T>() __attribute__((always_inline)) { p = decode_fields<T, false>(p, end, mask, tick, last, sink); });
     } else {
+      if (end - p < static_cast<std::ptrdiff_t>(kHeadBytes)) break;
+      type = p[0];
+      mask = p[1];
+      std::uint64_t step = p[2] | std::uint64_t{p[3]} << 8 | std::uint64_t{p[4]} << 16;
+      p += kHeadBytes;
+      if (type == 0 || type >= kTypes) break;
       if (step == kStepEscape) {
         if ((p = get_varint(p, end, z)) == nullptr) break;
         step = unzigzag(z);
       }
       tick += step;
-      bool ok = true;
-      for (unsigned i = 0; i < 8; ++i) {
-        if (mask & (1u << i)) {
-          if ((p = get_varint(p, end, z)) == nullptr) {
-            ok = false;
-            break;
-          }
-          l[i] = (values >> i) & 1 ? z : l[i] + unzigzag(z);
-        }
-      }
-      if (!ok) break;
+      // The last records of a block: the same per type, bound-checked (not inlined: rare).
+      with_type(type, [&]<unsigned T>() { p = decode_fields<T, true>(p, end, mask, tick, last, sink); });
     }
-    last.leave(type);
-    sink.put(type, tick, l);
+    if (p == nullptr) break;
     ++done;
   }
   return done;
 }
 
+// decode's sink: each record made a Record and handed to f.
+template <class F>
+struct RecordEach {
+  F& f;
+  Record r{};
+  template <unsigned T>
+  void put(std::uint64_t tick, const std::uint64_t* l) {
+    write_record(r, T, tick, l);
+    f(static_cast<const Record&>(r));
+  }
+};
+
 template <class F>
 std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, F&& f) {
-  struct Each {
-    F& f;
-    Record r;
-    void put(unsigned type, std::uint64_t tick, const std::uint64_t* l) {
-      write_record(r, type, tick, l);
-      f(static_cast<const Record&>(r));
-    }
-  } each{f, {}};
+  RecordEach<std::remove_reference_t<F>> each{f};
   return decode_into(p, bytes, records, base_tick, each);
 }
 

@@ -85,6 +85,9 @@ std::vector<Expected> expected_of(const std::vector<Record>& recs, ReferenceTime
   std::vector<Expected> out;
   for (const Record& r : all) {
     Expected e{r, times.at(r)};
+    // A sync region's steps keep sub, a, u0 and u1 (the code address is the begin's).
+    if (r.type == Ev::OmpSyncWaitBegin || r.type == Ev::OmpSyncWaitEnd || r.type == Ev::OmpSyncEnd)
+      for (int k = 2; k < 6; ++k) e.r.u[k] = 0;
     if (r.type == Ev::ToolFlush) {
       using F = kob::fields::ToolFlush;
       F::ticks.set(e.r, times.line.to_ns(r.tick + F::ticks.get(r)) - times.line.to_ns(r.tick));
@@ -198,6 +201,35 @@ TEST_CASE("event decoder: a tie nudges a kernel begin 1 ns past the record befor
   CHECK(kob::fields::Kernel::id.get(*ev[1]) == 9);
   CHECK(kob::fields::Kernel::id.get(*ev[2]) == 9);
   CHECK_FALSE(ev[1]->wide());
+}
+
+TEST_CASE("event decoder: a folded barrier takes two cells for its begin and one for each step") {
+  using kob_test::rec;
+  using S = kob::fields::OmpSync;
+  Record b = rec(1000, Ev::OmpSyncBegin, 0, {7, 3, 0xc0de}, 1);
+  S::wait_begin_step.set(b, kob::fold::step(1010, 1000));
+  S::wait_end_step.set(b, kob::fold::step(1500, 1010));
+  S::end_step.set(b, kob::fold::step(1520, 1500));
+  const std::vector<Record> recs = {b, rec(1600, Ev::OmpImplicitTaskEnd, 0, {7, 3})};
+  const std::vector<std::uint8_t> bytes = encoded(recs, 1000);
+  EventDecoder decoder(kob::clock::Line{});
+  EventChunk c;
+  REQUIRE(decoder.decode(bytes.data(), bytes.size(), recs.size(), 1000, c) == 2);
+  CHECK(c.events == 5);
+  CHECK(c.used == 2 + 3 + 1);
+  const auto ev = events_of(c);
+  REQUIRE(ev.size() == 5);
+  const Ev types[] = {Ev::OmpSyncBegin, Ev::OmpSyncWaitBegin, Ev::OmpSyncWaitEnd, Ev::OmpSyncEnd, Ev::OmpImplicitTaskEnd};
+  const std::uint64_t ns[] = {1000, 1010, 1500, 1520, 1600};
+  for (int i = 0; i < 5; ++i) {
+    CHECK(ev[i]->type == types[i]);
+    CHECK(ev[i]->ns == ns[i]);
+    CHECK(S::parallel_id.get(*ev[i]) == 7);
+    CHECK(S::kernel.get(*ev[i]) == 3);
+  }
+  CHECK(S::codeptr.get(*ev[0]) == 0xc0de);
+  CHECK(S::kind.get(*ev[3]) == 1);
+  CHECK(S::end_step.get(*ev[0]) == 0);
 }
 
 TEST_CASE("event decoder: a chunk cut short gives the records the codec decodes from it, and no more") {
