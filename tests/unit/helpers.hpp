@@ -104,6 +104,19 @@ inline kob::Record rec(std::uint64_t tick, kob::Ev type, std::uint32_t a = 0, st
   return r;
 }
 
+// Zero in every field the record's type does not carry (fields::kCarried), as the hot path's
+// zeroed slots leave them: the coder does not look at those.
+inline kob::Record declared_only(kob::Record r) {
+  using kob::fields::Slot;
+  const unsigned carried = kob::fields::kCarried[static_cast<unsigned>(r.type)];
+  auto has = [&](Slot s) { return (carried >> static_cast<unsigned>(s)) & 1; };
+  if (!has(Slot::sub)) r.sub = 0;
+  if (!has(Slot::a)) r.a = 0;
+  for (unsigned i = 0; i < 6; ++i)
+    if (!has(static_cast<Slot>(static_cast<unsigned>(Slot::u0) + i))) r.u[i] = 0;
+  return r;
+}
+
 // Records written straight into in-memory threads (no thread_local, no clock), then read with
 // build_timeline. Track i is thread i.
 struct Synth {

@@ -16,19 +16,9 @@ using kob::Event;
 using kob::EventChunk;
 using kob::EventDecoder;
 using kob::Record;
+using kob_test::declared_only;
 
 namespace {
-
-Record declared_only(Record r) {
-  using kob::fields::Slot;
-  const unsigned carried = kob::fields::kCarried[static_cast<unsigned>(r.type)];
-  auto has = [&](Slot s) { return (carried >> static_cast<unsigned>(s)) & 1; };
-  if (!has(Slot::sub)) r.sub = 0;
-  if (!has(Slot::a)) r.a = 0;
-  for (unsigned i = 0; i < 6; ++i)
-    if (!has(static_cast<Slot>(static_cast<unsigned>(Slot::u0) + i))) r.u[i] = 0;
-  return r;
-}
 
 // 2.5 ticks per ns from tick 1000 at ns 5000: a line that is not the identity.
 kob::clock::Line test_line() {

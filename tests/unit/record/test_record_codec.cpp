@@ -16,18 +16,7 @@ Record rec(std::uint64_t tick, Ev type, std::uint16_t sub, std::uint32_t a, std:
   return kob_test::rec(tick, type, a, u, sub);
 }
 
-// Zero in every field the record's type does not carry (fields::kCarried), as the hot path's
-// zeroed slots leave them: the coder does not look at those.
-Record declared_only(Record r) {
-  using kob::fields::Slot;
-  const unsigned carried = kob::fields::kCarried[static_cast<unsigned>(r.type)];
-  auto has = [&](Slot s) { return (carried >> static_cast<unsigned>(s)) & 1; };
-  if (!has(Slot::sub)) r.sub = 0;
-  if (!has(Slot::a)) r.a = 0;
-  for (unsigned i = 0; i < 6; ++i)
-    if (!has(static_cast<Slot>(static_cast<unsigned>(Slot::u0) + i))) r.u[i] = 0;
-  return r;
-}
+using kob_test::declared_only;
 
 bool same(const Record& x, const Record& y) {
   if (x.tick != y.tick || x.type != y.type || x.sub != y.sub || x.a != y.a) return false;
