@@ -50,8 +50,8 @@ struct alignas(32) Event {
     else return wide() ? wide_slots()[static_cast<int>(S) - static_cast<int>(fields::Slot::u2)] : 0;
   }
 
-  // The record it was decoded from, its tick given (ns stays behind): for consumers that still take
-  // a Record.
+  // The record it was decoded from, its tick given (ns stays behind): what the tests compare an
+  // event with.
   Record record(std::uint64_t tick = 0) const {
     Record r{};
     r.tick = tick;
