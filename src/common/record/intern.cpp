@@ -17,6 +17,7 @@ struct Storage {
   std::deque<std::string> texts;  // deque: growth never moves existing strings
   std::vector<const char*> by_id;
   std::unordered_map<std::string_view, std::uint32_t> ids;
+  std::uint64_t lookups = 0;
   Storage() {
     texts.emplace_back("<null>");
     by_id.push_back(texts.back().c_str());
@@ -35,6 +36,7 @@ std::uint32_t InternTable::intern(std::string_view s, const char** stable) {
   Storage& st = storage();
   const deferred_signal::Scope no_term_signal;  // the lock, then the raw trace's file lock
   std::lock_guard<std::mutex> lock(st.mu);
+  ++st.lookups;
   auto it = st.ids.find(s);
   if (it != st.ids.end()) {
     if (stable) *stable = st.by_id[it->second];
@@ -78,6 +80,12 @@ std::size_t InternTable::size() const {
   return st.by_id.size();
 }
 
+std::uint64_t InternTable::lookups() const {
+  Storage& st = storage();
+  std::lock_guard<std::mutex> lock(st.mu);
+  return st.lookups;
+}
+
 std::vector<std::string_view> InternTable::snapshot() const {
   Storage& st = storage();
   std::lock_guard<std::mutex> lock(st.mu);
@@ -103,11 +111,29 @@ std::uint32_t InternCache::null_name() {
 }
 
 std::uint32_t InternCache::miss(const char* s, Slot& slot) {
+  std::size_t way = kWays - 1;  // the way the new text takes (the oldest) unless one holds it
   const char* text = nullptr;
-  const std::uint32_t id = names().intern(s, &text);
-  slot.key = s;
-  slot.text = text;
-  slot.id = id;
+  std::uint32_t id = 0;
+  if (slot.key == s) {
+    for (std::size_t w = 1; w < kWays; ++w) {
+      if (slot.text[w] != nullptr && same_text(slot.text[w], s)) {
+        way = w;
+        text = slot.text[w];
+        id = slot.id[w];
+        break;
+      }
+    }
+  } else {
+    slot = Slot{};
+    slot.key = s;
+  }
+  if (text == nullptr) id = names().intern(s, &text);
+  for (std::size_t w = way; w > 0; --w) {
+    slot.text[w] = slot.text[w - 1];
+    slot.id[w] = slot.id[w - 1];
+  }
+  slot.text[0] = text;
+  slot.id[0] = id;
   return id;
 }
 

@@ -24,6 +24,8 @@ class InternTable {
   // The text of an id; valid for the life of the process. Unknown ids give "".
   const char* str(std::uint32_t id) const;
   std::size_t size() const;
+  // How many intern() calls the table has answered (tests: what the per-thread caches kept off it).
+  std::uint64_t lookups() const;
   // Snapshot of all strings by id, for writers.
   std::vector<std::string_view> snapshot() const;
 };
@@ -39,24 +41,35 @@ void set_intern_listener(void (*fn)(std::uint32_t id, std::string_view text));
 void intern_before_fork();
 void intern_after_fork();
 
-// Per-thread cache keyed by the caller's pointer. A hit is confirmed with strcmp against the
-// interned text, because callers (Kokkos) often hand us a temporary buffer at a reused address.
+// Per-thread cache keyed by the caller's pointer and the text's first two characters. A hit is
+// confirmed with strcmp against the interned text, because callers (Kokkos) often hand us a
+// temporary buffer at a reused address: Kokkos 3.x builds each kernel's label in a stack
+// temporary, so that the five kernels of an MD step's loop body come by turns at one address.
+// The characters spread those over slots; texts that share them and the address ("integrate_v",
+// "integrate_x") share a slot, which keeps the last kWays of them (the latest first). Only a text
+// new to its slot goes to the process-wide table (a lock and a hash lookup, on lines the
+// kernel's data has evicted).
 struct InternCache {
-  static constexpr std::size_t kSlots = 256;
-  struct Slot {
+  static constexpr std::size_t kSlots = 128;
+  static constexpr std::size_t kWays = 3;
+  struct alignas(64) Slot {
     const char* key = nullptr;
-    const char* text = nullptr;
-    std::uint32_t id = 0;
+    const char* text[kWays] = {};
+    std::uint32_t id[kWays] = {};
   };
   Slot slots[kSlots];
-
   __attribute__((always_inline)) std::uint32_t lookup(const char* s) {
     if (s == nullptr) return null_name();
-    Slot& slot = slots[(reinterpret_cast<std::uintptr_t>(s) >> 4) & (kSlots - 1)];
-    if (slot.key == s && same_text(slot.text, s)) return slot.id;
+    Slot& slot = slots[slot_of(s)];
+    if (slot.key == s && same_text(slot.text[0], s)) return slot.id[0];
     return miss(s, slot);
   }
-
+  // s[1] is read only when s[0] is not the end.
+  __attribute__((always_inline)) static std::size_t slot_of(const char* s) {
+    const auto c0 = static_cast<unsigned char>(s[0]);
+    const unsigned c1 = c0 != 0 ? static_cast<unsigned char>(s[1]) : 0u;
+    return ((reinterpret_cast<std::uintptr_t>(s) >> 4) ^ (c0 * 7u) ^ (c1 * 43u)) & (kSlots - 1);
+  }
   // Whether the caller's string s still holds the interned text. strcmp reads s only up to its
   // NUL or the first difference: a caller's buffer may be shorter than our text, end at the edge
   // of a page or of an allocation, or have been reused for other text. (A wider hand-made compare

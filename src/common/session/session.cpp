@@ -619,7 +619,10 @@ void write_outputs() {
     std::vector<std::unique_ptr<BufferThread>> buffers;
     std::string error;
     const std::string raw_path = raw::path();
-    if (!raw_path.empty() && reader.open(raw_path, error)) {
+    // --format=none makes no file from the trace: the in-memory counts say what was dropped, and
+    // the trace is not read back (an exit cost that grew with the run: a read per block).
+    const bool read_back = c.formats != 0;
+    if (read_back && !raw_path.empty() && reader.open(raw_path, error)) {
       // Not complete (a write failed at the end): what reached the file, with its LOST entries,
       // still says more than the few records left in memory.
       if (!complete) log::warn("the raw trace " + raw_path + " could not be completed; the files hold what reached it");
@@ -627,7 +630,8 @@ void write_outputs() {
       run.threads = reader.threads();
       run.run_end = complete ? clock::to_ns(reader.end_tick()) : clock::to_ns(clock::now());
     } else {
-      if (!raw_path.empty()) log::warn(error);
+      if (read_back && !raw_path.empty()) log::warn(error);
+      if (!read_back && !complete && !raw_path.empty()) log::warn("the raw trace " + raw_path + " could not be completed");
       for (const ThreadBuffer* b : recorder::threads()) buffers.push_back(std::make_unique<BufferThread>(b));
       for (const auto& b : buffers) run.threads.push_back(b.get());
       run.run_end = clock::to_ns(clock::now());

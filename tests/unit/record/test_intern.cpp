@@ -57,9 +57,62 @@ TEST_CASE("intern: a reused pointer with new text gets a new id, never a stale o
   CHECK(std::string(names().str(prefix)) == "intern_reuse_firs");
 }
 
+TEST_CASE("intern: texts taking turns at one address are answered by the slot, not the table") {
+  // Kokkos 3.x's labels: one stack temporary, the kernels of a loop body by turns.
+  InternCache cache;
+  char buf[64];
+  // One prefix, so that they share a slot and its ways.
+  const char* texts[] = {"intern_turns_force", "intern_turns_integrate", "intern_turns_energy"};
+  static_assert(std::size(texts) == InternCache::kWays);
+  std::uint32_t ids[3];
+  for (int i = 0; i < 3; ++i) ids[i] = names().intern(texts[i]);
+  for (int i = 0; i < 3; ++i) {  // the first round fills the ways from the table
+    std::strcpy(buf, texts[i]);
+    CHECK(cache.lookup(buf) == ids[i]);
+  }
+  const std::uint64_t before = names().lookups();
+  for (int round = 0; round < 100; ++round) {
+    for (int i = 0; i < 3; ++i) {
+      std::strcpy(buf, texts[(i + round) % 3]);
+      CHECK(cache.lookup(buf) == ids[(i + round) % 3]);
+    }
+  }
+  CHECK(names().lookups() == before);
+  // A fourth text at the same address and with the same first characters takes the oldest way:
+  // still right, one table lookup.
+  std::strcpy(buf, "intern_turns_virial");
+  const std::uint32_t fourth = cache.lookup(buf);
+  CHECK(std::string(names().str(fourth)) == "intern_turns_virial");
+  CHECK(names().lookups() == before + 1);
+  for (int i = 0; i < 3; ++i) {
+    std::strcpy(buf, texts[i]);
+    CHECK(cache.lookup(buf) == ids[i]);
+  }
+}
+
+TEST_CASE("intern: an MD step's labels by turns at one address stay off the table") {
+  InternCache cache;
+  char buf[64];
+  const char* texts[] = {"force", "integrate_v", "integrate_x", "kinetic_energy", "virial", "neighbor_build"};
+  std::uint32_t ids[6];
+  for (int i = 0; i < 6; ++i) {
+    ids[i] = names().intern(texts[i]);
+    std::strcpy(buf, texts[i]);
+    CHECK(cache.lookup(buf) == ids[i]);
+  }
+  const std::uint64_t before = names().lookups();
+  for (int step = 0; step < 50; ++step) {
+    for (int i = 0; i < 6; ++i) {
+      std::strcpy(buf, texts[i]);
+      CHECK(cache.lookup(buf) == ids[i]);
+    }
+  }
+  CHECK(names().lookups() == before);
+}
+
 TEST_CASE("intern: two pointers sharing a cache slot do not mix up") {
   InternCache cache;
-  // Slot = (pointer >> 4) & 255: pointers 4096 bytes apart share a slot.
+  // Slot: (pointer >> 4) and the first two characters; texts that share those share a slot.
   std::vector<char> mem(8192, '\0');
   char* p = mem.data();
   char* q = mem.data() + 4096;
