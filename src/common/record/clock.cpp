@@ -10,7 +10,6 @@
 
 namespace kob::clock {
 
-bool g_use_tsc = false;
 std::uint64_t g_shift_ns = 0;
 
 std::uint64_t slow_now() { return raw_ns(); }
@@ -104,18 +103,18 @@ void init() {
   if (g_initialised) return;
   g_initialised = true;
   g_shift_ns = shift_from_environment();
-  g_use_tsc = g_sources_injected || tsc_is_invariant();
-  if (g_use_tsc) g_start = take_point(g_tick_source, g_ns_source, kTries);
+  g_hot.use_tsc = g_sources_injected || tsc_is_invariant();
+  if (g_hot.use_tsc) g_start = take_point(g_tick_source, g_ns_source, kTries);
 }
 
 Point start_point() {
-  if (g_use_tsc) return g_start;
+  if (g_hot.use_tsc) return g_start;
   const std::uint64_t n = raw_ns();
   return {n, n, 0};
 }
 
 Point point_now() {
-  if (!g_use_tsc) {
+  if (!g_hot.use_tsc) {
     const std::uint64_t n = raw_ns();
     return {n, n, 0};
   }
@@ -123,7 +122,7 @@ Point point_now() {
 }
 
 void finish_calibration() {
-  if (!g_use_tsc) {
+  if (!g_hot.use_tsc) {
     set_rate(1.0);
     g_tick0 = g_ns0 = 0;
     return;
@@ -136,7 +135,7 @@ void finish_calibration() {
   if (end.ns > g_start.ns && end.tick > g_start.tick) set_rate(double(end.tick - g_start.tick) / double(end.ns - g_start.ns));
 }
 
-Line line() { return {g_use_tsc, g_tick0, g_ns0, g_ns_per_tick_whole, g_ns_per_tick_frac}; }
+Line line() { return {g_hot.use_tsc, g_tick0, g_ns0, g_ns_per_tick_whole, g_ns_per_tick_frac}; }
 
 std::uint64_t to_ns(std::uint64_t tick) { return line().to_ns(tick); }
 
@@ -158,14 +157,14 @@ std::string wall_reference() {
   return std::to_string(raw) + " " + std::to_string(real);
 }
 
-const char* name() { return g_use_tsc ? "tsc" : "CLOCK_MONOTONIC_RAW"; }
+const char* name() { return g_hot.use_tsc ? "tsc" : "CLOCK_MONOTONIC_RAW"; }
 
 void set_calibration(bool tsc, std::uint64_t tick0, std::uint64_t ns0, double rate) {
   // In the library this runs in the writer (at exit or on a signal) while the program's threads
-  // still record, reading g_use_tsc in now(): the file's clock is ours there, so nothing that
+  // still record, reading g_hot.use_tsc in now(): the file's clock is ours there, so nothing that
   // now() reads is written (ThreadSanitizer saw the unconditional store race with them).
   if (!g_initialised) g_initialised = true;
-  if (g_use_tsc != tsc) g_use_tsc = tsc;
+  if (g_hot.use_tsc != tsc) g_hot.use_tsc = tsc;
   g_tick0 = tick0;
   g_ns0 = ns0;
   set_rate(rate > 0 ? rate : 1.0);

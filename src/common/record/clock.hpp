@@ -5,6 +5,7 @@
 #include <string>
 #include <ctime>
 
+#include "common/record/hot_flags.hpp"
 #include "common/support/hot_path.hpp"
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -13,9 +14,6 @@
 
 namespace kob::clock {
 
-// Set once before any event is recorded; true only when the TSC is invariant (same rate on every
-// core, through sleep states), so ticks from different threads are comparable.
-extern bool g_use_tsc;
 
 // KOB_TEST_CLOCK_SHIFT_NS (tests only; 0 otherwise), set by init(): added to every
 // CLOCK_MONOTONIC_RAW read, so the whole time line of the run (events, calibration points, the
@@ -35,7 +33,7 @@ KOB_SLOW_PATH std::uint64_t slow_now();
 
 inline std::uint64_t now() {
 #ifdef KOB_HAVE_TSC
-  if (KOB_LIKELY(g_use_tsc)) return __rdtsc();
+  if (KOB_LIKELY(g_hot.use_tsc)) return __rdtsc();
 #endif
   return slow_now();
 }

@@ -197,7 +197,7 @@ bool create_locked(File& f, const std::string& path, const std::vector<std::stri
   h.pid = static_cast<std::uint64_t>(getpid());
   h.ppid = static_cast<std::uint64_t>(getppid());
   h.rank = f.rank;
-  h.clock = clock::g_use_tsc ? 1 : 0;
+  h.clock = g_hot.use_tsc ? 1 : 0;
   const clock::Point p = clock::start_point();
   h.start_tick = p.tick;
   h.start_ns = p.ns;

@@ -25,12 +25,14 @@ void release_file_rings();
 }
 
 // What a thread is doing in Kokkos right now, so that OpenMP events it causes can name it.
-struct KokkosContext {
+// Each depth before its stack: an event reads the depth and the top in one cache line (the
+// kernel's data evicts ours between a region's events).
+struct alignas(64) KokkosContext {
   static constexpr std::uint32_t kMaxDepth = 32;
-  std::uint64_t kernels[kMaxDepth];  // open kernels and fences, innermost last
   std::uint32_t kernel_depth = 0;
-  std::uint64_t deep_copies[kMaxDepth];
+  std::uint64_t kernels[kMaxDepth];  // open kernels and fences, innermost last
   std::uint32_t deep_copy_depth = 0;
+  std::uint64_t deep_copies[kMaxDepth];
 
   std::uint64_t kernel() const { return kernel_depth ? kernels[kernel_depth - 1] : 0; }
   std::uint64_t deep_copy() const { return deep_copy_depth ? deep_copies[deep_copy_depth - 1] : 0; }
@@ -38,11 +40,11 @@ struct KokkosContext {
 
 // The Kokkos kernel an OpenMP thread works for: pushed by implicit tasks and explicit tasks
 // that start on this thread, taken from the ompt_data_t of the region or task.
-struct OmpContext {
+struct alignas(64) OmpContext {
   static constexpr std::uint32_t kMaxDepth = 32;
+  std::uint32_t depth = 0;
   std::uint64_t kernels[kMaxDepth];
   std::uint64_t tasks[kMaxDepth];  // our explicit-task id of each level, 0 for an implicit task
-  std::uint32_t depth = 0;
 
   std::uint64_t kernel() const {
     return depth == 0 ? 0 : kernels[(depth <= kMaxDepth ? depth : kMaxDepth) - 1];
@@ -112,7 +114,16 @@ struct SyncFold {
 };
 
 class ThreadBuffer {
+  // What every event reads or writes besides its record, first and in one cache line: between a
+  // region's events the kernel's data evicts ours, and each line is a miss (the cursor and the end
+  // of the slot being filled, equal (null) before the first slot and while no slot is free so
+  // that the event takes the slow path; the chunk number of that slot).
+  alignas(64) std::atomic<Record*> pos_{nullptr};
+  Record* end_ = nullptr;
+  std::uint64_t seq_ = 0;
+
  public:
+  SyncFold sync_fold;
   // Ring slots of a registered thread: at most this many; recorder::set_ring_slots picks how many.
   static constexpr std::uint32_t kMaxRing = 16;
 
@@ -177,7 +188,6 @@ class ThreadBuffer {
   KokkosContext kokkos;
   OmpContext omp;
   OmpTargetContext omp_target;
-  SyncFold sync_fold;
 
   // The Kokkos kernel that events of this thread belong to: its own open kernel, else the one
   // its OpenMP implicit or explicit task works for.
@@ -254,13 +264,8 @@ class ThreadBuffer {
   // Counts an event that found no slot; the lost span's ticks are read now (it was made now).
   KOB_SLOW_PATH void dropped_event();
 
-  // The next record to write and the end of the slot being filled. Equal (null)
-  // before the first slot and while no slot is free, so that the event takes the slow path.
-  std::atomic<Record*> pos_{nullptr};
-  Record* end_ = nullptr;
-  raw::Slot* cur_ = nullptr;
+  raw::Slot* cur_ = nullptr;  // the slot being filled (its records end at end_)
   std::uint32_t cur_index_ = 0;
-  std::uint64_t seq_ = 0;  // of the chunk in cur_
   raw::Slot* ring_[kMaxRing] = {};
   // Atomic: a thread that records again after its ring went to the pool sets up a new one while
   // the writer reads the size (0 until the new slots are in ring_).

@@ -37,7 +37,6 @@
 
 namespace kob {
 
-std::atomic<std::uint32_t> g_events{kGroupAll};
 std::atomic<bool> g_device_trace_region_set{false};
 std::atomic<const RegionListener*> g_region_listener{nullptr};
 
@@ -146,7 +145,7 @@ void report(const std::vector<std::string>& errors) {
 void apply_config(State& s, const Config& c) {
   s.config = c;
   log::set_level(c.log_level);
-  g_events.store(c.events, std::memory_order_relaxed);
+  g_hot.events.store(c.events, std::memory_order_relaxed);
   g_device_trace_region_set.store(!c.device_trace_region.empty());
   update_region_listener();
   recorder::set_memory_limit(c.memory_limit_mib << 20);

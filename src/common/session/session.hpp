@@ -8,14 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "common/record/hot_flags.hpp"
 #include "common/session/config.hpp"
 
 namespace kob {
 
-// Event groups being recorded (Config::events); read on the hot path.
-extern std::atomic<std::uint32_t> g_events;
-
-inline bool recording(std::uint32_t group) { return (g_events.load(std::memory_order_relaxed) & group) != 0; }
+// Whether an event group (Config::events) is being recorded; read on the hot path.
+inline bool recording(std::uint32_t group) { return (g_hot.events.load(std::memory_order_relaxed) & group) != 0; }
 
 // True when --device-trace-region is set.
 extern std::atomic<bool> g_device_trace_region_set;

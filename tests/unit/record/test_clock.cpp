@@ -165,7 +165,7 @@ TEST_CASE("clock: KOB_TEST_CLOCK_SHIFT_NS moves every time of the run by exactly
       CAPTURE(shift);
       CAPTURE(tsc);
       reinit_with_shift(shift);
-      if (!tsc) clk::g_use_tsc = false;  // this machine's TSC or not: both paths
+      if (!tsc) kob::g_hot.use_tsc = false;  // this machine's TSC or not: both paths
       const std::uint64_t before = unshifted_raw_ns();
       const std::uint64_t tick = clk::now();
       const std::uint64_t after = unshifted_raw_ns();

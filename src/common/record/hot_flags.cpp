@@ -1,0 +1,7 @@
+#include "common/record/hot_flags.hpp"
+
+namespace kob {
+
+constinit HotFlags g_hot;
+
+}  // namespace kob
