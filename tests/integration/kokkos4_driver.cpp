@@ -10,7 +10,9 @@
 //   --kernels=N           N kernels "flood_kernel" on the main thread (default 5)
 //   --worker-kernels=M    first, M kernels "worker_kernel" on a second thread (default 0)
 //   --unique-names        each flood kernel has a name of its own ("flood_kernel N": every launch
-//                         interns a new name), and "ready" is printed once the tool has its args
+//                         interns a new name), and "ready" is printed once the first has ended (a
+//                         signal sent after it finds at least one kernel recorded, however slow
+//                         the machine)
 #include <dlfcn.h>
 
 #include <cstdint>
@@ -89,10 +91,6 @@ int main(int argc, char** argv) {
     std::exit(EXIT_SUCCESS);
   }
   parse(static_cast<int>(tool_args.size()), tool_args.data());
-  if (unique_names) {
-    std::printf("ready\n");
-    std::fflush(stdout);
-  }
 
   int global_fences = 0, fences_at_end = 0;
   auto kernel = [&](const char* name) {
@@ -114,6 +112,10 @@ int main(int argc, char** argv) {
   for (int i = 0; i < kernels; ++i) {
     if (unique_names) std::snprintf(name, sizeof name, "flood_kernel %d", i);
     kernel(unique_names ? name : "flood_kernel");
+    if (unique_names && i == 0) {
+      std::printf("ready\n");
+      std::fflush(stdout);
+    }
   }
   fin();
   std::printf("kernels %d fences_at_kernel_end %d global_fencing %d\n", kernels + worker_kernels, fences_at_end,

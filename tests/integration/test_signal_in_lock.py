@@ -7,8 +7,9 @@ issue 41 point 6). The handler now defers such a signal until the thread lets go
 
 kokkos4_driver launches 400,000 kernels each with a name of its own on the main thread, so most of
 its time is spent in the naming lock; each of 20 runs gets SIGTERM a different while after it says
-"ready" (its tool arguments parsed, the handlers in place). Every run must end by SIGTERM, as
-without the tool, with its summary.json complete and the kernels before the signal in it."""
+"ready" (its first kernel ended: the handlers are in place and at least one kernel is recorded,
+however slow a loaded machine makes the run). Every run must end by SIGTERM, as without the tool,
+with its summary.json complete and the kernels before the signal in it."""
 import argparse
 import os
 import signal
