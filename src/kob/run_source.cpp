@@ -57,6 +57,7 @@ RunData prepare_run(const raw::Reader& reader, const Facts& facts, bool quiet) {
   data.threads = reader.threads();
   data.ended_cleanly = reader.complete();
   data.run_end = reader.complete() ? clock::to_ns(reader.end_tick()) : 0;
+  data.intact = reader.damage().offset == raw::Reader::kNoDamage && reader.cut_tail_bytes() == 0;
   try {
     data.initial_device_num = std::stoi(fact_value(facts, fact::kSection, fact::kOmpInitialDevice, "-1"));
   } catch (...) {

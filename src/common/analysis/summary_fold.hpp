@@ -69,6 +69,9 @@ class SummaryFold : public SpanSink {
   std::size_t pending() const;
 
  private:
+  // The per-thread engine (summary_engine.cpp) puts the figures it summed per thread and joined
+  // by id straight into the state, and finishes through finish().
+  friend struct SummaryEngineAccess;
   struct State;
   void target_copy(const DeepCopySpan& d);              // summary_fold_target.cpp
   void finish_omp(const Timeline& t, Summary& s);       // summary_fold_omp.cpp

@@ -10,10 +10,6 @@ namespace kob::summary_fold_detail {
 
 namespace {
 
-// ompt_sync_region_t kinds the program wrote itself: barrier (the generic one), barrier_explicit,
-// taskwait, taskgroup. Implicit barriers belong to their loop or region, whose rows tell them.
-bool explicit_sync(std::uint16_t kind) { return kind == 1 || kind == 3 || kind == 5 || kind == 6; }
-
 // ompt_task_status_t after which a task runs no more: complete, cancel, detach (its fulfill comes
 // later, with no stretch), taskwait_complete.
 bool task_ends(std::uint32_t status) { return status == 1 || status == 3 || status == 4 || status == 8; }
@@ -100,6 +96,46 @@ std::uint32_t ConstructRows::parallel(const OmpParallelSpan& p, bool kernel_insi
   r.team_size_sum += p.team_size;
   r.regions_with_kernels += kernel_inside ? 1 : 0;
   return i;
+}
+
+namespace {
+const char* kind_name(OmpConstructStats::Category c, std::uint16_t kind) {
+  switch (c) {
+    case OmpConstructStats::Category::Parallel: return "parallel";
+    case OmpConstructStats::Category::Work: return omp_names::work(kind);
+    case OmpConstructStats::Category::Sync: return omp_names::sync(kind);
+    case OmpConstructStats::Category::Mutex: return omp_names::mutex(kind);
+    case OmpConstructStats::Category::Task: return "task";
+    case OmpConstructStats::Category::Target: return omp_names::target_kind(kind);
+  }
+  return "unknown";
+}
+}  // namespace
+
+std::uint32_t ConstructRows::row_of(Category c, std::uint16_t kind, std::uint64_t codeptr) {
+  if (sources_ == nullptr || codeptr == 0) return kNoRow;
+  return row(c, kind, kind_name(c, kind), codeptr);
+}
+
+bool ConstructRows::has_row(Category c, std::uint16_t kind, std::uint64_t codeptr) {
+  return find_address(codeptr, (static_cast<std::uint32_t>(c) << 16) | kind) != nullptr;
+}
+
+void ConstructRows::add_parallel(std::uint32_t row, std::uint64_t dur, std::uint32_t team_size, bool kernel_inside) {
+  if (row >= rows_.size()) return;
+  OmpConstructStats& r = rows_[row];
+  ++r.calls;
+  r.total += dur;
+  ++r.parallel_regions;
+  r.team_size_sum += team_size;
+  r.regions_with_kernels += kernel_inside ? 1 : 0;
+}
+
+void ConstructRows::add_calls(std::uint32_t row, std::uint64_t calls, std::uint64_t total, std::uint64_t wait) {
+  if (row >= rows_.size()) return;
+  rows_[row].calls += calls;
+  rows_[row].total += total;
+  rows_[row].wait += wait;
 }
 
 void ConstructRows::team(std::uint32_t row, const OmpTeamStats& region) {

@@ -27,6 +27,10 @@ namespace kob::summary_fold_detail {
 OmpTeamStats one_region(std::uint64_t tasks, std::uint64_t max_busy, std::uint64_t sum_busy, std::uint64_t task_time,
                         std::uint64_t wait_time);
 
+// ompt_sync_region_t kinds the program wrote itself: barrier (the generic one), barrier_explicit,
+// taskwait, taskgroup. Implicit barriers belong to their loop or region, whose rows tell them.
+constexpr bool explicit_sync(std::uint16_t kind) { return kind == 1 || kind == 3 || kind == 5 || kind == 6; }
+
 // A mutex span into figures with OmpMutexStats' fields (the kind's row and a site's row):
 // waits and failed tries, nested holds, outer holds (counted in `holds`) and their time.
 template <class Stats>
@@ -45,6 +49,7 @@ void count_mutex(Stats& s, std::uint64_t& holds, const OmpMutexSpan& m) {
 class ConstructRows {
  public:
   static constexpr std::uint32_t kNoRow = UINT32_MAX;
+  using Category = OmpConstructStats::Category;
 
   // nullptr (the default): no rows at all, the summary as without locations. It must outlive
   // result() (the rows keep its locations, not copies).
@@ -91,6 +96,15 @@ class ConstructRows {
   void task(const OmpTaskSpan& k);
   void target(const OmpTargetSpan& t);
 
+  // For the per-thread engine (summary_engine.cpp), which sums a construct's calls on each thread
+  // and adds them at once: the row of an address (made on first use: the engine asks in the order
+  // the constructs' first calls ended, so that rows keep first-seen order; kNoRow without sources
+  // or address), whether it has one already, and the figures added.
+  std::uint32_t row_of(Category c, std::uint16_t kind, std::uint64_t codeptr);
+  bool has_row(Category c, std::uint16_t kind, std::uint64_t codeptr);
+  void add_parallel(std::uint32_t row, std::uint64_t dur, std::uint32_t team_size, bool kernel_inside);
+  void add_calls(std::uint32_t row, std::uint64_t calls, std::uint64_t total, std::uint64_t wait);
+
   // Tasks created at a known site that have not ended yet.
   std::size_t pending() const { return task_rows_.size(); }
   void clear_pending() { task_rows_.clear(); }
@@ -109,7 +123,6 @@ class ConstructRows {
   bool keep_calls_ = false;
   std::vector<std::vector<std::uint64_t>> calls_;  // by row
   std::vector<std::uint64_t> lock_wait_;          // by track: the wait before the next hold
-  using Category = OmpConstructStats::Category;
   std::uint32_t row(Category c, std::uint16_t kind, const char* kind_name, std::uint64_t codeptr);
 
   SourceResolver* sources_ = nullptr;

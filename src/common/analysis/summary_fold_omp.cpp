@@ -86,7 +86,7 @@ void SummaryFold::omp_work(const OmpWorkSpan& w) {
   // Nested in its thread's implicit task, so in before the region's join completes.
   ConstructRows::WorkPart& part = ConstructRows::part(s_->joins[w.parallel_id].work, row, w.track);
   part.busy += w.dur();
-  part.loop = part.loop || w.type == 1 || (w.type >= 10 && w.type <= 13);  // ompt_work_loop, loop_static..loop_other
+  part.loop = part.loop || omp_names::is_loop(w.type);
   if (row != ConstructRows::kNoRow) s_->constructs.last_work(w.track) = {row, w.parallel_id, w.end};
 }
 

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "common/support/atomic_file.hpp"
 #include "common/support/json_doc.hpp"
@@ -14,6 +16,7 @@
 #include "common/formats/perfetto_writer.hpp"
 #include "common/formats/sqlite_writer.hpp"
 #include "common/timeline/filter_sink.hpp"
+#include "common/analysis/summary_engine.hpp"
 #include "common/analysis/summary_fold.hpp"
 #include "common/timeline/tee_sink.hpp"
 #include "common/timeline/timeline.hpp"
@@ -244,10 +247,43 @@ Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sin
   return sum;
 }
 
+namespace {
+
+// The summary by the per-thread engine (summary_engine.hpp) where it covers the run: no filter,
+// no call times, an intact raw trace; else nothing, and the caller builds it.
+std::optional<Summary> per_thread_summary(const RunData& run, const Facts& facts, const Config& c, SourceResolver& sources,
+                                          bool calls) {
+  const EngineChoice choice = engine_choice();
+  if (choice == EngineChoice::Builder) return std::nullopt;
+  const char* why_not = calls                                       ? "kob diff's call times"
+                        : !run.intact                               ? "a damaged raw trace"
+                        : !c.include.empty() || !c.exclude.empty() ? "--include/--exclude"
+                                                                    : nullptr;
+  if (why_not != nullptr) {
+    if (choice == EngineChoice::PerThread) log::warn(std::string("the per-thread engine declined: ") + why_not);
+    return std::nullopt;
+  }
+  EngineRun e;
+  e.threads = run.threads;
+  e.ended_cleanly = run.ended_cleanly;
+  e.run_end = run.run_end;
+  e.omp_runtime_code = omp_runtime_code(facts);
+  e.sources = &sources;
+  e.available_threads = available_omp_threads(facts);
+  if (const char* chunks = std::getenv("KOB_EPOCH_CHUNKS")) e.epoch_chunks = std::strtoul(chunks, nullptr, 10);  // tests: small epochs
+  std::string why;
+  std::optional<Summary> s = summarize_per_thread(e, &why);
+  if (!s && choice == EngineChoice::PerThread) log::warn("the per-thread engine declined: " + why);
+  return s;
+}
+
+}  // namespace
+
 Summary summarize_run(const RunData& run, const Facts& facts, CallTimes* calls) {
   const Config c = config_from_facts(facts);
   const CodeRange omp_code = omp_runtime_code(facts);
   SourceResolver sources(SourceResolver::modules_from(facts));
+  if (std::optional<Summary> s = per_thread_summary(run, facts, c, sources, calls != nullptr)) return std::move(*s);
   SummaryFold fold;
   fold.set_sources(&sources);
   fold.set_available_threads(available_omp_threads(facts));
@@ -448,14 +484,17 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   SpanSink& folded = db ? static_cast<SpanSink&>(with_db) : fold;
   TeeSink both(folded, window);
   FilterSink filtered(pass.sinks > 0 ? static_cast<SpanSink&>(both) : folded, c.include, c.exclude);
-  {
+  // The summary alone (no trace, no database): one program thread at a time where it can.
+  std::optional<Summary> engine_sum;
+  if (pass.sinks == 0 && !db) engine_sum = per_thread_summary(run, facts, c, sources, false);
+  if (!engine_sum) {
     TimelineBuilder builder(filtered, run.initial_device_num, omp_runtime_code(facts));
     if (pass.sinks > 0) builder.set_poller(&window);
     // With more than one thread: the threads' chunks decoded ahead on all but one of them.
     read_threads(run.threads, builder, info.jobs - 1);
     builder.finish(run.ended_cleanly, run.run_end);
   }
-  const Summary sum = fold.result();
+  const Summary sum = engine_sum ? std::move(*engine_sum) : fold.result();
   const std::string other = other_data_json(facts, sum);
   std::vector<std::string> written;
   if (pass.sinks > 0) {

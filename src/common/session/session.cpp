@@ -628,6 +628,7 @@ void write_outputs() {
       reader.apply_clock();
       run.threads = reader.threads();
       run.run_end = complete ? clock::to_ns(reader.end_tick()) : clock::to_ns(clock::now());
+      run.intact = reader.damage().offset == raw::Reader::kNoDamage && reader.cut_tail_bytes() == 0;
     } else {
       if (read_back && !raw_path.empty()) log::warn(error);
       if (!read_back && !complete && !raw_path.empty()) log::warn("the raw trace " + raw_path + " could not be completed");

@@ -10,8 +10,8 @@ namespace kob::builder {
 
 namespace {
 
-bool is_barrier(std::uint16_t kind) { return kind <= 4 || (kind >= 8 && kind <= 10); }
-bool is_loop(std::uint16_t type) { return type == 1 || (type >= 10 && type <= 13); }
+using omp_names::is_barrier;
+using omp_names::is_loop;
 
 std::uint64_t overlap(std::uint64_t ws, std::uint64_t we, std::uint64_t from, std::uint64_t to) {
   const std::uint64_t a = std::max(ws, from), b = std::min(we, to);

@@ -10,8 +10,13 @@ namespace kob::omp_names {
 // ompt_work_t (loop, sections, ..., loop_other). 0 is our own code for a masked region.
 constexpr std::uint16_t kMasked = 0;
 const char* work(std::uint16_t type);
+// A worksharing loop (ompt_work_loop, loop_static..loop_other): loops of any schedule match each other.
+constexpr bool is_loop(std::uint16_t type) { return type == 1 || (type >= 10 && type <= 13); }
 // ompt_sync_region_t (barrier, ..., barrier_teams).
 const char* sync(std::uint16_t kind);
+// A barrier of any kind (barrier, implicit, explicit, implementation; implicit workshare, parallel,
+// teams): their ends and waits match each other.
+constexpr bool is_barrier(std::uint16_t kind) { return kind <= 4 || (kind >= 8 && kind <= 10); }
 // ompt_mutex_t as reported (lock, test_lock, nest_lock, test_nest_lock, critical, atomic, ordered).
 const char* mutex(std::uint16_t kind);
 // The family a mutex kind belongs to: test_lock counts as lock, test_nest_lock as nest_lock.

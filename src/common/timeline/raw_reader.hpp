@@ -45,6 +45,7 @@ class FileThread : public ThreadSource {
   std::size_t chunk_count() const override { return chunks_.size(); }
   void read_chunk(std::size_t i, std::vector<Record>& out) const override;
   void read_events(std::size_t i, EventDecoder& decoder, EventChunk& out) const override;
+  std::uint64_t chunk_tick(std::size_t i) const override { return i < chunks_.size() ? chunks_[i].base_tick : 0; }
   std::uint64_t records() const;  // in its chunks, as their headers say
 
  private:

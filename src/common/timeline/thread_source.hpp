@@ -45,6 +45,13 @@ class ThreadSource {
     decoder.append(recs.data(), recs.size(), out);
   }
 
+  // The tick of chunk i's first record, where known (0: not known): what the per-thread engine
+  // plans its epochs by (summary_engine.hpp).
+  virtual std::uint64_t chunk_tick(std::size_t i) const {
+    (void)i;
+    return 0;
+  }
+
   // Calls f(recs, n) for each chunk in order; the pointer is valid during the call only.
   using ChunkFn = std::function<void(const Record* recs, std::size_t n)>;
   void for_each_chunk(const ChunkFn& f) const {

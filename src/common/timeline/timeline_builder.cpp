@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "common/timeline/builder_parts.hpp"
+#include "common/timeline/memory_levels.hpp"
 #include "common/record/clock.hpp"
 #include "common/record/intern.hpp"
 #include "common/record/record_fields.hpp"
@@ -152,42 +153,8 @@ struct TimelineBuilder::Impl {
   std::vector<RegionStack> regions;  // by track
   std::vector<std::vector<MpiSpan>> open_mpi;  // by track: MPI calls begun, innermost last
   std::size_t open_mpi_count = 0;
-  std::unordered_map<std::uint32_t, std::uint64_t> space_level;  // bytes allocated per space
-  // The blocks allocated and not freed yet, by (space, address): their sizes. A free takes its
-  // block's size off the level, whatever size it reports.
-  std::map<std::pair<std::uint32_t, std::uint64_t>, std::uint64_t> live_blocks;
-  void account(MemoryEvent& m);
+  MemoryLevels memory_levels;
 };
-
-// Matches a free to its block. What no recorded allocation covers (a block allocated before the
-// tool was loaded, or a free reported larger than its allocation) is counted (MemoryEvent::
-// unmatched), said once per cause, and leaves the level alone: it never goes below 0.
-void TimelineBuilder::Impl::account(MemoryEvent& m) {
-  std::uint64_t& level = space_level[m.space];
-  if (m.alloc) {
-    level += m.bytes;
-    live_blocks[{m.space, m.ptr}] = m.bytes;
-    return;
-  }
-  auto it = live_blocks.find({m.space, m.ptr});
-  const std::uint64_t covered = it == live_blocks.end() ? 0 : it->second;
-  if (it != live_blocks.end()) {
-    level -= std::min(level, covered);
-    live_blocks.erase(it);
-  }
-  m.unmatched_block = it == live_blocks.end();
-  m.unmatched = m.bytes > covered ? m.bytes - covered : 0;
-  if (m.unmatched == 0) return;
-  const std::string_view name = names.str(m.name);
-  if (name == "[unlabeled]" || name.rfind("Kokkos::", 0) == 0)
-    problems.add("kokkosp_deallocate_data of Kokkos' own scratch or thread data beyond what its allocations recorded "
-                 "(blocks it allocated before the tool was loaded, frees reported larger than allocated): Kokkos' "
-                 "doing, not the program's; counted in summary.json memory[].unmatched_frees");
-  else
-    problems.add("kokkosp_deallocate_data of a block with no recorded allocation or of more bytes than it was "
-                 "allocated with (allocated before the tool was loaded, or a mismatched size); counted in "
-                 "summary.json memory[].unmatched_frees");
-}
 
 TimelineBuilder::TimelineBuilder(SpanSink& sink, int initial_device_num, CodeRange omp_runtime_code)
     : impl_(std::make_unique<Impl>(sink, initial_device_num, omp_runtime_code)) {}
@@ -439,8 +406,7 @@ inline bool TimelineBuilder::Impl::data_record(std::uint32_t track, const Event&
       m.name = fields::Memory::name.get(r);
       m.ptr = fields::Memory::ptr.get(r);
       m.bytes = fields::Memory::bytes.get(r);
-      account(m);
-      m.space_level = space_level[m.space];
+      memory_levels.account(m, problems);
       target.memory(m);  // sets the allocation's id
       sink.memory(m);
       break;

@@ -1,0 +1,735 @@
+#include "common/analysis/summary_engine.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <tuple>
+
+#include "common/analysis/summary_fold.hpp"
+#include "common/analysis/summary_fold_state.hpp"
+#include "common/analysis/thread_fold.hpp"
+#include "common/record/clock.hpp"
+#include "common/record/event_decoder.hpp"
+#include "common/record/intern.hpp"
+#include "common/timeline/memory_levels.hpp"
+
+namespace kob {
+
+struct SummaryEngineAccess {
+  using State = SummaryFold::State;
+  static State& state(SummaryFold& f) { return *f.s_; }
+};
+
+namespace {
+
+using namespace engine;
+using summary_fold_detail::ConstructRows;
+using summary_fold_detail::KernelKey;
+using summary_fold_detail::OmpAcc;
+using Category = OmpConstructStats::Category;
+
+std::uint64_t overlap(std::uint64_t ws, std::uint64_t we, std::uint64_t from, std::uint64_t to) {
+  const std::uint64_t a = std::max(ws, from), b = std::min(we, to);
+  return b > a ? b - a : 0;
+}
+
+// One constructs-table row's share of a parallel region's work constructs (ConstructRows::work_team).
+struct RowShare {
+  std::uint32_t row = 0;
+  std::uint64_t threads = 0, max_busy = 0, sum_busy = 0, barrier = 0, wait = 0;
+};
+
+// A parallel region being joined: its row from the thread that ran it, and its implicit tasks as
+// they come (summary_fold_detail::ParallelJoin's figures).
+struct Join {
+  bool used = false, have_parallel = false, kernel_inside = false;
+  ParallelRow p;
+  std::uint32_t construct_row = ConstructRows::kNoRow;
+  std::uint32_t tasks = 0, team_size = 0;  // implicit tasks folded, and the team size they report
+  std::uint64_t max_busy = 0, sum_busy = 0, task_time = 0, wait_time = 0, max_work = 0, sum_work = 0;
+  bool constructs = false, loop = false;
+  std::vector<RowShare> shares;  // keeps its capacity when the slot is used again
+  void reset() {
+    used = have_parallel = kernel_inside = false;
+    construct_row = ConstructRows::kNoRow;
+    tasks = team_size = 0;
+    max_busy = sum_busy = task_time = wait_time = max_work = sum_work = 0;
+    constructs = loop = false;
+    shares.clear();
+  }
+};
+
+// An implicit task whose region's row has not come yet, with what it carries.
+struct Pending {
+  ImplicitRow row;
+  std::vector<SyncPiece> pieces;
+  std::vector<WorkPiece> parts;
+  std::vector<OpenWait> waits;
+  std::vector<OpenSync> syncs;
+};
+
+// A construct address met for the first time, for the table's first-seen order.
+struct FirstSeen {
+  std::uint64_t end = 0;
+  std::uint32_t track = 0;
+  std::uint64_t seq = 0;
+  Category category = Category::Parallel;
+  std::uint16_t kind = 0;
+  std::uint64_t codeptr = 0;
+};
+
+class Engine {
+ public:
+  Engine(const EngineRun& run, SummaryFold& fold) : run_(run), fold_(fold), st_(SummaryEngineAccess::state(fold)) {
+    const std::size_t n = run.threads.size();
+    folds_.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+      folds_.emplace_back(static_cast<std::uint32_t>(i), run.threads[i]->omp_thread_type, run.omp_runtime_code, run.sources != nullptr);
+    sync_.resize(n);
+    busy_.assign(n, 0);
+    implicit_tasks_.assign(n, 0);
+    wait_added_.assign(n, 0);
+    wait_taken_.assign(n, 0);
+    placed_hits_.assign(n, 0);
+    st_.constructs.set_sources(run.sources);
+  }
+
+  bool run(std::string& why);
+
+ private:
+  void decline(const std::string& why) {
+    if (why_.empty()) why_ = why;
+  }
+  bool declined() const { return !why_.empty(); }
+  // One epoch's rows joined; last: the threads' events are over (their open rows are in).
+  void join(std::uint64_t horizon, bool last);
+  void place_constructs();
+  void parallel_rows();
+  void implicit_rows();
+  Join* slot(std::uint64_t parallel_id, bool make);
+  void fold_implicit(Join& j, ImplicitRow r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs);
+  void fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait);
+  void complete(Join& j);
+  void ordered(std::uint64_t horizon);
+  bool finish_state(Timeline& rest);
+
+  const EngineRun& run_;
+  SummaryFold& fold_;
+  SummaryEngineAccess::State& st_;
+  std::string why_;
+  std::vector<ThreadFold> folds_;
+  // The joins, by parallel id minus base_ (ids are the tool's own counters: dense).
+  std::vector<Join> joins_;
+  std::uint64_t base_ = 0;
+  bool based_ = false;
+  std::size_t live_ = 0;
+  std::vector<Pending> pending_;
+  // By track: the figures the joins fold (sync regions inside implicit tasks, implicit tasks).
+  std::vector<std::array<CountFigure, kKinds>> sync_;
+  std::vector<std::uint64_t> busy_, implicit_tasks_, wait_added_, wait_taken_;
+  std::vector<std::size_t> placed_hits_;  // hits already given a row, by track
+  // Whether a Kokkos kernel ran during a parallel region: the latest start of the kernels ended so far.
+  std::uint64_t latest_kernel_start_ = 0;
+  bool kernel_seen_ = false;
+  std::vector<OrderedRow> ordered_;  // waiting for the horizon
+  std::map<std::uint32_t, std::uint32_t> section_names_;  // id -> interned name
+  std::map<std::uint32_t, std::uint64_t> open_sections_;  // id -> start
+  MemoryLevels levels_;
+  builder::ProblemCounter problems_;
+  std::vector<FirstSeen> first_seen_;
+};
+
+Join* Engine::slot(std::uint64_t id, bool make) {
+  if (!based_) {
+    if (!make) return nullptr;
+    based_ = true;
+    base_ = id;
+  }
+  if (id < base_) {
+    if (!make) return nullptr;
+    // An id below the base: move the table up (rare: ids come nearly in order).
+    const std::uint64_t shift = base_ - id;
+    if (shift > (1u << 20)) {
+      decline("parallel ids too far apart");
+      return nullptr;
+    }
+    std::vector<Join> moved(joins_.size() + shift);
+    for (std::size_t i = 0; i < joins_.size(); ++i) moved[i + shift] = std::move(joins_[i]);
+    joins_ = std::move(moved);
+    base_ = id;
+  }
+  const std::uint64_t at = id - base_;
+  if (at >= joins_.size()) {
+    if (!make) return nullptr;
+    if (at > (1u << 22) + joins_.size()) {
+      decline("parallel ids too far apart");
+      return nullptr;
+    }
+    // Compact first: the slots below the lowest one in use are free.
+    std::size_t low = 0;
+    while (low < joins_.size() && !joins_[low].used) ++low;
+    if (low > 0 && low >= joins_.size() / 2) {
+      std::rotate(joins_.begin(), joins_.begin() + long(low), joins_.end());
+      base_ += low;
+      return slot(id, make);
+    }
+    joins_.resize(std::max<std::size_t>(at + 1, 2 * joins_.size()));
+  }
+  Join& j = joins_[at];
+  if (!j.used) {
+    if (!make) return nullptr;
+    j.reset();
+    j.used = true;
+    ++live_;
+  }
+  return &j;
+}
+
+bool Engine::run(std::string& why) {
+  const std::size_t n = run_.threads.size();
+  for (const ThreadSource* th : run_.threads)
+    if (th->dropped != 0 || !th->losses.empty()) {
+      why = "events were lost";
+      return false;
+    }
+  if (!run_.ended_cleanly) {
+    why = "the run did not end cleanly";
+    return false;
+  }
+  // Epochs: every epoch_chunks-th chunk's first tick over all threads bounds one.
+  std::vector<std::uint64_t> ticks;
+  bool ticks_known = true;
+  for (const ThreadSource* th : run_.threads)
+    for (std::size_t c = 0; c < th->chunk_count(); ++c) {
+      const std::uint64_t t = th->chunk_tick(c);
+      ticks_known = ticks_known && t != 0;
+      ticks.push_back(t);
+    }
+  const std::size_t per_epoch = run_.epoch_chunks != 0 ? run_.epoch_chunks : std::max<std::size_t>(64, 16 * n);
+  std::vector<std::uint64_t> bounds;
+  if (ticks_known && ticks.size() > per_epoch) {
+    std::sort(ticks.begin(), ticks.end());
+    for (std::size_t i = per_epoch; i < ticks.size(); i += per_epoch) bounds.push_back(ticks[i]);
+  }
+  bounds.push_back(UINT64_MAX);
+  const clock::Line line = clock::line();
+  std::vector<EventDecoder> decoders(n, EventDecoder(line));
+  std::vector<std::size_t> next(n, 0);
+  EventChunk chunk;
+  for (std::uint64_t bound : bounds) {
+    std::uint64_t horizon = UINT64_MAX;
+    for (std::size_t i = 0; i < n; ++i) {
+      const ThreadSource& th = *run_.threads[i];
+      ThreadFold& f = folds_[i];
+      while (next[i] < th.chunk_count() && (bound == UINT64_MAX || th.chunk_tick(next[i]) < bound)) {
+        th.read_events(next[i]++, decoders[i], chunk);
+        f.events(chunk.begin(), chunk.end());
+        if (f.declined()) {
+          why = f.why();
+          return false;
+        }
+      }
+      if (next[i] < th.chunk_count()) horizon = std::min(horizon, line.to_ns(th.chunk_tick(next[i])));
+    }
+    const bool last = bound == UINT64_MAX;
+    if (last)
+      for (ThreadFold& f : folds_) {
+        f.finish();
+        if (f.declined()) {
+          why = f.why();
+          return false;
+        }
+      }
+    join(last ? UINT64_MAX : horizon, last);
+    if (declined()) {
+      why = why_;
+      return false;
+    }
+  }
+  if (live_ != 0 || !pending_.empty()) {
+    why = "a parallel region whose team did not complete";
+    return false;
+  }
+  Timeline rest;
+  if (!finish_state(rest)) {
+    why = why_;
+    return false;
+  }
+  fold_.finish(rest);
+  return true;
+}
+
+// Rows for construct addresses met first in this epoch, made in the order their first calls
+// ended (the table keeps first-seen order for its ties).
+void Engine::place_constructs() {
+  if (run_.sources == nullptr) return;
+  ConstructRows& rows = st_.constructs;
+  first_seen_.clear();
+  auto consider = [&](std::uint64_t end, std::uint32_t track, std::uint64_t seq, Category c, std::uint16_t kind, std::uint64_t codeptr) {
+    if (codeptr != 0 && !rows.has_row(c, kind, codeptr)) first_seen_.push_back({end, track, seq, c, kind, codeptr});
+  };
+  for (ThreadFold& f : folds_) {
+    for (std::size_t i = placed_hits_[f.track]; i < f.hits.size(); ++i) {
+      const ConstructHit& h = f.hits[i];
+      consider(h.first_end, f.track, h.first_seq, static_cast<Category>(h.kind >> 16), static_cast<std::uint16_t>(h.kind & 0xffff),
+               h.codeptr);
+    }
+    placed_hits_[f.track] = f.hits.size();
+    for (const ParallelRow& p : f.parallels)
+      if (p.kernel == 0) consider(p.end, p.track, p.seq, Category::Parallel, 0, p.codeptr);
+    for (const ImplicitRow& r : f.implicits)
+      for (std::uint32_t k = 0; k < r.piece_count; ++k) {
+        const SyncPiece& y = f.pieces[r.pieces + k];
+        if (!y.in_kernel && summary_fold_detail::explicit_sync(y.kind)) consider(y.end, r.track, 0, Category::Sync, y.kind, y.codeptr);
+      }
+  }
+  if (first_seen_.empty()) return;
+  std::stable_sort(first_seen_.begin(), first_seen_.end(),
+                   [](const FirstSeen& a, const FirstSeen& b) { return std::tie(a.end, a.track, a.seq) < std::tie(b.end, b.track, b.seq); });
+  for (const FirstSeen& s : first_seen_) rows.row_of(s.category, s.kind, s.codeptr);
+}
+
+void Engine::parallel_rows() {
+  for (ThreadFold& f : folds_)
+    for (const ParallelRow& p : f.parallels) {
+      Join* j = slot(p.id, true);
+      if (j == nullptr) return;
+      if (j->have_parallel) return decline("a parallel id ended twice");
+      j->have_parallel = true;
+      j->p = p;
+      if (p.kernel == 0) j->construct_row = st_.constructs.row_of(Category::Parallel, 0, p.codeptr);
+    }
+}
+
+void Engine::fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait) {
+  CountFigure& c = sync_[track][kind];
+  ++c.count;
+  c.total += dur;
+  c.wait += wait;
+  if (run_.sources != nullptr && !in_kernel && codeptr != 0 && summary_fold_detail::explicit_sync(kind))
+    st_.constructs.add_calls(st_.constructs.row_of(Category::Sync, kind, codeptr), 1, dur, wait);
+}
+
+// An implicit task with its region's row known: cut where the region ended when libomp reported
+// its end late (OmpMatcher::implicit_end, sync_end, finish), then folded (SummaryFold::
+// omp_implicit_task, omp_sync).
+void Engine::fold_implicit(Join& j, ImplicitRow r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs) {
+  const ParallelRow& p = j.p;
+  const std::uint32_t t = r.track;
+  const bool other_thread = p.track != t;
+  const std::uint64_t cut = p.end;
+  if (r.open) {
+    // Never reported ended: it ends with its region, the waits and syncs open in it too.
+    if (!other_thread || cut < r.start) return decline("an implicit task never ended");
+    for (std::uint32_t w = 0; w < r.open_wait_count; ++w) {
+      const OpenWait& ow = waits[w];
+      const std::uint64_t e = std::max(cut, ow.start);
+      const std::uint64_t d = e - std::min(ow.start, e);
+      wait_added_[t] += d;
+      r.wait += d;
+      r.last_start = ow.start;
+      r.last_end = e;
+      // The innermost open sync of its kind (syncs[0] is the innermost).
+      long y = -1;
+      for (std::uint32_t k = 0; k < r.open_sync_count && y < 0; ++k)
+        if (syncs[k].kind == ow.kind) y = k;
+      for (std::uint32_t k = 0; k < r.open_sync_count && y < 0; ++k)
+        if (omp_names::is_barrier(ow.kind) && omp_names::is_barrier(syncs[k].kind)) y = k;
+      if (y >= 0) syncs[y].wait += d;
+    }
+    for (std::uint32_t k = 0; k < r.open_sync_count; ++k) {
+      const OpenSync& y = syncs[k];
+      const std::uint64_t e = std::max(cut, y.start);
+      fold_sync(t, y.kind, y.in_kernel, y.codeptr, e - y.start, y.wait);
+    }
+    r.end = std::max(cut, r.start);
+  } else if (other_thread && cut >= r.start && cut < r.end) {
+    const std::uint64_t less = overlap(r.last_start, r.last_end, cut, r.end);
+    r.wait -= std::min(less, r.wait);
+    wait_taken_[t] += less;
+    r.end = cut;
+  }
+  for (std::uint32_t k = 0; k < r.piece_count; ++k) {
+    SyncPiece& y = pieces[k];
+    if (other_thread && y.start <= cut && cut < y.end) {
+      const std::uint64_t less = overlap(y.last_start, y.last_end, cut, y.end);
+      y.wait -= std::min(less, y.wait);
+      y.end = cut;
+    }
+    fold_sync(t, y.kind, y.in_kernel, y.codeptr, y.end - y.start, y.wait);
+  }
+  // The task itself.
+  const std::uint64_t dur = r.end - r.start;
+  const std::uint64_t busy = dur - std::min(r.wait, dur);
+  ++implicit_tasks_[t];
+  if (r.level == 0) busy_[t] += busy;
+  std::uint64_t work = 0;
+  for (std::uint32_t k = 0; k < r.part_count; ++k) {
+    work += parts[k].busy;
+    j.constructs = true;
+    j.loop = j.loop || parts[k].loop;
+  }
+  j.max_work = std::max(j.max_work, work);
+  j.sum_work += work;
+  ++j.tasks;
+  j.max_busy = std::max(j.max_busy, busy);
+  j.sum_busy += busy;
+  j.task_time += dur;
+  j.wait_time += std::min(r.wait, dur);
+  if (j.team_size == 0) j.team_size = r.team_size;
+  else if (j.team_size != r.team_size) return decline("implicit tasks of one region report different team sizes");
+  // Its work constructs with a row, merged by row (one thread's part of each), then the region's
+  // share of each row (ConstructRows::work_team).
+  for (std::uint32_t k = 0; k < r.part_count; ++k) {
+    const WorkPiece& w = parts[k];
+    if (!w.has_row) continue;
+    const std::uint32_t row = st_.constructs.row_of(Category::Work, w.type, w.codeptr);
+    if (row == ConstructRows::kNoRow) continue;
+    // The barrier ending it on this thread came as a piece naming it.
+    std::uint64_t busy_w = 0, barrier = 0, wait = 0;
+    bool merged = false;
+    for (std::uint32_t m = 0; m < k; ++m)
+      merged = merged || (parts[m].has_row && st_.constructs.row_of(Category::Work, parts[m].type, parts[m].codeptr) == row);
+    if (merged) continue;
+    for (std::uint32_t m = k; m < r.part_count; ++m) {
+      if (!parts[m].has_row || st_.constructs.row_of(Category::Work, parts[m].type, parts[m].codeptr) != row) continue;
+      busy_w += parts[m].busy;
+      for (std::uint32_t y = 0; y < r.piece_count; ++y)
+        if (pieces[y].part == m) {
+          const std::uint64_t d = pieces[y].end - pieces[y].start;
+          barrier += d;
+          wait += std::min(pieces[y].wait, d);
+        }
+    }
+    RowShare* s = nullptr;
+    for (RowShare& x : j.shares)
+      if (x.row == row) s = &x;
+    if (s == nullptr) {
+      j.shares.push_back({row});
+      s = &j.shares.back();
+    }
+    ++s->threads;
+    s->max_busy = std::max(s->max_busy, busy_w);
+    s->sum_busy += busy_w;
+    s->barrier += barrier;
+    s->wait += wait;
+  }
+}
+
+// All of a region's implicit tasks are in (and its row): its figures go to its kernel or its
+// construct (SummaryFold::omp_parallel, State::complete).
+void Engine::complete(Join& j) {
+  const ParallelRow& p = j.p;
+  const std::uint64_t dur = p.end - p.start;
+  ++st_.parallel_regions;
+  OmpAcc* kernel_acc = nullptr;
+  if (p.kernel == 0) {
+    ++st_.outside_regions;
+    if (p.level == 0) st_.outside_time += dur;
+    if (j.construct_row != ConstructRows::kNoRow) st_.constructs.add_parallel(j.construct_row, dur, j.tasks, j.kernel_inside);
+  } else {
+    const KernelPart& k = folds_[p.track].kernels[p.kernel_part];
+    kernel_acc = &st_.omp_kernels[KernelKey{k.name, k.kind, k.space}];
+    kernel_acc->parallel_regions += 1;
+    kernel_acc->team_size_sum += j.tasks;
+  }
+  if (j.tasks != 0) {
+    const bool work = j.constructs;
+    OmpAcc r = summary_fold_detail::one_region(j.tasks, work ? j.max_work : j.max_busy, work ? j.sum_work : j.sum_busy, j.task_time,
+                                               j.wait_time);
+    r.implicit_busy_max = j.max_busy;
+    r.construct_regions = j.constructs ? 1 : 0;
+    r.loop_regions = j.loop ? 1 : 0;
+    r.requested_one = p.requested == 1 ? 1 : 0;
+    r.nested_regions = p.level != 0 ? 1 : 0;
+    if (kernel_acc != nullptr) kernel_acc->add(r);
+    else if (j.construct_row != ConstructRows::kNoRow) st_.constructs.team(j.construct_row, r);
+  }
+  for (const RowShare& s : j.shares) {
+    OmpTeamStats region = summary_fold_detail::one_region(s.threads, s.max_busy, s.sum_busy, s.sum_busy + s.barrier, s.wait);
+    region.parallel_regions = 1;
+    region.team_size_sum = s.threads;
+    st_.constructs.team(s.row, region);
+  }
+  j.used = false;
+  --live_;
+}
+
+void Engine::implicit_rows() {
+  auto try_fold = [&](ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs) -> bool {
+    Join* j = slot(r.parallel_id, false);
+    if (j == nullptr || !j->have_parallel) return false;
+    fold_implicit(*j, r, pieces, parts, waits, syncs);
+    if (!declined() && j->tasks == j->team_size) complete(*j);
+    return true;
+  };
+  for (std::size_t k = 0; k < pending_.size() && !declined();) {
+    Pending& q = pending_[k];
+    if (try_fold(q.row, q.pieces.data(), q.parts.data(), q.waits.data(), q.syncs.data())) {
+      pending_.erase(pending_.begin() + long(k));
+    } else {
+      ++k;
+    }
+  }
+  for (ThreadFold& f : folds_)
+    for (ImplicitRow& r : f.implicits) {
+      if (declined()) return;
+      SyncPiece* pieces = f.pieces.data() + r.pieces;
+      const WorkPiece* parts = f.parts.data() + r.parts;
+      const OpenWait* waits = f.open_waits.data() + r.open_waits;
+      OpenSync* syncs = f.open_syncs.data() + r.open_syncs;
+      if (try_fold(r, pieces, parts, waits, syncs)) continue;
+      Pending q;
+      q.row = r;
+      q.pieces.assign(pieces, pieces + r.piece_count);
+      q.parts.assign(parts, parts + r.part_count);
+      q.waits.assign(waits, waits + (r.open ? r.open_wait_count : 0));
+      q.syncs.assign(syncs, syncs + (r.open ? r.open_sync_count : 0));
+      q.row.pieces = q.row.parts = q.row.open_waits = q.row.open_syncs = 0;
+      pending_.push_back(std::move(q));
+    }
+}
+
+// Allocations, frees and profile sections in time order over all threads (ties: the lower track
+// first), as far as no thread's later chunk can come before them (TimelineBuilder's
+// data_record and region_record).
+void Engine::ordered(std::uint64_t horizon) {
+  for (ThreadFold& f : folds_) ordered_.insert(ordered_.end(), f.ordered.begin(), f.ordered.end());
+  if (ordered_.empty()) return;
+  std::stable_sort(ordered_.begin(), ordered_.end(),
+                   [](const OrderedRow& a, const OrderedRow& b) { return std::tie(a.time, a.track, a.seq) < std::tie(b.time, b.track, b.seq); });
+  std::size_t done = 0;
+  for (; done < ordered_.size() && ordered_[done].time < horizon && !declined(); ++done) {
+    const OrderedRow& r = ordered_[done];
+    switch (r.kind) {
+      case OrderedRow::Alloc:
+      case OrderedRow::Dealloc: {
+        MemoryEvent m;
+        m.time = r.time;
+        m.track = r.track;
+        m.alloc = r.kind == OrderedRow::Alloc;
+        m.space = r.space;
+        m.name = r.name;
+        m.ptr = r.ptr;
+        m.bytes = r.bytes;
+        levels_.account(m, problems_);
+        fold_.memory(m);
+        break;
+      }
+      case OrderedRow::SectionCreate: section_names_[r.space] = r.name; break;
+      case OrderedRow::SectionStart:
+        if (!open_sections_.emplace(r.space, r.time).second) decline("a profile section started twice");
+        break;
+      case OrderedRow::SectionStop: {
+        auto it = open_sections_.find(r.space);
+        auto name = section_names_.find(r.space);
+        if (it == open_sections_.end() || name == section_names_.end()) {
+          decline("a profile section stopped that was not started, or never created");
+          break;
+        }
+        NamedStats& st = st_.sections[name->second];
+        ++st.calls;
+        st.total += r.time - it->second;
+        open_sections_.erase(it);
+        break;
+      }
+      case OrderedRow::SectionDestroy: break;
+    }
+  }
+  ordered_.erase(ordered_.begin(), ordered_.begin() + long(done));
+}
+
+void Engine::join(std::uint64_t horizon, bool last) {
+  place_constructs();
+  parallel_rows();
+  if (declined()) return;
+  // Whether a kernel ran during each outside region: decided here for the regions of this epoch.
+  {
+    struct Arrival {
+      std::uint64_t end, seq;
+      std::uint32_t track;
+      std::uint64_t id;     // a region's id (is_region), else 0
+      std::uint64_t start;  // a kernel's start
+      bool is_region;
+    };
+    std::vector<Arrival> order;
+    bool outside = false;
+    for (const ThreadFold& f : folds_)
+      for (const ParallelRow& p : f.parallels) outside = outside || p.kernel == 0;
+    if (outside) {
+      for (const ThreadFold& f : folds_) {
+        for (const ParallelRow& p : f.parallels)
+          if (p.kernel == 0) order.push_back({p.end, p.seq, p.track, p.id, p.start, true});
+        for (const KernelTimes& k : f.kernel_times) order.push_back({k.end, k.seq, k.track, 0, k.start, false});
+      }
+      std::stable_sort(order.begin(), order.end(),
+                       [](const Arrival& a, const Arrival& b) { return std::tie(a.end, a.track, a.seq) < std::tie(b.end, b.track, b.seq); });
+      for (const Arrival& a : order) {
+        if (!a.is_region) {
+          latest_kernel_start_ = std::max(latest_kernel_start_, a.start);
+          kernel_seen_ = true;
+          continue;
+        }
+        if (Join* j = slot(a.id, false)) j->kernel_inside = kernel_seen_ && latest_kernel_start_ >= a.start;
+      }
+    } else {
+      for (const ThreadFold& f : folds_)
+        for (const KernelTimes& k : f.kernel_times) {
+          latest_kernel_start_ = std::max(latest_kernel_start_, k.start);
+          kernel_seen_ = true;
+        }
+    }
+  }
+  implicit_rows();
+  if (declined()) return;
+  ordered(horizon);
+  if (last && !open_sections_.empty()) decline("a profile section never stopped");
+  for (ThreadFold& f : folds_) f.take_rows();
+}
+
+bool Engine::finish_state(Timeline& rest) {
+  const InternTable& names = kob::names();
+  std::uint64_t t_min = UINT64_MAX, t_max = 0;
+  for (std::size_t i = 0; i < folds_.size(); ++i) {
+    const ThreadFold& f = folds_[i];
+    const ThreadSource& th = *run_.threads[i];
+    Track tr{th.index, th.os_tid, f.omp_thread_type};
+    tr.omp_proc = th.omp_proc;
+    tr.omp_place = th.omp_place;
+    tr.host_records = f.host_records;
+    tr.last_ns = f.last_ns;
+    tr.tool_flushes = f.tool_flushes;
+    tr.tool_flush_ns = f.tool_flush_ns;
+    const std::uint64_t waits = f.wait_total + wait_added_[i];
+    tr.omp_wait_ns = waits - std::min(waits, wait_taken_[i]);
+    rest.tracks.push_back(tr);
+    rest.omp_records += f.omp_records;
+    t_min = std::min(t_min, f.t_min);
+    t_max = std::max(t_max, f.t_max);
+
+    for (const KernelPart& k : f.kernels) {
+      if (k.calls == 0) continue;
+      summary_fold_detail::KernelAcc& a = st_.kernels[KernelKey{k.name, k.kind, k.space}];
+      summary_fold_detail::add_track(a.tracks, f.track);
+      if (a.calls == 0 || k.first_start < a.first_start) {
+        a.first_start = k.first_start;
+        a.devid = k.devid;
+      }
+      a.min = a.calls == 0 ? k.min : std::min(a.min, k.min);
+      a.max = std::max(a.max, k.max);
+      a.calls += k.calls;
+      a.total += k.total;
+    }
+    // Region paths: each node's path from its parents' names.
+    std::vector<std::string> paths(f.regions.size());
+    for (std::size_t r = 0; r < f.regions.size(); ++r) {
+      const RegionNode& node = f.regions[r];  // parents come before their children
+      paths[r] = node.parent == kNone ? std::string(names.str(node.name)) : paths[node.parent] + '/' + names.str(node.name);
+      if (node.calls == 0) continue;
+      summary_fold_detail::RegionAcc& a = st_.regions[paths[r]];
+      if (a.st.calls == 0) {
+        a.st.path = paths[r];
+        a.st.name = names.str(node.name);
+        a.st.depth = node.depth;
+      }
+      summary_fold_detail::add_track(a.tracks, f.track);
+      a.st.calls += node.calls;
+      a.st.inclusive += node.inclusive;
+      a.st.exclusive += node.exclusive;
+    }
+    for (const auto& [name, x] : f.fences) {
+      NamedStats& s = st_.fences[name];
+      s.calls += x.calls;
+      s.total += x.total;
+    }
+    for (const auto& [call, x] : f.mpi_calls) {
+      NamedStats& s = st_.mpi_calls[call];
+      s.calls += x.calls;
+      s.total += x.total;
+    }
+    for (const auto& [key, x] : f.copies) {
+      CopyStats& s = st_.copies[key];
+      s.calls += x.calls;
+      s.bytes += x.bytes;
+      s.time += x.time;
+    }
+    for (const auto& [key, x] : f.copy_sites) {
+      const auto& [dn, sn, ds, ss, bytes] = key;
+      CopySiteStats& s = st_.copy_sites[{{dn, sn, ds, ss}, bytes}];
+      s.calls += x.first;
+      s.time += x.second;
+    }
+    st_.profile_events += f.profile_events;
+    st_.dual_view_syncs += f.dual_view_syncs;
+    st_.dual_view_modifies += f.dual_view_modifies;
+    // OpenMP, by track.
+    summary_fold_detail::OmpTrackAcc& ot = st_.omp_track(f.track);
+    ot.initial_tasks += f.initial_tasks;
+    ot.implicit_tasks += implicit_tasks_[i];
+    ot.busy += busy_[i];
+    for (std::uint16_t k = 0; k < kKinds; ++k) {
+      if (f.work[k].count != 0) {
+        OmpCountStats& c = ot.work[k];
+        c.count += f.work[k].count;
+        c.total += f.work[k].total;
+      }
+      const std::uint64_t n = f.sync[k].count + sync_[i][k].count;
+      if (n != 0) {
+        OmpCountStats& c = ot.sync[k];
+        c.count += n;
+        c.total += f.sync[k].total + sync_[i][k].total;
+        c.wait += f.sync[k].wait + sync_[i][k].wait;
+      }
+      if (f.dispatch[k].count != 0) st_.dispatch[k].count += f.dispatch[k].count;
+    }
+    OmpSummary& c = st_.counts;
+    c.dependences += f.dependences;
+    c.tasks_with_dependences += f.tasks_with_dependences;
+    c.task_dependences += f.task_dependences;
+    c.lock_inits += f.lock_inits;
+    c.lock_destroys += f.lock_destroys;
+    c.cancels += f.cancels;
+    c.flushes += f.flushes;
+    c.errors_warning += f.errors_warning;
+    c.errors_fatal += f.errors_fatal;
+    for (const ConstructHit& h : f.hits)
+      st_.constructs.add_calls(st_.constructs.row_of(static_cast<Category>(h.kind >> 16), static_cast<std::uint16_t>(h.kind & 0xffff), h.codeptr),
+                               h.calls, h.total, h.wait);
+  }
+  if (st_.copy_sites.size() > kMaxSites) {
+    why_ = "more deep-copy sites than the summary tells apart";
+    return false;
+  }
+  if (t_min > t_max) t_min = t_max = 0;
+  rest.t0 = t_min;
+  rest.t_end = t_max;
+  rest.run_end = run_.run_end;
+  problems_.flush(rest.problems);
+  return true;
+}
+
+}  // namespace
+
+EngineChoice engine_choice() {
+  const char* v = std::getenv("KOB_ENGINE");
+  if (v == nullptr) return EngineChoice::Auto;
+  if (std::strcmp(v, "builder") == 0) return EngineChoice::Builder;
+  if (std::strcmp(v, "per-thread") == 0) return EngineChoice::PerThread;
+  return EngineChoice::Auto;
+}
+
+std::optional<Summary> summarize_per_thread(const EngineRun& run, std::string* why) {
+  SummaryFold fold;
+  fold.set_sources(run.sources);
+  fold.set_available_threads(run.available_threads);
+  std::string reason;
+  Engine engine(run, fold);
+  if (!engine.run(reason)) {
+    if (why != nullptr) *why = reason;
+    return std::nullopt;
+  }
+  return fold.result();
+}
+
+}  // namespace kob

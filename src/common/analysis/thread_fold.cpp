@@ -1,0 +1,603 @@
+#include "common/analysis/thread_fold.hpp"
+
+#include <algorithm>
+
+#include "common/analysis/summary_fold_constructs.hpp"
+#include "common/record/record_fields.hpp"
+#include "common/timeline/omp_names.hpp"
+
+namespace kob::engine {
+
+namespace {
+
+using Category = OmpConstructStats::Category;
+constexpr std::uint32_t construct_kind(Category c, std::uint16_t kind) { return (static_cast<std::uint32_t>(c) << 16) | kind; }
+
+// Finds the innermost element that `exact` accepts, else the innermost that `loose` accepts.
+template <class V, class Exact, class Loose>
+long find_top(const V& stack, Exact&& exact, Loose&& loose) {
+  for (std::size_t i = stack.size(); i-- > 0;)
+    if (exact(stack[i])) return static_cast<long>(i);
+  for (std::size_t i = stack.size(); i-- > 0;)
+    if (loose(stack[i])) return static_cast<long>(i);
+  return -1;
+}
+
+constexpr std::uint16_t kBarrierImplicitWorkshare = 8;
+
+}  // namespace
+
+ThreadFold::ThreadFold(std::uint32_t t, int thread_type, CodeRange omp_runtime_code, bool with_rows)
+    : track(t), omp_thread_type(thread_type), runtime_code_(omp_runtime_code), with_rows_(with_rows) {}
+
+void ThreadFold::decline(const char* why) {
+  if (why_.empty()) why_ = why;
+}
+
+void ThreadFold::take_rows() {
+  parallels.clear();
+  implicits.clear();
+  ordered.clear();
+  kernel_times.clear();
+  // The pieces and parts of the implicit task still open stay with it, renumbered from 0.
+  if (OpenImplicit* t = worker_task()) {
+    pieces.erase(pieces.begin(), pieces.begin() + t->pieces);
+    parts.erase(parts.begin(), parts.begin() + t->parts);
+    if (last_work_.part != kNone) last_work_.part = last_work_.part >= t->parts ? last_work_.part - t->parts : kNone;
+    t->pieces = t->parts = 0;
+  } else {
+    pieces.clear();
+    parts.clear();
+    last_work_.part = kNone;
+  }
+}
+
+ThreadFold::OpenImplicit* ThreadFold::worker_task() {
+  for (std::size_t i = implicit_.size(); i-- > 0;)
+    if (!implicit_[i].initial) return &implicit_[i];
+  return nullptr;
+}
+
+void ThreadFold::events(const Event* begin, const Event* end) {
+  if (declined()) return;
+  std::uint64_t lo = t_min, hi = t_max, last = last_ns, n = 0, omp = 0;
+  for (const Event* e = begin; e < end; e = e->next()) {
+    const std::uint64_t ns = e->ns;
+    lo = std::min(lo, ns);
+    hi = std::max(hi, ns);
+    last = std::max(last, ns);
+    ++n;
+    ++seq_;
+    const Ev type = e->type;
+    if (type >= Ev::OmpFirst) {
+      ++omp;
+      omp_event(*e);
+      continue;
+    }
+    switch (type) {
+      case Ev::KernelBegin: kernel_begin(*e); break;
+      case Ev::KernelEnd: kernel_end(*e); break;
+      case Ev::FenceBegin:
+        open_fences_.push_back({fields::Fence::id.get(*e), ns, fields::Fence::name.get(*e)});
+        break;
+      case Ev::FenceEnd: {
+        const std::uint64_t id = fields::Fence::id.get(*e);
+        std::size_t i = open_fences_.size();
+        while (i-- > 0 && open_fences_[i].id != id) {
+        }
+        if (i == std::size_t(-1)) {
+          decline("a fence end with no begin on its thread");
+          break;
+        }
+        NamedStats& st = fences[open_fences_[i].name];
+        ++st.calls;
+        st.total += ns - open_fences_[i].start;
+        open_fences_.erase(open_fences_.begin() + long(i));
+        break;
+      }
+      case Ev::RegionPush: region_push(*e); break;
+      case Ev::RegionPop: region_pop(*e); break;
+      case Ev::Alloc:
+      case Ev::Dealloc: {
+        OrderedRow m;
+        m.time = ns;
+        m.track = track;
+        m.kind = type == Ev::Alloc ? OrderedRow::Alloc : OrderedRow::Dealloc;
+        m.space = fields::Memory::space.get(*e);
+        m.name = fields::Memory::name.get(*e);
+        m.ptr = fields::Memory::ptr.get(*e);
+        m.bytes = fields::Memory::bytes.get(*e);
+        m.seq = seq_;
+        ordered.push_back(m);
+        break;
+      }
+      case Ev::SectionCreate:
+      case Ev::SectionStart:
+      case Ev::SectionStop:
+      case Ev::SectionDestroy: {
+        OrderedRow m;
+        m.time = ns;
+        m.track = track;
+        m.kind = static_cast<OrderedRow::Kind>(OrderedRow::SectionCreate + (static_cast<int>(type) - static_cast<int>(Ev::SectionCreate)));
+        m.space = fields::Section::id.get(*e);
+        m.name = type == Ev::SectionCreate ? fields::Section::name.get(*e) : 0;
+        m.seq = seq_;
+        ordered.push_back(m);
+        break;
+      }
+      case Ev::MpiBegin: open_mpi_.push_back({fields::Mpi::call.get(*e), ns}); break;
+      case Ev::MpiEnd: {
+        // MPI calls do not nest on one thread (the layer calls PMPI only): the innermost is it.
+        if (open_mpi_.empty() || open_mpi_.back().call != fields::Mpi::call.get(*e)) {
+          decline("an MPI call ended that had not begun on its thread");
+          break;
+        }
+        NamedStats& st = mpi_calls[open_mpi_.back().call];
+        ++st.calls;
+        st.total += ns - open_mpi_.back().start;
+        open_mpi_.pop_back();
+        break;
+      }
+      case Ev::DeepCopyBegin: {
+        using F = fields::DeepCopy;
+        open_copies_.push_back({F::id.get(*e), ns, F::bytes.get(*e), F::dst_space.get(*e), F::dst_name.get(*e), F::src_space.get(*e),
+                                F::src_name.get(*e)});
+        break;
+      }
+      case Ev::DeepCopyEnd: deep_copy_end(*e); break;
+      case Ev::ProfileEvent: ++profile_events; break;
+      case Ev::DualView: ++(fields::DualView::modify.get(*e) ? dual_view_modifies : dual_view_syncs); break;
+      case Ev::ToolFlush: {
+        const std::uint64_t d = fields::ToolFlush::ticks.get(*e);  // made ns by the decoder
+        ++tool_flushes;
+        tool_flush_ns += d;
+        hi = std::max(hi, ns + d);
+        break;
+      }
+      default: decline("an unknown record"); break;
+    }
+  }
+  t_min = lo;
+  t_max = hi;
+  last_ns = last;
+  host_records += n;
+  omp_records += omp;
+}
+
+void ThreadFold::kernel_begin(const Event& e) {
+  using F = fields::Kernel;
+  const std::uint32_t name = F::name.get(e);
+  const KernelKind kind = F::kind.get(e);
+  const std::uint32_t devid = F::devid.get(e);
+  const std::uint32_t space = devid >> 17;
+  if (name >= kernel_by_name_.size()) kernel_by_name_.resize(std::size_t(name) + 1, kNone);
+  std::uint32_t p = kernel_by_name_[name];
+  while (p != kNone && (kernels[p].kind != kind || kernels[p].space != space)) p = kernels[p].next;
+  if (p == kNone) {
+    p = static_cast<std::uint32_t>(kernels.size());
+    KernelPart k;
+    k.name = name;
+    k.kind = kind;
+    k.space = space;
+    k.next = kernel_by_name_[name];
+    kernels.push_back(k);
+    kernel_by_name_[name] = p;
+  }
+  const std::uint64_t id = F::id.get(e);
+  for (const OpenKernel& k : open_kernels_)
+    if (k.id == id) return decline("a kernel begun with the id of one still open");
+  open_kernels_.push_back({id, e.ns, p, devid});
+}
+
+void ThreadFold::kernel_end(const Event& e) {
+  const std::uint64_t id = fields::Kernel::id.get(e);
+  std::size_t i = open_kernels_.size();
+  while (i-- > 0 && open_kernels_[i].id != id) {
+  }
+  if (i == std::size_t(-1)) return decline("a kernel end with no begin on its thread");
+  const OpenKernel k = open_kernels_[i];
+  open_kernels_.erase(open_kernels_.begin() + long(i));
+  KernelPart& p = kernels[k.part];
+  const std::uint64_t d = e.ns - k.start;
+  // As SummaryFold::kernel: the device of the earliest start; the rest summed.
+  if (p.calls == 0 || k.start < p.first_start) {
+    p.first_start = k.start;
+    p.devid = k.devid;
+  }
+  if (p.calls == 0) p.min = d;
+  ++p.calls;
+  p.total += d;
+  p.min = std::min(p.min, d);
+  p.max = std::max(p.max, d);
+  kernel_times.push_back({e.ns, k.start, track, seq_});
+}
+
+void ThreadFold::region_push(const Event& e) {
+  const std::uint32_t name = fields::Named::name.get(e);
+  const std::uint32_t parent = open_regions_.empty() ? kNone : open_regions_.back().node;
+  std::uint32_t n = parent == kNone ? (regions.empty() ? kNone : 0) : regions[parent].first_child;
+  // Roots are chained from node 0 through next_sibling (node 0 is the first root made).
+  while (n != kNone && (regions[n].name != name || regions[n].parent != parent)) n = regions[n].next_sibling;
+  if (n == kNone) {
+    n = static_cast<std::uint32_t>(regions.size());
+    RegionNode r;
+    r.parent = parent;
+    r.name = name;
+    r.depth = static_cast<std::uint32_t>(open_regions_.size());
+    if (parent == kNone) {
+      if (n != 0) {  // append to the roots' chain
+        std::uint32_t last = 0;
+        while (regions[last].next_sibling != kNone) last = regions[last].next_sibling;
+        regions[last].next_sibling = n;
+      }
+    } else {
+      r.next_sibling = regions[parent].first_child;
+      regions[parent].first_child = n;
+    }
+    regions.push_back(r);
+  }
+  open_regions_.push_back({n, e.ns, 0});
+}
+
+void ThreadFold::region_pop(const Event& e) {
+  if (open_regions_.empty()) return decline("a region pop with no region open on its thread");
+  const OpenRegion r = open_regions_.back();
+  open_regions_.pop_back();
+  const std::uint64_t d = e.ns - r.start;
+  RegionNode& n = regions[r.node];
+  ++n.calls;
+  n.inclusive += d;
+  n.exclusive += d - std::min(r.children, d);
+  if (!open_regions_.empty()) open_regions_.back().children += d;
+}
+
+void ThreadFold::deep_copy_end(const Event& e) {
+  const std::uint64_t id = fields::DeepCopy::id.get(e);
+  std::size_t i = open_copies_.size();
+  while (i-- > 0 && open_copies_[i].id != id) {
+  }
+  if (i == std::size_t(-1)) return decline("a deep copy end with no begin on its thread");
+  const OpenCopy c = open_copies_[i];
+  open_copies_.erase(open_copies_.begin() + long(i));
+  const std::uint64_t d = e.ns - c.start;
+  CopyStats& st = copies[{c.dst_space, c.src_space}];
+  ++st.calls;
+  st.bytes += c.bytes;
+  st.time += d;
+  auto& site = copy_sites[{c.dst_name, c.src_name, c.dst_space, c.src_space, c.bytes}];
+  ++site.first;
+  site.second += d;
+}
+
+void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait, std::uint64_t end) {
+  // Open addressing, at most half full.
+  if (2 * (hits.size() + 1) > hit_slots_.size()) {
+    hit_slots_.assign(std::max<std::size_t>(64, 4 * (hits.size() + 1)), kNone);
+    const std::size_t mask = hit_slots_.size() - 1;
+    for (std::uint32_t i = 0; i < hits.size(); ++i) {
+      std::size_t s = static_cast<std::size_t>(((hits[i].codeptr ^ (std::uint64_t(hits[i].kind) << 40)) * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+      while (hit_slots_[s] != kNone) s = (s + 1) & mask;
+      hit_slots_[s] = i;
+    }
+  }
+  const std::size_t mask = hit_slots_.size() - 1;
+  std::size_t s = static_cast<std::size_t>(((codeptr ^ (std::uint64_t(kind) << 40)) * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+  for (;; s = (s + 1) & mask) {
+    const std::uint32_t i = hit_slots_[s];
+    if (i == kNone) break;
+    if (hits[i].codeptr == codeptr && hits[i].kind == kind) {
+      ConstructHit& h = hits[i];
+      ++h.calls;
+      h.total += dur;
+      h.wait += wait;
+      return;
+    }
+  }
+  hit_slots_[s] = static_cast<std::uint32_t>(hits.size());
+  hits.push_back({codeptr, kind, 1, dur, wait, end, seq_});
+}
+
+void ThreadFold::omp_event(const Event& e) {
+  const std::uint64_t ns = e.ns;
+  switch (e.type) {
+    case Ev::OmpThreadBegin:
+      if (omp_thread_type == 0) omp_thread_type = fields::OmpThread::thread_type.get(e);
+      break;
+    case Ev::OmpThreadEnd: break;
+    case Ev::OmpParallelBegin: parallel_begin(e); break;
+    case Ev::OmpParallelEnd: parallel_end(e); break;
+    case Ev::OmpImplicitTaskBegin: implicit_begin(e); break;
+    case Ev::OmpImplicitTaskEnd: implicit_end(e); break;
+    case Ev::OmpWorkBegin:
+    case Ev::OmpMaskedBegin: {
+      const bool masked = e.type == Ev::OmpMaskedBegin;
+      OpenWork w;
+      w.type = masked ? omp_names::kMasked : fields::OmpWork::work_type.get(e);
+      w.parallel_id = fields::InParallel::parallel_id.get(e);
+      w.kernel = fields::InParallel::kernel.get(e);
+      w.codeptr = masked ? fields::OmpMasked::codeptr.get(e) : fields::OmpWork::codeptr.get(e);
+      w.start = ns;
+      if (w.type >= kKinds) return decline("an unknown work type");
+      work_.push_back(w);
+      break;
+    }
+    case Ev::OmpWorkEnd:
+    case Ev::OmpMaskedEnd: work_end(e); break;
+    case Ev::OmpDispatch: {
+      const std::uint16_t kind = fields::OmpDispatch::kind.get(e);
+      if (kind >= kKinds) return decline("an unknown dispatch kind");
+      ++dispatch[kind].count;
+      break;
+    }
+    case Ev::OmpDependences:
+      ++tasks_with_dependences;
+      dependences += fields::OmpDependences::count.get(e);
+      break;
+    case Ev::OmpTaskDependence: ++task_dependences; break;
+    case Ev::OmpLockInit: ++lock_inits; break;
+    case Ev::OmpLockDestroy: ++lock_destroys; break;
+    case Ev::OmpCancel: ++cancels; break;
+    case Ev::OmpFlush: ++flushes; break;
+    case Ev::OmpControlTool: break;
+    case Ev::OmpError: ++(fields::OmpError::severity.get(e) == 2 ? errors_fatal : errors_warning); break;  // ompt_fatal
+    case Ev::OmpSyncBegin: {
+      using F = fields::OmpSync;
+      OpenSyncRegion y{F::kind.get(e), F::parallel_id.get(e), F::kernel.get(e), F::codeptr.get(e), ns, 0, 0, 0};
+      if (y.kind >= kKinds) return decline("an unknown sync region kind");
+      sync_.push_back(y);
+      break;
+    }
+    case Ev::OmpSyncEnd: sync_end(e); break;
+    case Ev::OmpSyncWaitBegin: waits_.push_back({fields::OmpSync::kind.get(e), ns}); break;
+    case Ev::OmpSyncWaitEnd: wait_end(e); break;
+    default: decline("explicit tasks, locks, target offload or device records"); break;
+  }
+}
+
+void ThreadFold::parallel_begin(const Event& e) {
+  constexpr std::uint32_t kTeamFlag = 0x80000000;  // ompt_parallel_team
+  using F = fields::OmpParallel;
+  OpenParallel p;
+  ParallelRow& r = p.row;
+  r.id = F::parallel_id.get(e);
+  r.kernel = F::kernel.get(e);
+  r.requested = F::requested_team_size.get(e);
+  r.flags = F::flags.get(e);
+  r.level = open_non_initial_;
+  r.codeptr = F::codeptr.get(e);
+  r.start = e.ns;
+  r.track = track;
+  if (r.level != 0) return decline("a nested parallel region");
+  if ((r.flags & kTeamFlag) && runtime_code_.contains(r.codeptr)) return decline("libomp's hidden-helper team");
+  for (const OpenParallel& o : open_parallels_)
+    if (o.row.id == r.id) return decline("a parallel id begun twice");
+  if (r.kernel != 0) {
+    std::size_t i = open_kernels_.size();
+    while (i-- > 0 && open_kernels_[i].id != r.kernel) {
+    }
+    if (i == std::size_t(-1)) return decline("a parallel region of a kernel not open on its thread");
+    r.kernel_part = open_kernels_[i].part;
+  }
+  open_parallels_.push_back(p);
+}
+
+void ThreadFold::parallel_end(const Event& e) {
+  const std::uint64_t id = fields::OmpParallel::parallel_id.get(e);
+  std::size_t i = open_parallels_.size();
+  while (i-- > 0 && open_parallels_[i].row.id != id) {
+  }
+  if (i == std::size_t(-1)) return decline("a parallel end with no begin on its thread");
+  ParallelRow r = open_parallels_[i].row;
+  open_parallels_.erase(open_parallels_.begin() + long(i));
+  r.end = e.ns;
+  r.seq = seq_;
+  parallels.push_back(r);
+}
+
+void ThreadFold::implicit_begin(const Event& e) {
+  using F = fields::OmpImplicitTask;
+  OpenImplicit t{};
+  t.parallel_id = F::parallel_id.get(e);
+  t.start = e.ns;
+  t.thread_num = F::thread_num.get(e);
+  t.team_size = F::team_size.get(e);
+  t.initial = (F::flags.get(e) & 1) != 0;
+  t.level = open_non_initial_;
+  t.pieces = static_cast<std::uint32_t>(pieces.size());
+  t.parts = static_cast<std::uint32_t>(parts.size());
+  if (!t.initial) {
+    if (open_non_initial_ != 0) return decline("a nested implicit task");
+    ++open_non_initial_;
+  }
+  implicit_.push_back(t);
+}
+
+void ThreadFold::implicit_end(const Event& e) {
+  using F = fields::OmpImplicitTask;
+  const std::uint64_t pid = F::parallel_id.get(e);
+  const std::uint32_t num = F::thread_num.get(e);
+  const long i = find_top(
+      implicit_, [&](const OpenImplicit& x) { return x.parallel_id == pid && x.thread_num == num; },
+      [&](const OpenImplicit& x) { return x.parallel_id == pid; });
+  if (i < 0) return decline("an implicit task end with no begin on its thread");
+  if (std::size_t(i) + 1 != implicit_.size()) return decline("implicit tasks ended out of order");
+  const OpenImplicit t = implicit_.back();
+  implicit_.pop_back();
+  if (t.initial) {
+    ++initial_tasks;
+    return;
+  }
+  --open_non_initial_;
+  ImplicitRow r;
+  r.parallel_id = t.parallel_id;
+  r.start = t.start;
+  r.end = e.ns;
+  r.wait = t.wait;
+  r.last_start = t.last_start;
+  r.last_end = t.last_end;
+  r.track = track;
+  r.team_size = t.team_size;
+  r.level = t.level;
+  r.pieces = t.pieces;
+  r.piece_count = static_cast<std::uint32_t>(pieces.size()) - t.pieces;
+  r.parts = t.parts;
+  r.part_count = static_cast<std::uint32_t>(parts.size()) - t.parts;
+  implicits.push_back(r);
+}
+
+void ThreadFold::work_end(const Event& e) {
+  const std::uint16_t type = e.type == Ev::OmpMaskedEnd ? omp_names::kMasked : fields::OmpWork::work_type.get(e);
+  const long i = find_top(
+      work_, [&](const OpenWork& x) { return x.type == type; },
+      [&](const OpenWork& x) { return omp_names::is_loop(type) && omp_names::is_loop(x.type); });
+  if (i < 0) return decline("a work end with no begin on its thread");
+  const OpenWork w = work_[std::size_t(i)];
+  work_.erase(work_.begin() + i);
+  const std::uint64_t d = e.ns - w.start;
+  CountFigure& c = work[w.type];
+  ++c.count;
+  c.total += d;
+  const bool has_row = with_rows_ && w.kernel == 0 && w.codeptr != 0;
+  if (has_row) hit(construct_kind(Category::Work, w.type), w.codeptr, d, 0, e.ns);
+  if (w.parallel_id == 0) return;
+  // Its implicit task's part of the region's work (summary_fold_constructs.hpp WorkPart).
+  OpenImplicit* t = worker_task();
+  if (t == nullptr || t->parallel_id != w.parallel_id) return decline("a work construct outside its implicit task");
+  std::uint32_t p = t->parts;
+  for (; p < parts.size(); ++p)
+    if (parts[p].has_row == has_row && (!has_row || (parts[p].type == w.type && parts[p].codeptr == w.codeptr))) break;
+  if (p == parts.size()) {
+    WorkPiece piece;
+    piece.type = w.type;
+    piece.has_row = has_row;
+    piece.codeptr = has_row ? w.codeptr : 0;
+    parts.push_back(piece);
+  }
+  parts[p].busy += d;
+  parts[p].loop = parts[p].loop || omp_names::is_loop(w.type);
+  if (has_row) last_work_ = {p, w.parallel_id, e.ns};
+}
+
+// A wait ended: it counts for the thread, for each implicit task open on it, and for the innermost
+// sync region of the same kind (OmpMatcher::ThreadState::add_wait).
+void ThreadFold::add_wait(std::uint16_t kind, std::uint64_t start, std::uint64_t end) {
+  const std::uint64_t d = end - std::min(start, end);
+  wait_total += d;
+  for (OpenImplicit& t : implicit_) {
+    t.wait += d;
+    t.last_start = start;
+    t.last_end = end;
+  }
+  const long y = find_top(
+      sync_, [&](const OpenSyncRegion& x) { return x.kind == kind; },
+      [&](const OpenSyncRegion& x) { return omp_names::is_barrier(kind) && omp_names::is_barrier(x.kind); });
+  if (y >= 0) {
+    sync_[std::size_t(y)].wait += d;
+    sync_[std::size_t(y)].last_start = start;
+    sync_[std::size_t(y)].last_end = end;
+  }
+}
+
+void ThreadFold::wait_end(const Event& e) {
+  const std::uint16_t kind = fields::OmpSync::kind.get(e);
+  const long i = find_top(
+      waits_, [&](const Wait& x) { return x.kind == kind; },
+      [&](const Wait& x) { return omp_names::is_barrier(kind) && omp_names::is_barrier(x.kind); });
+  if (i < 0) return decline("a sync wait end with no begin on its thread");
+  const Wait w = waits_[std::size_t(i)];
+  waits_.erase(waits_.begin() + i);
+  add_wait(w.kind, w.start, e.ns);
+}
+
+void ThreadFold::sync_end(const Event& e) {
+  const std::uint16_t kind = fields::OmpSync::kind.get(e);
+  const long i = find_top(
+      sync_, [&](const OpenSyncRegion& x) { return x.kind == kind; },
+      [&](const OpenSyncRegion& x) { return omp_names::is_barrier(kind) && omp_names::is_barrier(x.kind); });
+  if (i < 0) return decline("a sync region end with no begin on its thread");
+  const OpenSyncRegion y = sync_[std::size_t(i)];
+  sync_.erase(sync_.begin() + i);
+  OpenImplicit* t = worker_task();
+  // The implicit barrier that ends a work construct on this thread: its time is the construct's.
+  std::uint32_t part = kNone;
+  if (y.kind == kBarrierImplicitWorkshare && last_work_.part != kNone && last_work_.parallel_id == y.parallel_id &&
+      y.start >= last_work_.end) {
+    if (t == nullptr) return decline("a workshare barrier outside its implicit task");
+    part = last_work_.part;
+    last_work_.part = kNone;
+  }
+  if (t != nullptr && t->start <= y.start) {
+    // Inside a worker's implicit task: it may end after its region did (reported late), and is
+    // cut with it: folded when the region's end is known.
+    SyncPiece p;
+    p.kind = y.kind;
+    p.in_kernel = y.kernel != 0;
+    p.part = part;
+    p.codeptr = y.codeptr;
+    p.start = y.start;
+    p.end = e.ns;
+    p.wait = y.wait;
+    p.last_start = y.last_start;
+    p.last_end = y.last_end;
+    pieces.push_back(p);
+    return;
+  }
+  if (part != kNone) return decline("a workshare barrier before its implicit task");
+  CountFigure& c = sync[y.kind];
+  ++c.count;
+  c.total += e.ns - y.start;
+  c.wait += y.wait;
+  if (with_rows_ && y.kernel == 0 && y.codeptr != 0 && summary_fold_detail::explicit_sync(y.kind))
+    hit(construct_kind(Category::Sync, y.kind), y.codeptr, e.ns - y.start, y.wait, e.ns);
+}
+
+void ThreadFold::finish() {
+  if (declined()) return;
+  if (!open_kernels_.empty() || !open_fences_.empty() || !open_copies_.empty() || !open_regions_.empty() || !open_mpi_.empty())
+    return decline("a Kokkos kernel, fence, deep copy or region, or an MPI call, never ended");
+  if (!open_parallels_.empty() || !work_.empty()) return decline("an OpenMP parallel region or work construct never ended");
+  // A worker's last implicit task, which libomp never reports ended: it ends where its region ends
+  // (known when the threads are joined), with the waits and syncs still open inside it.
+  OpenImplicit* t = worker_task();
+  if (t != nullptr) {
+    ImplicitRow r;
+    r.parallel_id = t->parallel_id;
+    r.start = t->start;
+    r.wait = t->wait;
+    r.last_start = t->last_start;
+    r.last_end = t->last_end;
+    r.track = track;
+    r.team_size = t->team_size;
+    r.level = t->level;
+    r.pieces = t->pieces;
+    r.piece_count = static_cast<std::uint32_t>(pieces.size()) - t->pieces;
+    r.parts = t->parts;
+    r.part_count = static_cast<std::uint32_t>(parts.size()) - t->parts;
+    r.open = true;
+    // Innermost first, as OmpMatcher::finish closes them.
+    r.open_waits = static_cast<std::uint32_t>(open_waits.size());
+    for (std::size_t w = waits_.size(); w-- > 0 && waits_[w].start >= t->start;) {
+      open_waits.push_back({waits_[w].kind, waits_[w].start});
+      waits_.pop_back();
+    }
+    r.open_wait_count = static_cast<std::uint32_t>(open_waits.size()) - r.open_waits;
+    r.open_syncs = static_cast<std::uint32_t>(open_syncs.size());
+    while (!sync_.empty() && sync_.back().start >= t->start) {
+      const OpenSyncRegion& y = sync_.back();
+      if (y.kind == kBarrierImplicitWorkshare) return decline("a workshare barrier never ended");
+      open_syncs.push_back({y.kind, y.kernel != 0, y.codeptr, y.start, y.wait});
+      sync_.pop_back();
+    }
+    r.open_sync_count = static_cast<std::uint32_t>(open_syncs.size()) - r.open_syncs;
+    implicits.push_back(r);
+    for (std::size_t i = implicit_.size(); i-- > 0;)
+      if (!implicit_[i].initial) implicit_.erase(implicit_.begin() + long(i));
+    open_non_initial_ = 0;
+  }
+  if (!waits_.empty() || !sync_.empty()) return decline("an OpenMP sync region or wait never ended");
+  // The initial task lives as long as the program: counted, silently.
+  initial_tasks += implicit_.size();
+  implicit_.clear();
+}
+
+}  // namespace kob::engine

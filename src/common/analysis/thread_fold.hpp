@@ -1,0 +1,266 @@
+// One program thread's events matched on that thread's own stacks and folded into that thread's
+// own figures, with no other thread's events in view and no global order by time (issue 42's
+// per-thread engine; summary_engine.hpp drives it and joins the threads by id). What only another
+// thread can complete leaves as a row: a parallel region (its team's implicit tasks run on other
+// threads), an implicit task (its region's end, which another thread reports, may cut it), the
+// sync regions inside an implicit task (cut with it). Everything else is summed here, in arrays
+// indexed by dense ids (interned names, ompt kinds).
+//
+// The engine covers the Kokkos, MPI and OpenMP host events of a run that ended cleanly and lost
+// nothing; anything else (explicit tasks, locks, target offload, nested parallel regions, libomp's hidden-helper team, an odd hook order that the timeline builder
+// would name as a problem) makes the pass decline, and the conversion takes the timeline
+// builder's path instead (run_outputs.cpp). declined() says why.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/record/event.hpp"
+#include "common/analysis/summary.hpp"
+#include "common/timeline/timeline.hpp"
+
+namespace kob::engine {
+
+inline constexpr std::uint32_t kNone = UINT32_MAX;
+
+// A Kokkos kernel row's figures on this thread: one per name, kind and space.
+struct KernelPart {
+  std::uint32_t name = 0;
+  KernelKind kind = KernelKind::ParallelFor;
+  std::uint32_t space = 0;     // devid >> 17
+  std::uint32_t next = kNone;  // the next part of the same name
+  std::uint32_t devid = 0;     // of the earliest call
+  std::uint64_t calls = 0, total = 0, min = 0, max = 0, first_start = 0;
+};
+
+// A Kokkos profile region path on this thread: a node per (parent path, name).
+struct RegionNode {
+  std::uint32_t parent = kNone, name = 0, depth = 0;
+  std::uint32_t first_child = kNone, next_sibling = kNone;
+  std::uint64_t calls = 0, inclusive = 0, exclusive = 0;
+};
+
+// Per-kind OpenMP figures (ompt_work_t, ompt_sync_region_t, ompt_dispatch_t are all below 32).
+inline constexpr std::size_t kKinds = 32;
+struct CountFigure {
+  std::uint64_t count = 0, total = 0, wait = 0;
+};
+
+// An OpenMP construct outside any Kokkos kernel with a code address, as one thread saw it: its
+// calls and times, resolved to a constructs-table row when the threads are joined.
+struct ConstructHit {
+  std::uint64_t codeptr = 0;
+  std::uint32_t kind = 0;  // (Category << 16) | ompt kind
+  std::uint64_t calls = 0, total = 0, wait = 0;
+  std::uint64_t first_end = 0, first_seq = 0;  // when its first call ended: the table keeps first-seen order
+};
+
+// A worksharing construct's time on this thread inside one implicit task (its region's team
+// figures: summary_fold_constructs.hpp WorkPart): keyed by construct (type and code address) or,
+// without a row of its own (in a kernel, no address), one for all such.
+struct WorkPiece {
+  std::uint16_t type = 0;
+  bool has_row = false;
+  bool loop = false;
+  std::uint64_t codeptr = 0;
+  std::uint64_t busy = 0;
+};
+
+// A sync region that ended inside a non-initial implicit task: folded when its region's end is
+// known (it is cut there when it spans it: a worker's barrier that libomp reports ended late).
+struct SyncPiece {
+  std::uint16_t kind = 0;
+  bool in_kernel = false;
+  std::uint32_t part = kNone;  // the work piece whose implicit barrier it is (kind 8), else kNone
+  std::uint64_t codeptr = 0;
+  std::uint64_t start = 0, end = 0, wait = 0, last_start = 0, last_end = 0;
+};
+
+// A parallel region, from the thread that began and ended it.
+struct ParallelRow {
+  std::uint64_t id = 0, kernel = 0, codeptr = 0, start = 0, end = 0;
+  std::uint32_t track = 0, requested = 0, level = 0, flags = 0;
+  std::uint32_t kernel_part = kNone;  // its kernel's KernelPart on the same thread (kernel != 0)
+  std::uint64_t seq = 0;              // as KernelTimes::seq
+};
+
+// A non-initial implicit task. open: libomp never reported its end (a worker's last region):
+// it ends where its region ends, with the waits and syncs still open in it (waits, open_syncs).
+struct ImplicitRow {
+  std::uint64_t parallel_id = 0, start = 0, end = 0, wait = 0, last_start = 0, last_end = 0;
+  std::uint32_t track = 0, team_size = 0, level = 0;
+  std::uint32_t pieces = 0, piece_count = 0;  // its SyncPieces
+  std::uint32_t parts = 0, part_count = 0;    // its WorkPieces
+  bool open = false;
+  std::uint32_t open_waits = 0, open_wait_count = 0;  // ThreadFold::open_waits_ (open only)
+  std::uint32_t open_syncs = 0, open_sync_count = 0;  // ThreadFold::open_syncs_ (open only)
+};
+
+// A wait or sync still open when the thread's events ended (inside an open implicit task).
+struct OpenWait {
+  std::uint16_t kind = 0;
+  std::uint64_t start = 0;
+};
+struct OpenSync {
+  std::uint16_t kind = 0;
+  bool in_kernel = false;
+  std::uint64_t codeptr = 0, start = 0, wait = 0;
+};
+
+// A fact whose meaning depends on the order of all threads' events: a Kokkos allocation or free
+// (the memory levels), a profile section's create, start, stop or destroy (a section may start on
+// one thread and stop on another). The join merges them by time.
+struct OrderedRow {
+  enum Kind : std::uint8_t { Alloc, Dealloc, SectionCreate, SectionStart, SectionStop, SectionDestroy };
+  std::uint64_t time = 0, ptr = 0, bytes = 0, seq = 0;
+  std::uint32_t track = 0, space = 0, name = 0;  // space: a section's id
+  Kind kind = Alloc;
+};
+
+// A kernel's times, for "did a Kokkos kernel run during this parallel region" (the constructs table).
+struct KernelTimes {
+  std::uint64_t end = 0, start = 0;
+  std::uint32_t track = 0;
+  std::uint64_t seq = 0;  // the thread's event count at its end: ties on one thread in record order
+};
+
+class ThreadFold {
+ public:
+  // track: the thread's index among the run's threads; with_rows: the constructs table is made
+  // (a source resolver is set), so constructs outside kernels are told apart by address.
+  ThreadFold(std::uint32_t track, int omp_thread_type, CodeRange omp_runtime_code, bool with_rows);
+
+  // The thread's next events, in order (a decoded chunk).
+  void events(const Event* begin, const Event* end);
+  // The thread's events are over: what is still open becomes the rows the join needs, or the
+  // pass declines.
+  void finish();
+
+  bool declined() const { return !why_.empty(); }
+  const std::string& why() const { return why_; }
+
+  // What the join takes after each epoch (and clears with take_rows): rows and merge-ordered facts.
+  std::vector<ParallelRow> parallels;
+  std::vector<ImplicitRow> implicits;
+  std::vector<SyncPiece> pieces;
+  std::vector<WorkPiece> parts;
+  std::vector<OrderedRow> ordered;
+  std::vector<KernelTimes> kernel_times;
+  std::vector<OpenWait> open_waits;
+  std::vector<OpenSync> open_syncs;
+  void take_rows();
+
+  // The thread's own figures, summed over the run.
+  std::uint32_t track = 0;
+  int omp_thread_type = 0;
+  std::uint64_t host_records = 0, omp_records = 0, last_ns = 0;
+  std::uint64_t t_min = UINT64_MAX, t_max = 0;
+  std::uint64_t tool_flushes = 0, tool_flush_ns = 0;
+  std::uint64_t wait_total = 0;  // sync-region waits (Track::omp_wait_ns), before the cuts
+  std::vector<KernelPart> kernels;
+  std::vector<RegionNode> regions;
+  std::map<std::uint32_t, NamedStats> fences;  // by name
+  std::map<std::uint32_t, NamedStats> mpi_calls;  // by call (record/mpi_calls.hpp)
+  std::map<std::pair<std::uint32_t, std::uint32_t>, CopyStats> copies;  // dst space, src space
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>, std::pair<std::uint64_t, std::uint64_t>>
+      copy_sites;  // (dst name, src name, dst space, src space, bytes) -> calls, ns (first-seen order: copy_site_order)
+  std::uint64_t profile_events = 0, dual_view_syncs = 0, dual_view_modifies = 0;
+  std::uint64_t initial_tasks = 0;
+  std::array<CountFigure, kKinds> work{}, sync{}, dispatch{};
+  std::uint64_t dependences = 0, tasks_with_dependences = 0, task_dependences = 0, lock_inits = 0, lock_destroys = 0, cancels = 0,
+                flushes = 0, errors_warning = 0, errors_fatal = 0;
+  std::vector<ConstructHit> hits;  // outside kernels: works and syncs (not those in a worker's implicit task)
+
+ private:
+  struct OpenKernel {
+    std::uint64_t id, start;
+    std::uint32_t part, devid;
+  };
+  struct OpenFence {
+    std::uint64_t id, start;
+    std::uint32_t name;
+  };
+  struct OpenCopy {
+    std::uint64_t id, start, bytes;
+    std::uint32_t dst_space, dst_name, src_space, src_name;
+  };
+  struct OpenMpi {
+    std::uint16_t call;
+    std::uint64_t start;
+  };
+  struct OpenRegion {
+    std::uint32_t node;
+    std::uint64_t start, children;
+  };
+  struct OpenParallel {
+    ParallelRow row;
+  };
+  struct OpenImplicit {
+    std::uint64_t parallel_id, start, wait, last_start, last_end;
+    std::uint32_t thread_num, team_size, level;
+    bool initial;
+    std::uint32_t pieces, parts;  // where its pieces and parts begin in the vectors
+  };
+  struct OpenWork {
+    std::uint16_t type;
+    std::uint64_t parallel_id, kernel, codeptr, start;
+  };
+  struct OpenSyncRegion {
+    std::uint16_t kind;
+    std::uint64_t parallel_id, kernel, codeptr, start, wait, last_start, last_end;
+  };
+  struct Wait {
+    std::uint16_t kind;
+    std::uint64_t start;
+  };
+  struct LastWork {
+    std::uint32_t part = kNone;
+    std::uint64_t parallel_id = 0, end = 0;
+  };
+
+  void decline(const char* why);
+  void kernel_begin(const Event& e);
+  void kernel_end(const Event& e);
+  void region_push(const Event& e);
+  void region_pop(const Event& e);
+  void deep_copy_end(const Event& e);
+  void omp_event(const Event& e);
+  void parallel_begin(const Event& e);
+  void parallel_end(const Event& e);
+  void implicit_begin(const Event& e);
+  void implicit_end(const Event& e);
+  void work_end(const Event& e);
+  void sync_end(const Event& e);
+  void wait_end(const Event& e);
+  void add_wait(std::uint16_t kind, std::uint64_t start, std::uint64_t end);
+  void hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait, std::uint64_t end);
+  std::uint64_t seq_ = 0;  // events seen: the order of this thread's facts among themselves
+  // The innermost open non-initial implicit task (nullptr: none).
+  OpenImplicit* worker_task();
+
+  CodeRange runtime_code_;
+  bool with_rows_ = false;
+  std::string why_;
+  std::vector<std::uint32_t> kernel_by_name_;  // name id -> first KernelPart
+  std::vector<OpenKernel> open_kernels_;
+  std::vector<OpenFence> open_fences_;
+  std::vector<OpenCopy> open_copies_;
+  std::vector<OpenRegion> open_regions_;
+  std::vector<OpenMpi> open_mpi_;
+  std::vector<OpenParallel> open_parallels_;
+  std::vector<OpenImplicit> implicit_;
+  std::vector<OpenWork> work_;
+  std::vector<OpenSyncRegion> sync_;
+  std::vector<Wait> waits_;
+  LastWork last_work_;
+  std::uint32_t open_non_initial_ = 0;
+  // Construct hits by (kind, codeptr): open addressing into hits.
+  std::vector<std::uint32_t> hit_slots_;
+};
+
+}  // namespace kob::engine

@@ -1,0 +1,73 @@
+"""The summary made one program thread at a time (the per-thread engine, issue 42) is the summary
+the timeline builder makes: records a program's raw trace once and converts it to summary.json
+and summary.txt twice, with KOB_ENGINE=builder and with KOB_ENGINE=per-thread; the files must be
+byte for byte the same. --engine says whether the per-thread engine must have covered the run
+(yes: it may not decline, said on stderr) or must have declined it (no: a run it does not cover
+yet, which the builder summarizes). --epoch-chunks converts a second time with epochs of that
+many chunks (the joins carried over epoch ends), which must give the same files again."""
+import argparse
+import os
+
+import kob_check as kc
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--program", required=True)
+ap.add_argument("--lib", required=True)
+ap.add_argument("--kob", required=True)
+ap.add_argument("--kind", choices=["kokkos", "openmp"], required=True)
+ap.add_argument("--threads", type=int, default=4)
+ap.add_argument("--case", action="append", default=[], help="an argument of the program")
+ap.add_argument("--engine", choices=["yes", "no"], required=True)
+ap.add_argument("--epoch-chunks", type=int, default=0)
+ap.add_argument("--tool-args", default="", help="more tool options for the recording")
+a = ap.parse_args()
+lib = os.path.abspath(a.lib)
+
+wd = kc.workdir()
+raw = os.path.join(wd, "run")
+env = {"OMP_NUM_THREADS": str(a.threads), "OMP_TOOL_LIBRARIES": lib,
+       "KOB_ARGS": f"--output={raw} --quiet --format=none {a.tool_args}".strip()}
+if a.kind == "kokkos":
+    env["KOKKOS_PROFILE_LIBRARY"] = lib
+    env["KOKKOS_TOOLS_LIBS"] = lib
+rc, _, err = kc.run([os.path.abspath(a.program)] + a.case, env, cwd=wd)
+kc.expect_eq(rc, 0, f"program exit code ({err[-300:]})")
+
+
+def convert(name, engine, extra_env=None):
+    prefix = os.path.join(wd, name)
+    rc, _, err = kc.run([a.kob, "convert", raw + ".kob", "--to=json,summary", f"--output={prefix}", "--quiet"],
+                        {"KOB_ENGINE": engine, **(extra_env or {})})
+    kc.expect_eq(rc, 0, f"kob convert ({engine}): exit status ({err.strip()})")
+    declined = [l for l in err.splitlines() if "the per-thread engine declined" in l]
+    files = {}
+    for ext in (".summary.json", ".summary.txt"):
+        with open(prefix + ext, "rb") as f:
+            files[ext] = f.read()
+    return files, declined
+
+
+ref, _ = convert("builder", "builder")
+new, declined = convert("per_thread", "per-thread")
+if a.engine == "yes":
+    kc.expect_eq(declined, [], "the per-thread engine covered the run")
+else:
+    kc.check(len(declined) == 1, f"the per-thread engine declined the run (stderr says why): {declined}")
+for ext in ref:
+    if not kc.check(new[ext] == ref[ext], f"{ext}: the per-thread engine's file is the builder's"):
+        old_lines, new_lines = ref[ext].decode().splitlines(), new[ext].decode().splitlines()
+        for i, (o, n) in enumerate(zip(old_lines, new_lines)):
+            if o != n:
+                print(f"first difference, line {i + 1}:\n  builder:    {o[:300]}\n  per-thread: {n[:300]}")
+                break
+# The summary's own figures say what the comparison covered (a run with no events proves nothing).
+with open(os.path.join(wd, "builder.summary.json")) as f:
+    s = kc.json_load(f)
+kc.check(s["openmp"]["records"] > 0 or len(s["kernels"]) > 0, "the run has OpenMP records or Kokkos kernels to compare")
+if a.epoch_chunks:
+    small, declined = convert("epochs", "per-thread", {"KOB_EPOCH_CHUNKS": str(a.epoch_chunks)})
+    if a.engine == "yes":
+        kc.expect_eq(declined, [], f"the per-thread engine covered the run in epochs of {a.epoch_chunks} chunks")
+    for ext in ref:
+        kc.check(small[ext] == ref[ext], f"{ext}: the per-thread engine's file in epochs of {a.epoch_chunks} chunks is the builder's")
+kc.finish()
