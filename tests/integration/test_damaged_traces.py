@@ -148,7 +148,7 @@ def limit_memory():
 def convert(path, out_prefix):
     """kob convert, bounded in time and memory: (status, stderr lines, peak RSS KiB, outcome)."""
     env = kc.program_env()
-    with open(out_prefix + ".stderr", "w+") as err:
+    with open(out_prefix + ".stderr", "w+b") as err:
         p = subprocess.Popen([args.kob, "convert", path, "--to=chrome,summary,json", f"--output={out_prefix}", "--quiet"],
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env,
                              preexec_fn=limit_memory)
@@ -165,7 +165,14 @@ def convert(path, out_prefix):
             time.sleep(0.005)
         p.returncode = 0  # reaped here; keeps Popen from waiting again
         err.seek(0)
-        lines = [l for l in kc.without_sanitizer_notes(err.read().splitlines()) if l.strip()]
+        raw = err.read()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            # A damaged trace's names and paths reach kob's messages escaped, never as raw bytes.
+            kc.check(False, f"{path}: kob's messages are text ({e}: {raw[max(0, e.start - 60):e.start + 20]!r})")
+            text = raw.decode("utf-8", "replace")
+        lines = [l for l in kc.without_sanitizer_notes(text.splitlines()) if l.strip()]
     kc.check_no_sanitizer_report("\n".join(lines), "kob convert " + path)
     if os.WIFSIGNALED(status):
         return None, lines, usage.ru_maxrss, f"signal {os.WTERMSIG(status)}"

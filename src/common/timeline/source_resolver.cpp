@@ -10,6 +10,7 @@
 
 #include "common/support/dwarf_lookup.hpp"
 #include "common/support/log.hpp"
+#include "common/support/text_safe.hpp"
 
 namespace kob {
 
@@ -116,11 +117,13 @@ SourceLocation SourceResolver::resolve(std::uint64_t codeptr) {
   const dwarf::Lookup found = symbolizer_->lookup(m->path, m->build_id, loc.offset);
   if (found.status != dwarf::Lookup::Status::Ok) {
     if (warned_.insert(m->path).second) {
+      // The path comes from the raw trace: a damaged one may hold any bytes (one clean line).
+      const std::string path = text::escape(m->path), shown = text::escape(module);
       if (found.status == dwarf::Lookup::Status::BuildIdMismatch)
-        log::warn(m->path + " changed since the run (its build id differs): its code addresses are shown as " + module +
+        log::warn(path + " changed since the run (its build id differs): its code addresses are shown as " + shown +
                   "+0xOFF, not resolved");
       else
-        log::warn("cannot read " + m->path + " to resolve code addresses: shown as " + module + "+0xOFF");
+        log::warn("cannot read " + path + " to resolve code addresses: shown as " + shown + "+0xOFF");
     }
   } else if (!found.frames.empty() && found.frames[0].line != 0) {
     const std::vector<dwarf::Frame> frames = user_frames(found.frames);
