@@ -43,7 +43,8 @@ struct RowShare {
 // A parallel region being joined: its row from the thread that ran it, and its implicit tasks as
 // they come (summary_fold_detail::ParallelJoin's figures).
 struct Join {
-  bool used = false, have_parallel = false, kernel_inside = false;
+  std::uint64_t id = 0;
+  bool used = false, have_parallel = false;
   ParallelRow p;
   std::uint32_t construct_row = ConstructRows::kNoRow;
   std::uint32_t tasks = 0, team_size = 0;  // implicit tasks folded, and the team size they report
@@ -51,7 +52,7 @@ struct Join {
   bool constructs = false, loop = false;
   std::vector<RowShare> shares;  // keeps its capacity when the slot is used again
   void reset() {
-    used = have_parallel = kernel_inside = false;
+    used = have_parallel = false;
     construct_row = ConstructRows::kNoRow;
     tasks = team_size = 0;
     max_busy = sum_busy = task_time = wait_time = max_work = sum_work = 0;
@@ -92,6 +93,7 @@ class Engine {
     wait_added_.assign(n, 0);
     wait_taken_.assign(n, 0);
     placed_hits_.assign(n, 0);
+    omp_acc_.resize(n);
     st_.constructs.set_sources(run.sources);
   }
 
@@ -105,6 +107,7 @@ class Engine {
   // One epoch's rows joined; last: the threads' events are over (their open rows are in).
   void join(std::uint64_t horizon, bool last);
   void place_constructs();
+  void kernels_inside();
   void parallel_rows();
   void implicit_rows();
   Join* slot(std::uint64_t parallel_id, bool make);
@@ -119,16 +122,17 @@ class Engine {
   SummaryEngineAccess::State& st_;
   std::string why_;
   std::vector<ThreadFold> folds_;
-  // The joins, by parallel id minus base_ (ids are the tool's own counters: dense).
-  std::vector<Join> joins_;
-  std::uint64_t base_ = 0;
-  bool based_ = false;
+  // The joins, by parallel id: a ring of a power of two slots, a region in slot id & (size - 1)
+  // (the ids are the tool's own counters, so the regions open at once have ids close together);
+  // twice as many slots when two open regions meet.
+  std::vector<Join> joins_ = std::vector<Join>(64);
   std::size_t live_ = 0;
   std::vector<Pending> pending_;
   // By track: the figures the joins fold (sync regions inside implicit tasks, implicit tasks).
   std::vector<std::array<CountFigure, kKinds>> sync_;
   std::vector<std::uint64_t> busy_, implicit_tasks_, wait_added_, wait_taken_;
   std::vector<std::size_t> placed_hits_;  // hits already given a row, by track
+  std::vector<std::vector<OmpAcc*>> omp_acc_;  // by track and kernel part: its row's OpenMP figures
   // Whether a Kokkos kernel ran during a parallel region: the latest start of the kernels ended so far.
   std::uint64_t latest_kernel_start_ = 0;
   bool kernel_seen_ = false;
@@ -141,49 +145,35 @@ class Engine {
 };
 
 Join* Engine::slot(std::uint64_t id, bool make) {
-  if (!based_) {
+  for (;;) {
+    Join& j = joins_[id & (joins_.size() - 1)];
+    if (j.used && j.id == id) return &j;
     if (!make) return nullptr;
-    based_ = true;
-    base_ = id;
-  }
-  if (id < base_) {
-    if (!make) return nullptr;
-    // An id below the base: move the table up (rare: ids come nearly in order).
-    const std::uint64_t shift = base_ - id;
-    if (shift > (1u << 20)) {
-      decline("parallel ids too far apart");
+    if (!j.used) {
+      j.reset();
+      j.used = true;
+      j.id = id;
+      ++live_;
+      return &j;
+    }
+    // Two regions open at once whose ids meet in the ring: twice the slots.
+    if (joins_.size() >= (std::size_t{1} << 24)) {
+      decline("parallel regions open too far apart");
       return nullptr;
     }
-    std::vector<Join> moved(joins_.size() + shift);
-    for (std::size_t i = 0; i < joins_.size(); ++i) moved[i + shift] = std::move(joins_[i]);
-    joins_ = std::move(moved);
-    base_ = id;
-  }
-  const std::uint64_t at = id - base_;
-  if (at >= joins_.size()) {
-    if (!make) return nullptr;
-    if (at > (1u << 22) + joins_.size()) {
-      decline("parallel ids too far apart");
-      return nullptr;
+    std::size_t size = 2 * joins_.size();
+    for (bool fits = false; !fits; size *= 2) {
+      std::vector<char> taken(size, 0);
+      fits = true;
+      for (const Join& o : joins_)
+        if (o.used && taken[o.id & (size - 1)]++) fits = false;
+      if (fits) break;
     }
-    // Compact first: the slots below the lowest one in use are free.
-    std::size_t low = 0;
-    while (low < joins_.size() && !joins_[low].used) ++low;
-    if (low > 0 && low >= joins_.size() / 2) {
-      std::rotate(joins_.begin(), joins_.begin() + long(low), joins_.end());
-      base_ += low;
-      return slot(id, make);
-    }
-    joins_.resize(std::max<std::size_t>(at + 1, 2 * joins_.size()));
+    std::vector<Join> wider(size);
+    for (Join& o : joins_)
+      if (o.used) wider[o.id & (size - 1)] = std::move(o);
+    joins_ = std::move(wider);
   }
-  Join& j = joins_[at];
-  if (!j.used) {
-    if (!make) return nullptr;
-    j.reset();
-    j.used = true;
-    ++live_;
-  }
-  return &j;
 }
 
 bool Engine::run(std::string& why) {
@@ -299,6 +289,15 @@ void Engine::parallel_rows() {
       j->have_parallel = true;
       j->p = p;
       if (p.kernel == 0) j->construct_row = st_.constructs.row_of(Category::Parallel, 0, p.codeptr);
+      if (p.own_task) {  // its thread's own implicit task, folded there
+        const std::uint64_t busy = p.own_dur - std::min(p.own_wait, p.own_dur);
+        j->tasks = 1;
+        j->team_size = p.own_team_size;
+        j->max_busy = j->sum_busy = busy;
+        j->task_time = p.own_dur;
+        j->wait_time = std::min(p.own_wait, p.own_dur);
+        if (j->tasks == j->team_size) complete(*j);
+      }
     }
 }
 
@@ -427,10 +426,16 @@ void Engine::complete(Join& j) {
   if (p.kernel == 0) {
     ++st_.outside_regions;
     if (p.level == 0) st_.outside_time += dur;
-    if (j.construct_row != ConstructRows::kNoRow) st_.constructs.add_parallel(j.construct_row, dur, j.tasks, j.kernel_inside);
+    if (j.construct_row != ConstructRows::kNoRow) st_.constructs.add_parallel(j.construct_row, dur, j.tasks, p.kernel_inside);
   } else {
-    const KernelPart& k = folds_[p.track].kernels[p.kernel_part];
-    kernel_acc = &st_.omp_kernels[KernelKey{k.name, k.kind, k.space}];
+    // The kernel row's OpenMP figures, looked up once per kernel part.
+    std::vector<OmpAcc*>& cache = omp_acc_[p.track];
+    if (p.kernel_part >= cache.size()) cache.resize(std::size_t(p.kernel_part) + 1, nullptr);
+    if (cache[p.kernel_part] == nullptr) {
+      const KernelPart& k = folds_[p.track].kernels[p.kernel_part];
+      cache[p.kernel_part] = &st_.omp_kernels[KernelKey{k.name, k.kind, k.space}];
+    }
+    kernel_acc = cache[p.kernel_part];
     kernel_acc->parallel_regions += 1;
     kernel_acc->team_size_sum += j.tasks;
   }
@@ -540,47 +545,56 @@ void Engine::ordered(std::uint64_t horizon) {
   ordered_.erase(ordered_.begin(), ordered_.begin() + long(done));
 }
 
-void Engine::join(std::uint64_t horizon, bool last) {
-  place_constructs();
-  parallel_rows();
-  if (declined()) return;
-  // Whether a kernel ran during each outside region: decided here for the regions of this epoch.
-  {
+// Whether a Kokkos kernel ran during each parallel region outside kernels of this epoch, by the
+// order the spans ended in (SummaryFold::omp_parallel: the latest start of the kernels given
+// before the region): set on the regions' rows.
+void Engine::kernels_inside() {
+  bool outside = false, kernels = false;
+  for (const ThreadFold& f : folds_) {
+    for (const ParallelRow& p : f.parallels) outside = outside || p.kernel == 0;
+    kernels = kernels || !f.kernel_times.empty();
+  }
+  if (outside && kernels) {
     struct Arrival {
       std::uint64_t end, seq;
       std::uint32_t track;
-      std::uint64_t id;     // a region's id (is_region), else 0
-      std::uint64_t start;  // a kernel's start
-      bool is_region;
+      ParallelRow* region;  // nullptr: a kernel, started at `start`
+      std::uint64_t start;
     };
     std::vector<Arrival> order;
-    bool outside = false;
-    for (const ThreadFold& f : folds_)
-      for (const ParallelRow& p : f.parallels) outside = outside || p.kernel == 0;
-    if (outside) {
-      for (const ThreadFold& f : folds_) {
-        for (const ParallelRow& p : f.parallels)
-          if (p.kernel == 0) order.push_back({p.end, p.seq, p.track, p.id, p.start, true});
-        for (const KernelTimes& k : f.kernel_times) order.push_back({k.end, k.seq, k.track, 0, k.start, false});
+    for (ThreadFold& f : folds_) {
+      for (ParallelRow& p : f.parallels)
+        if (p.kernel == 0) order.push_back({p.end, p.seq, p.track, &p, p.start});
+      for (const KernelTimes& k : f.kernel_times) order.push_back({k.end, k.seq, k.track, nullptr, k.start});
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [](const Arrival& a, const Arrival& b) { return std::tie(a.end, a.track, a.seq) < std::tie(b.end, b.track, b.seq); });
+    for (const Arrival& a : order) {
+      if (a.region != nullptr) {
+        a.region->kernel_inside = kernel_seen_ && latest_kernel_start_ >= a.start;
+      } else {
+        latest_kernel_start_ = std::max(latest_kernel_start_, a.start);
+        kernel_seen_ = true;
       }
-      std::stable_sort(order.begin(), order.end(),
-                       [](const Arrival& a, const Arrival& b) { return std::tie(a.end, a.track, a.seq) < std::tie(b.end, b.track, b.seq); });
-      for (const Arrival& a : order) {
-        if (!a.is_region) {
-          latest_kernel_start_ = std::max(latest_kernel_start_, a.start);
-          kernel_seen_ = true;
-          continue;
-        }
-        if (Join* j = slot(a.id, false)) j->kernel_inside = kernel_seen_ && latest_kernel_start_ >= a.start;
-      }
-    } else {
-      for (const ThreadFold& f : folds_)
-        for (const KernelTimes& k : f.kernel_times) {
-          latest_kernel_start_ = std::max(latest_kernel_start_, k.start);
-          kernel_seen_ = true;
-        }
+    }
+    return;
+  }
+  // No kernel ended in this epoch (the latest start so far answers), or no region to answer.
+  for (ThreadFold& f : folds_) {
+    for (ParallelRow& p : f.parallels)
+      if (p.kernel == 0) p.kernel_inside = kernel_seen_ && latest_kernel_start_ >= p.start;
+    for (const KernelTimes& k : f.kernel_times) {
+      latest_kernel_start_ = std::max(latest_kernel_start_, k.start);
+      kernel_seen_ = true;
     }
   }
+}
+
+void Engine::join(std::uint64_t horizon, bool last) {
+  place_constructs();
+  kernels_inside();
+  parallel_rows();
+  if (declined()) return;
   implicit_rows();
   if (declined()) return;
   ordered(horizon);
@@ -666,8 +680,8 @@ bool Engine::finish_state(Timeline& rest) {
     // OpenMP, by track.
     summary_fold_detail::OmpTrackAcc& ot = st_.omp_track(f.track);
     ot.initial_tasks += f.initial_tasks;
-    ot.implicit_tasks += implicit_tasks_[i];
-    ot.busy += busy_[i];
+    ot.implicit_tasks += implicit_tasks_[i] + f.implicit_tasks;
+    ot.busy += busy_[i] + f.busy;
     for (std::uint16_t k = 0; k < kKinds; ++k) {
       if (f.work[k].count != 0) {
         OmpCountStats& c = ot.work[k];

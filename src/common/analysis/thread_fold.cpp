@@ -58,113 +58,7 @@ ThreadFold::OpenImplicit* ThreadFold::worker_task() {
   return nullptr;
 }
 
-void ThreadFold::events(const Event* begin, const Event* end) {
-  if (declined()) return;
-  std::uint64_t lo = t_min, hi = t_max, last = last_ns, n = 0, omp = 0;
-  for (const Event* e = begin; e < end; e = e->next()) {
-    const std::uint64_t ns = e->ns;
-    lo = std::min(lo, ns);
-    hi = std::max(hi, ns);
-    last = std::max(last, ns);
-    ++n;
-    ++seq_;
-    const Ev type = e->type;
-    if (type >= Ev::OmpFirst) {
-      ++omp;
-      omp_event(*e);
-      continue;
-    }
-    switch (type) {
-      case Ev::KernelBegin: kernel_begin(*e); break;
-      case Ev::KernelEnd: kernel_end(*e); break;
-      case Ev::FenceBegin:
-        open_fences_.push_back({fields::Fence::id.get(*e), ns, fields::Fence::name.get(*e)});
-        break;
-      case Ev::FenceEnd: {
-        const std::uint64_t id = fields::Fence::id.get(*e);
-        std::size_t i = open_fences_.size();
-        while (i-- > 0 && open_fences_[i].id != id) {
-        }
-        if (i == std::size_t(-1)) {
-          decline("a fence end with no begin on its thread");
-          break;
-        }
-        NamedStats& st = fences[open_fences_[i].name];
-        ++st.calls;
-        st.total += ns - open_fences_[i].start;
-        open_fences_.erase(open_fences_.begin() + long(i));
-        break;
-      }
-      case Ev::RegionPush: region_push(*e); break;
-      case Ev::RegionPop: region_pop(*e); break;
-      case Ev::Alloc:
-      case Ev::Dealloc: {
-        OrderedRow m;
-        m.time = ns;
-        m.track = track;
-        m.kind = type == Ev::Alloc ? OrderedRow::Alloc : OrderedRow::Dealloc;
-        m.space = fields::Memory::space.get(*e);
-        m.name = fields::Memory::name.get(*e);
-        m.ptr = fields::Memory::ptr.get(*e);
-        m.bytes = fields::Memory::bytes.get(*e);
-        m.seq = seq_;
-        ordered.push_back(m);
-        break;
-      }
-      case Ev::SectionCreate:
-      case Ev::SectionStart:
-      case Ev::SectionStop:
-      case Ev::SectionDestroy: {
-        OrderedRow m;
-        m.time = ns;
-        m.track = track;
-        m.kind = static_cast<OrderedRow::Kind>(OrderedRow::SectionCreate + (static_cast<int>(type) - static_cast<int>(Ev::SectionCreate)));
-        m.space = fields::Section::id.get(*e);
-        m.name = type == Ev::SectionCreate ? fields::Section::name.get(*e) : 0;
-        m.seq = seq_;
-        ordered.push_back(m);
-        break;
-      }
-      case Ev::MpiBegin: open_mpi_.push_back({fields::Mpi::call.get(*e), ns}); break;
-      case Ev::MpiEnd: {
-        // MPI calls do not nest on one thread (the layer calls PMPI only): the innermost is it.
-        if (open_mpi_.empty() || open_mpi_.back().call != fields::Mpi::call.get(*e)) {
-          decline("an MPI call ended that had not begun on its thread");
-          break;
-        }
-        NamedStats& st = mpi_calls[open_mpi_.back().call];
-        ++st.calls;
-        st.total += ns - open_mpi_.back().start;
-        open_mpi_.pop_back();
-        break;
-      }
-      case Ev::DeepCopyBegin: {
-        using F = fields::DeepCopy;
-        open_copies_.push_back({F::id.get(*e), ns, F::bytes.get(*e), F::dst_space.get(*e), F::dst_name.get(*e), F::src_space.get(*e),
-                                F::src_name.get(*e)});
-        break;
-      }
-      case Ev::DeepCopyEnd: deep_copy_end(*e); break;
-      case Ev::ProfileEvent: ++profile_events; break;
-      case Ev::DualView: ++(fields::DualView::modify.get(*e) ? dual_view_modifies : dual_view_syncs); break;
-      case Ev::ToolFlush: {
-        const std::uint64_t d = fields::ToolFlush::ticks.get(*e);  // made ns by the decoder
-        ++tool_flushes;
-        tool_flush_ns += d;
-        hi = std::max(hi, ns + d);
-        break;
-      }
-      default: decline("an unknown record"); break;
-    }
-  }
-  t_min = lo;
-  t_max = hi;
-  last_ns = last;
-  host_records += n;
-  omp_records += omp;
-}
-
-void ThreadFold::kernel_begin(const Event& e) {
+[[gnu::always_inline]] inline void ThreadFold::kernel_begin(const Event& e) {
   using F = fields::Kernel;
   const std::uint32_t name = F::name.get(e);
   const KernelKind kind = F::kind.get(e);
@@ -189,7 +83,7 @@ void ThreadFold::kernel_begin(const Event& e) {
   open_kernels_.push_back({id, e.ns, p, devid});
 }
 
-void ThreadFold::kernel_end(const Event& e) {
+[[gnu::always_inline]] inline void ThreadFold::kernel_end(const Event& e) {
   const std::uint64_t id = fields::Kernel::id.get(e);
   std::size_t i = open_kernels_.size();
   while (i-- > 0 && open_kernels_[i].id != id) {
@@ -297,7 +191,7 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
   hits.push_back({codeptr, kind, 1, dur, wait, end, seq_});
 }
 
-void ThreadFold::omp_event(const Event& e) {
+[[gnu::always_inline]] inline void ThreadFold::omp_event(const Event& e) {
   const std::uint64_t ns = e.ns;
   switch (e.type) {
     case Ev::OmpThreadBegin:
@@ -340,13 +234,6 @@ void ThreadFold::omp_event(const Event& e) {
     case Ev::OmpFlush: ++flushes; break;
     case Ev::OmpControlTool: break;
     case Ev::OmpError: ++(fields::OmpError::severity.get(e) == 2 ? errors_fatal : errors_warning); break;  // ompt_fatal
-    case Ev::OmpSyncBegin: {
-      using F = fields::OmpSync;
-      OpenSyncRegion y{F::kind.get(e), F::parallel_id.get(e), F::kernel.get(e), F::codeptr.get(e), ns, 0, 0, 0};
-      if (y.kind >= kKinds) return decline("an unknown sync region kind");
-      sync_.push_back(y);
-      break;
-    }
     case Ev::OmpSyncEnd: sync_end(e); break;
     case Ev::OmpSyncWaitBegin: waits_.push_back({fields::OmpSync::kind.get(e), ns}); break;
     case Ev::OmpSyncWaitEnd: wait_end(e); break;
@@ -354,7 +241,7 @@ void ThreadFold::omp_event(const Event& e) {
   }
 }
 
-void ThreadFold::parallel_begin(const Event& e) {
+[[gnu::always_inline]] inline void ThreadFold::parallel_begin(const Event& e) {
   constexpr std::uint32_t kTeamFlag = 0x80000000;  // ompt_parallel_team
   using F = fields::OmpParallel;
   OpenParallel p;
@@ -381,7 +268,7 @@ void ThreadFold::parallel_begin(const Event& e) {
   open_parallels_.push_back(p);
 }
 
-void ThreadFold::parallel_end(const Event& e) {
+[[gnu::always_inline]] inline void ThreadFold::parallel_end(const Event& e) {
   const std::uint64_t id = fields::OmpParallel::parallel_id.get(e);
   std::size_t i = open_parallels_.size();
   while (i-- > 0 && open_parallels_[i].row.id != id) {
@@ -394,7 +281,7 @@ void ThreadFold::parallel_end(const Event& e) {
   parallels.push_back(r);
 }
 
-void ThreadFold::implicit_begin(const Event& e) {
+[[gnu::always_inline]] inline void ThreadFold::implicit_begin(const Event& e) {
   using F = fields::OmpImplicitTask;
   OpenImplicit t{};
   t.parallel_id = F::parallel_id.get(e);
@@ -412,7 +299,7 @@ void ThreadFold::implicit_begin(const Event& e) {
   implicit_.push_back(t);
 }
 
-void ThreadFold::implicit_end(const Event& e) {
+[[gnu::always_inline]] inline void ThreadFold::implicit_end(const Event& e) {
   using F = fields::OmpImplicitTask;
   const std::uint64_t pid = F::parallel_id.get(e);
   const std::uint32_t num = F::thread_num.get(e);
@@ -428,6 +315,35 @@ void ThreadFold::implicit_end(const Event& e) {
     return;
   }
   --open_non_initial_;
+  // The region's own thread: its task is not cut (its region ends on this thread, after it); with
+  // no work construct its figures go with the region's row, its sync regions straight here.
+  if (t.parts == parts.size()) {
+    std::size_t o = open_parallels_.size();
+    while (o-- > 0 && open_parallels_[o].row.id != t.parallel_id) {
+    }
+    if (o != std::size_t(-1)) {
+      for (std::size_t k = t.pieces; k < pieces.size(); ++k) {
+        const SyncPiece& y = pieces[k];
+        CountFigure& c = sync[y.kind];
+        ++c.count;
+        c.total += y.end - y.start;
+        c.wait += y.wait;
+        if (with_rows_ && !y.in_kernel && y.codeptr != 0 && summary_fold_detail::explicit_sync(y.kind))
+          hit(construct_kind(Category::Sync, y.kind), y.codeptr, y.end - y.start, y.wait, y.end);
+      }
+      pieces.resize(t.pieces);
+      ParallelRow& p = open_parallels_[o].row;
+      if (p.own_task) return decline("two implicit tasks of one region on one thread");
+      const std::uint64_t dur = e.ns - t.start;
+      p.own_task = true;
+      p.own_team_size = t.team_size;
+      p.own_dur = dur;
+      p.own_wait = t.wait;
+      ++implicit_tasks;
+      if (t.level == 0) busy += dur - std::min(t.wait, dur);
+      return;
+    }
+  }
   ImplicitRow r;
   r.parallel_id = t.parallel_id;
   r.start = t.start;
@@ -517,6 +433,11 @@ void ThreadFold::sync_end(const Event& e) {
   if (i < 0) return decline("a sync region end with no begin on its thread");
   const OpenSyncRegion y = sync_[std::size_t(i)];
   sync_.erase(sync_.begin() + i);
+  close_sync(y, e.ns);
+}
+
+// A sync region ended at `end`: folded, or kept for its implicit task's region's end.
+[[gnu::always_inline]] inline void ThreadFold::close_sync(const OpenSyncRegion& y, std::uint64_t end) {
   OpenImplicit* t = worker_task();
   // The implicit barrier that ends a work construct on this thread: its time is the construct's.
   std::uint32_t part = kNone;
@@ -535,7 +456,7 @@ void ThreadFold::sync_end(const Event& e) {
     p.part = part;
     p.codeptr = y.codeptr;
     p.start = y.start;
-    p.end = e.ns;
+    p.end = end;
     p.wait = y.wait;
     p.last_start = y.last_start;
     p.last_end = y.last_end;
@@ -545,10 +466,46 @@ void ThreadFold::sync_end(const Event& e) {
   if (part != kNone) return decline("a workshare barrier before its implicit task");
   CountFigure& c = sync[y.kind];
   ++c.count;
-  c.total += e.ns - y.start;
+  c.total += end - y.start;
   c.wait += y.wait;
   if (with_rows_ && y.kernel == 0 && y.codeptr != 0 && summary_fold_detail::explicit_sync(y.kind))
-    hit(construct_kind(Category::Sync, y.kind), y.codeptr, e.ns - y.start, y.wait, e.ns);
+    hit(construct_kind(Category::Sync, y.kind), y.codeptr, end - y.start, y.wait, end);
+}
+
+// A sync region begun at e: when its wait and end follow it at once (a record the hot path folded,
+// record_fold.hpp, unfolded by the decoder), the region is closed here without going on the
+// stack; returns the last event taken.
+[[gnu::always_inline]] inline const Event* ThreadFold::sync_begin(const Event* e, const Event* end) {
+  using F = fields::OmpSync;
+  OpenSyncRegion y{F::kind.get(*e), F::parallel_id.get(*e), F::kernel.get(*e), F::codeptr.get(*e), e->ns, 0, 0, 0};
+  if (y.kind >= kKinds) {
+    decline("an unknown sync region kind");
+    return e;
+  }
+  const Event* n = e->next();
+  if (n < end && n->type == Ev::OmpSyncWaitBegin && n->sub == y.kind && n + 1 < end && n[1].type == Ev::OmpSyncWaitEnd &&
+      n[1].sub == y.kind && n + 2 < end && n[2].type == Ev::OmpSyncEnd && n[2].sub == y.kind) {
+    // The wait counts for the thread, its implicit tasks and this region (add_wait).
+    const std::uint64_t ws = n->ns, we = n[1].ns;
+    const std::uint64_t d = we - std::min(ws, we);
+    wait_total += d;
+    for (OpenImplicit& t : implicit_) {
+      t.wait += d;
+      t.last_start = ws;
+      t.last_end = we;
+    }
+    y.wait = d;
+    y.last_start = ws;
+    y.last_end = we;
+    close_sync(y, n[2].ns);
+    return n + 2;
+  }
+  if (n < end && n->type == Ev::OmpSyncEnd && n->sub == y.kind) {
+    close_sync(y, n->ns);
+    return n;
+  }
+  sync_.push_back(y);
+  return e;
 }
 
 void ThreadFold::finish() {
@@ -598,6 +555,126 @@ void ThreadFold::finish() {
   // The initial task lives as long as the program: counted, silently.
   initial_tasks += implicit_.size();
   implicit_.clear();
+}
+
+void ThreadFold::events(const Event* begin, const Event* end) {
+  if (declined()) return;
+  std::uint64_t lo = t_min, hi = last_ns, omp = 0;
+  const std::uint64_t seq0 = seq_;
+  for (const Event* e = begin; e < end; e = e->next()) {
+    const std::uint64_t ns = e->ns;
+    ++seq_;
+    const Ev type = e->type;
+    if (type >= Ev::OmpFirst) {
+      ++omp;
+      if (type == Ev::OmpSyncBegin) {
+        // Its steps' times count too (the stretch of events the fast path takes).
+        const Event* last = sync_begin(e, end);
+        for (const Event* x = e; x <= last; x = x->next()) {
+          lo = std::min(lo, x->ns);
+          hi = std::max(hi, x->ns);
+        }
+        const std::uint64_t more = static_cast<std::uint64_t>(last - e) - (last == e ? 0 : 1);  // the cells after the begin's two
+        seq_ += more;
+        omp += more;
+        e = last;
+        continue;
+      }
+      lo = std::min(lo, ns);
+      hi = std::max(hi, ns);
+      omp_event(*e);
+      continue;
+    }
+    lo = std::min(lo, ns);
+    hi = std::max(hi, ns);
+    switch (type) {
+      case Ev::KernelBegin: kernel_begin(*e); break;
+      case Ev::KernelEnd: kernel_end(*e); break;
+      case Ev::FenceBegin:
+        open_fences_.push_back({fields::Fence::id.get(*e), ns, fields::Fence::name.get(*e)});
+        break;
+      case Ev::FenceEnd: {
+        const std::uint64_t id = fields::Fence::id.get(*e);
+        std::size_t i = open_fences_.size();
+        while (i-- > 0 && open_fences_[i].id != id) {
+        }
+        if (i == std::size_t(-1)) {
+          decline("a fence end with no begin on its thread");
+          break;
+        }
+        NamedStats& st = fences[open_fences_[i].name];
+        ++st.calls;
+        st.total += ns - open_fences_[i].start;
+        open_fences_.erase(open_fences_.begin() + long(i));
+        break;
+      }
+      case Ev::RegionPush: region_push(*e); break;
+      case Ev::RegionPop: region_pop(*e); break;
+      case Ev::Alloc:
+      case Ev::Dealloc: {
+        OrderedRow m;
+        m.time = ns;
+        m.track = track;
+        m.kind = type == Ev::Alloc ? OrderedRow::Alloc : OrderedRow::Dealloc;
+        m.space = fields::Memory::space.get(*e);
+        m.name = fields::Memory::name.get(*e);
+        m.ptr = fields::Memory::ptr.get(*e);
+        m.bytes = fields::Memory::bytes.get(*e);
+        m.seq = seq_;
+        ordered.push_back(m);
+        break;
+      }
+      case Ev::SectionCreate:
+      case Ev::SectionStart:
+      case Ev::SectionStop:
+      case Ev::SectionDestroy: {
+        OrderedRow m;
+        m.time = ns;
+        m.track = track;
+        m.kind = static_cast<OrderedRow::Kind>(OrderedRow::SectionCreate + (static_cast<int>(type) - static_cast<int>(Ev::SectionCreate)));
+        m.space = fields::Section::id.get(*e);
+        m.name = type == Ev::SectionCreate ? fields::Section::name.get(*e) : 0;
+        m.seq = seq_;
+        ordered.push_back(m);
+        break;
+      }
+      case Ev::MpiBegin: open_mpi_.push_back({fields::Mpi::call.get(*e), ns}); break;
+      case Ev::MpiEnd: {
+        // MPI calls do not nest on one thread (the layer calls PMPI only): the innermost is it.
+        if (open_mpi_.empty() || open_mpi_.back().call != fields::Mpi::call.get(*e)) {
+          decline("an MPI call ended that had not begun on its thread");
+          break;
+        }
+        NamedStats& st = mpi_calls[open_mpi_.back().call];
+        ++st.calls;
+        st.total += ns - open_mpi_.back().start;
+        open_mpi_.pop_back();
+        break;
+      }
+      case Ev::DeepCopyBegin: {
+        using F = fields::DeepCopy;
+        open_copies_.push_back({F::id.get(*e), ns, F::bytes.get(*e), F::dst_space.get(*e), F::dst_name.get(*e), F::src_space.get(*e),
+                                F::src_name.get(*e)});
+        break;
+      }
+      case Ev::DeepCopyEnd: deep_copy_end(*e); break;
+      case Ev::ProfileEvent: ++profile_events; break;
+      case Ev::DualView: ++(fields::DualView::modify.get(*e) ? dual_view_modifies : dual_view_syncs); break;
+      case Ev::ToolFlush: {
+        const std::uint64_t d = fields::ToolFlush::ticks.get(*e);  // made ns by the decoder
+        ++tool_flushes;
+        tool_flush_ns += d;
+        flush_end_ = std::max(flush_end_, ns + d);
+        break;
+      }
+      default: decline("an unknown record"); break;
+    }
+  }
+  t_min = lo;
+  last_ns = hi;
+  t_max = std::max(hi, flush_end_);
+  host_records += seq_ - seq0;
+  omp_records += omp;
 }
 
 }  // namespace kob::engine

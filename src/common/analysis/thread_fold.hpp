@@ -87,6 +87,12 @@ struct ParallelRow {
   std::uint32_t track = 0, requested = 0, level = 0, flags = 0;
   std::uint32_t kernel_part = kNone;  // its kernel's KernelPart on the same thread (kernel != 0)
   std::uint64_t seq = 0;              // as KernelTimes::seq
+  // The implicit task this thread ran in the region itself, when it is folded here (its own
+  // region's end cannot cut it, and it ran no work construct with a row): its figures.
+  bool own_task = false;
+  bool kernel_inside = false;  // outside kernels: a Kokkos kernel ran during it (set by the join)
+  std::uint32_t own_team_size = 0;
+  std::uint64_t own_dur = 0, own_wait = 0;
 };
 
 // A non-initial implicit task. open: libomp never reported its end (a worker's last region):
@@ -171,6 +177,7 @@ class ThreadFold {
       copy_sites;  // (dst name, src name, dst space, src space, bytes) -> calls, ns (first-seen order: copy_site_order)
   std::uint64_t profile_events = 0, dual_view_syncs = 0, dual_view_modifies = 0;
   std::uint64_t initial_tasks = 0;
+  std::uint64_t implicit_tasks = 0, busy = 0;  // the implicit tasks folded here (ParallelRow::own_task)
   std::array<CountFigure, kKinds> work{}, sync{}, dispatch{};
   std::uint64_t dependences = 0, tasks_with_dependences = 0, task_dependences = 0, lock_inits = 0, lock_destroys = 0, cancels = 0,
                 flushes = 0, errors_warning = 0, errors_fatal = 0;
@@ -236,10 +243,13 @@ class ThreadFold {
   void implicit_end(const Event& e);
   void work_end(const Event& e);
   void sync_end(const Event& e);
+  const Event* sync_begin(const Event* e, const Event* end);
+  void close_sync(const OpenSyncRegion& y, std::uint64_t end);
   void wait_end(const Event& e);
   void add_wait(std::uint16_t kind, std::uint64_t start, std::uint64_t end);
   void hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait, std::uint64_t end);
   std::uint64_t seq_ = 0;  // events seen: the order of this thread's facts among themselves
+  std::uint64_t flush_end_ = 0;  // the latest end of the thread's own flushes (the run's last time)
   // The innermost open non-initial implicit task (nullptr: none).
   OpenImplicit* worker_task();
 
