@@ -6,7 +6,8 @@ distributions):
   (calls and total time to the ns); "changing" is first by time at stake and "slower" (beyond noise)
   with a positive median change; the region "step" is slower too; rows are sorted by time at stake;
 - A against A: every change 0, every row "same", exit 0 with --fail-above=1;
-- A against a second run of A: no regression at --fail-above=10 (exit 0, nothing on stderr);
+- A against a second run of A: no regression at --fail-above=10 (exit 0, nothing on stderr; the
+  second run made again, up to 3 times, when a busy machine stretched one of them);
 - Kokkos' own constructs (Kokkos::...) are the "kokkos_runtime" group, listed after the program's;
 - --fail-above=10 on A -> B exits 3 and names "changing" on stderr, one line per regression;
   --fail-above=10 on B -> A exits 0;
@@ -162,9 +163,17 @@ kc.check(any(r["type"] == "kernel" and r["name"] == "changing" and r["median_cha
 rc, out, err = kob_diff(B, A, "--fail-above=10")
 kc.expect_eq((rc, lines(err)), (0, []), "B -> A --fail-above=10: exit 0, nothing on stderr")
 
-# Two real runs of the same program: nothing marked at --fail-above=10.
-A2, _ = record("a2", [])
-rc, out, err = kob_diff(A, A2, "--fail-above=10", "--json")
+# Two real runs of the same program: nothing marked at --fail-above=10. A machine busy with other
+# work stretches one run's compute and not the other's (seen in a loaded CI run: region "step"
+# +20 %, its interval barely above 0): a second run of A is made again when one is marked, and the
+# checks are made on the last (kc.until_settled).
+def rerun_a():
+    a2, _ = record("a2", [])
+    rc, out, err = kob_diff(A, a2, "--fail-above=10", "--json")
+    return a2, rc, out, err
+
+
+A2, rc, out, err = kc.until_settled(rerun_a, lambda r: f"marked {lines(r[3])}" if r[1] != 0 else None)
 kc.expect_eq((rc, lines(err), kc.json_loads(out)["regressions"]), (0, [], []), "A -> A again --fail-above=10: no regression")
 rc, out, err = kob_diff(A, A2, "--fail-above=10", "--include-runtime")
 kc.check(rc in (0, 3), f"--include-runtime accepted ({rc}, {lines(err)})")
