@@ -112,10 +112,14 @@ class Engine {
   void implicit_rows();
   Join* slot(std::uint64_t parallel_id, bool make);
   void fold_implicit(Join& j, ImplicitRow r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs);
+  bool end_open_task(ImplicitRow& r, std::uint32_t t, bool other_thread, std::uint64_t cut, const OpenWait* waits, OpenSync* syncs);
+  void add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts);
   void fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait);
   void complete(Join& j);
   void ordered(std::uint64_t horizon);
   bool finish_state(Timeline& rest);
+  void merge_kokkos(const ThreadFold& f);
+  void merge_omp(const ThreadFold& f);
 
   const EngineRun& run_;
   SummaryFold& fold_;
@@ -313,36 +317,83 @@ void Engine::fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, 
 // An implicit task with its region's row known: cut where the region ended when libomp reported
 // its end late (OmpMatcher::implicit_end, sync_end, finish), then folded (SummaryFold::
 // omp_implicit_task, omp_sync).
+// An implicit task never reported ended: it ends with its region, the waits and syncs open in it too.
+bool Engine::end_open_task(ImplicitRow& r, std::uint32_t t, bool other_thread, std::uint64_t cut, const OpenWait* waits, OpenSync* syncs) {
+  if (!other_thread || cut < r.start) {
+    decline("an implicit task never ended");
+    return false;
+  }
+  for (std::uint32_t w = 0; w < r.open_wait_count; ++w) {
+    const OpenWait& ow = waits[w];
+    const std::uint64_t e = std::max(cut, ow.start);
+    const std::uint64_t d = e - std::min(ow.start, e);
+    wait_added_[t] += d;
+    r.wait += d;
+    r.last_start = ow.start;
+    r.last_end = e;
+    // The innermost open sync of its kind (syncs[0] is the innermost).
+    long y = -1;
+    for (std::uint32_t k = 0; k < r.open_sync_count && y < 0; ++k)
+      if (syncs[k].kind == ow.kind) y = k;
+    for (std::uint32_t k = 0; k < r.open_sync_count && y < 0; ++k)
+      if (omp_names::is_barrier(ow.kind) && omp_names::is_barrier(syncs[k].kind)) y = k;
+    if (y >= 0) syncs[y].wait += d;
+  }
+  for (std::uint32_t k = 0; k < r.open_sync_count; ++k) {
+    const OpenSync& y = syncs[k];
+    const std::uint64_t e = std::max(cut, y.start);
+    fold_sync(t, y.kind, y.in_kernel, y.codeptr, e - y.start, y.wait);
+  }
+  r.end = std::max(cut, r.start);
+  return true;
+}
+
+// Its work constructs with a row, merged by row (one thread's part of each), then the region's
+// share of each row (ConstructRows::work_team).
+void Engine::add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts) {
+  for (std::uint32_t k = 0; k < r.part_count; ++k) {
+    const WorkPiece& w = parts[k];
+    if (!w.has_row) continue;
+    const std::uint32_t row = st_.constructs.row_of(Category::Work, w.type, w.codeptr);
+    if (row == ConstructRows::kNoRow) continue;
+    // The barrier ending it on this thread came as a piece naming it.
+    std::uint64_t busy_w = 0, barrier = 0, wait = 0;
+    bool merged = false;
+    for (std::uint32_t m = 0; m < k; ++m)
+      merged = merged || (parts[m].has_row && st_.constructs.row_of(Category::Work, parts[m].type, parts[m].codeptr) == row);
+    if (merged) continue;
+    for (std::uint32_t m = k; m < r.part_count; ++m) {
+      if (!parts[m].has_row || st_.constructs.row_of(Category::Work, parts[m].type, parts[m].codeptr) != row) continue;
+      busy_w += parts[m].busy;
+      for (std::uint32_t y = 0; y < r.piece_count; ++y)
+        if (pieces[y].part == m) {
+          const std::uint64_t d = pieces[y].end - pieces[y].start;
+          barrier += d;
+          wait += std::min(pieces[y].wait, d);
+        }
+    }
+    RowShare* s = nullptr;
+    for (RowShare& x : j.shares)
+      if (x.row == row) s = &x;
+    if (s == nullptr) {
+      j.shares.push_back({row});
+      s = &j.shares.back();
+    }
+    ++s->threads;
+    s->max_busy = std::max(s->max_busy, busy_w);
+    s->sum_busy += busy_w;
+    s->barrier += barrier;
+    s->wait += wait;
+  }
+}
+
 void Engine::fold_implicit(Join& j, ImplicitRow r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs) {
   const ParallelRow& p = j.p;
   const std::uint32_t t = r.track;
   const bool other_thread = p.track != t;
   const std::uint64_t cut = p.end;
   if (r.open) {
-    // Never reported ended: it ends with its region, the waits and syncs open in it too.
-    if (!other_thread || cut < r.start) return decline("an implicit task never ended");
-    for (std::uint32_t w = 0; w < r.open_wait_count; ++w) {
-      const OpenWait& ow = waits[w];
-      const std::uint64_t e = std::max(cut, ow.start);
-      const std::uint64_t d = e - std::min(ow.start, e);
-      wait_added_[t] += d;
-      r.wait += d;
-      r.last_start = ow.start;
-      r.last_end = e;
-      // The innermost open sync of its kind (syncs[0] is the innermost).
-      long y = -1;
-      for (std::uint32_t k = 0; k < r.open_sync_count && y < 0; ++k)
-        if (syncs[k].kind == ow.kind) y = k;
-      for (std::uint32_t k = 0; k < r.open_sync_count && y < 0; ++k)
-        if (omp_names::is_barrier(ow.kind) && omp_names::is_barrier(syncs[k].kind)) y = k;
-      if (y >= 0) syncs[y].wait += d;
-    }
-    for (std::uint32_t k = 0; k < r.open_sync_count; ++k) {
-      const OpenSync& y = syncs[k];
-      const std::uint64_t e = std::max(cut, y.start);
-      fold_sync(t, y.kind, y.in_kernel, y.codeptr, e - y.start, y.wait);
-    }
-    r.end = std::max(cut, r.start);
+    if (!end_open_task(r, t, other_thread, cut, waits, syncs)) return;
   } else if (other_thread && cut >= r.start && cut < r.end) {
     const std::uint64_t less = overlap(r.last_start, r.last_end, cut, r.end);
     r.wait -= std::min(less, r.wait);
@@ -378,42 +429,7 @@ void Engine::fold_implicit(Join& j, ImplicitRow r, SyncPiece* pieces, const Work
   j.wait_time += std::min(r.wait, dur);
   if (j.team_size == 0) j.team_size = r.team_size;
   else if (j.team_size != r.team_size) return decline("implicit tasks of one region report different team sizes");
-  // Its work constructs with a row, merged by row (one thread's part of each), then the region's
-  // share of each row (ConstructRows::work_team).
-  for (std::uint32_t k = 0; k < r.part_count; ++k) {
-    const WorkPiece& w = parts[k];
-    if (!w.has_row) continue;
-    const std::uint32_t row = st_.constructs.row_of(Category::Work, w.type, w.codeptr);
-    if (row == ConstructRows::kNoRow) continue;
-    // The barrier ending it on this thread came as a piece naming it.
-    std::uint64_t busy_w = 0, barrier = 0, wait = 0;
-    bool merged = false;
-    for (std::uint32_t m = 0; m < k; ++m)
-      merged = merged || (parts[m].has_row && st_.constructs.row_of(Category::Work, parts[m].type, parts[m].codeptr) == row);
-    if (merged) continue;
-    for (std::uint32_t m = k; m < r.part_count; ++m) {
-      if (!parts[m].has_row || st_.constructs.row_of(Category::Work, parts[m].type, parts[m].codeptr) != row) continue;
-      busy_w += parts[m].busy;
-      for (std::uint32_t y = 0; y < r.piece_count; ++y)
-        if (pieces[y].part == m) {
-          const std::uint64_t d = pieces[y].end - pieces[y].start;
-          barrier += d;
-          wait += std::min(pieces[y].wait, d);
-        }
-    }
-    RowShare* s = nullptr;
-    for (RowShare& x : j.shares)
-      if (x.row == row) s = &x;
-    if (s == nullptr) {
-      j.shares.push_back({row});
-      s = &j.shares.back();
-    }
-    ++s->threads;
-    s->max_busy = std::max(s->max_busy, busy_w);
-    s->sum_busy += busy_w;
-    s->barrier += barrier;
-    s->wait += wait;
-  }
+  add_row_shares(j, r, pieces, parts);
 }
 
 // All of a region's implicit tasks are in (and its row): its figures go to its kernel or its
@@ -602,8 +618,103 @@ void Engine::join(std::uint64_t horizon, bool last) {
   for (ThreadFold& f : folds_) f.take_rows();
 }
 
-bool Engine::finish_state(Timeline& rest) {
+// One thread's Kokkos figures into the state: kernels, regions (a path per node, from its
+// parents' names), fences, MPI calls, deep copies and their sites, counts.
+void Engine::merge_kokkos(const ThreadFold& f) {
   const InternTable& names = kob::names();
+  for (const KernelPart& k : f.kernels) {
+    if (k.calls == 0) continue;
+    summary_fold_detail::KernelAcc& a = st_.kernels[KernelKey{k.name, k.kind, k.space}];
+    summary_fold_detail::add_track(a.tracks, f.track);
+    if (a.calls == 0 || k.first_start < a.first_start) {
+      a.first_start = k.first_start;
+      a.devid = k.devid;
+    }
+    a.min = a.calls == 0 ? k.min : std::min(a.min, k.min);
+    a.max = std::max(a.max, k.max);
+    a.calls += k.calls;
+    a.total += k.total;
+  }
+  std::vector<std::string> paths(f.regions.size());
+  for (std::size_t r = 0; r < f.regions.size(); ++r) {
+    const RegionNode& node = f.regions[r];  // parents come before their children
+    paths[r] = node.parent == kNone ? std::string(names.str(node.name)) : paths[node.parent] + '/' + names.str(node.name);
+    if (node.calls == 0) continue;
+    summary_fold_detail::RegionAcc& a = st_.regions[paths[r]];
+    if (a.st.calls == 0) {
+      a.st.path = paths[r];
+      a.st.name = names.str(node.name);
+      a.st.depth = node.depth;
+    }
+    summary_fold_detail::add_track(a.tracks, f.track);
+    a.st.calls += node.calls;
+    a.st.inclusive += node.inclusive;
+    a.st.exclusive += node.exclusive;
+  }
+  const auto add_named = [](std::map<std::uint32_t, NamedStats>& into, const std::map<std::uint32_t, NamedStats>& from) {
+    for (const auto& [key, x] : from) {
+      NamedStats& s = into[key];
+      s.calls += x.calls;
+      s.total += x.total;
+    }
+  };
+  add_named(st_.fences, f.fences);
+  add_named(st_.mpi_calls, f.mpi_calls);
+  for (const auto& [key, x] : f.copies) {
+    CopyStats& s = st_.copies[key];
+    s.calls += x.calls;
+    s.bytes += x.bytes;
+    s.time += x.time;
+  }
+  for (const auto& [key, x] : f.copy_sites) {
+    const auto& [dn, sn, ds, ss, bytes] = key;
+    CopySiteStats& s = st_.copy_sites[{{dn, sn, ds, ss}, bytes}];
+    s.calls += x.first;
+    s.time += x.second;
+  }
+  st_.profile_events += f.profile_events;
+  st_.dual_view_syncs += f.dual_view_syncs;
+  st_.dual_view_modifies += f.dual_view_modifies;
+}
+
+// One thread's OpenMP figures into the state (with what the joins folded for it).
+void Engine::merge_omp(const ThreadFold& f) {
+  const std::size_t i = f.track;
+  summary_fold_detail::OmpTrackAcc& ot = st_.omp_track(f.track);
+  ot.initial_tasks += f.initial_tasks;
+  ot.implicit_tasks += implicit_tasks_[i] + f.implicit_tasks;
+  ot.busy += busy_[i] + f.busy;
+  for (std::uint16_t k = 0; k < kKinds; ++k) {
+    if (f.work[k].count != 0) {
+      OmpCountStats& c = ot.work[k];
+      c.count += f.work[k].count;
+      c.total += f.work[k].total;
+    }
+    const std::uint64_t n = f.sync[k].count + sync_[i][k].count;
+    if (n != 0) {
+      OmpCountStats& c = ot.sync[k];
+      c.count += n;
+      c.total += f.sync[k].total + sync_[i][k].total;
+      c.wait += f.sync[k].wait + sync_[i][k].wait;
+    }
+    if (f.dispatch[k].count != 0) st_.dispatch[k].count += f.dispatch[k].count;
+  }
+  OmpSummary& c = st_.counts;
+  c.dependences += f.dependences;
+  c.tasks_with_dependences += f.tasks_with_dependences;
+  c.task_dependences += f.task_dependences;
+  c.lock_inits += f.lock_inits;
+  c.lock_destroys += f.lock_destroys;
+  c.cancels += f.cancels;
+  c.flushes += f.flushes;
+  c.errors_warning += f.errors_warning;
+  c.errors_fatal += f.errors_fatal;
+  for (const ConstructHit& h : f.hits)
+    st_.constructs.add_calls(st_.constructs.row_of(static_cast<Category>(h.kind >> 16), static_cast<std::uint16_t>(h.kind & 0xffff), h.codeptr),
+                             h.calls, h.total, h.wait);
+}
+
+bool Engine::finish_state(Timeline& rest) {
   std::uint64_t t_min = UINT64_MAX, t_max = 0;
   for (std::size_t i = 0; i < folds_.size(); ++i) {
     const ThreadFold& f = folds_[i];
@@ -621,95 +732,8 @@ bool Engine::finish_state(Timeline& rest) {
     rest.omp_records += f.omp_records;
     t_min = std::min(t_min, f.t_min);
     t_max = std::max(t_max, f.t_max);
-
-    for (const KernelPart& k : f.kernels) {
-      if (k.calls == 0) continue;
-      summary_fold_detail::KernelAcc& a = st_.kernels[KernelKey{k.name, k.kind, k.space}];
-      summary_fold_detail::add_track(a.tracks, f.track);
-      if (a.calls == 0 || k.first_start < a.first_start) {
-        a.first_start = k.first_start;
-        a.devid = k.devid;
-      }
-      a.min = a.calls == 0 ? k.min : std::min(a.min, k.min);
-      a.max = std::max(a.max, k.max);
-      a.calls += k.calls;
-      a.total += k.total;
-    }
-    // Region paths: each node's path from its parents' names.
-    std::vector<std::string> paths(f.regions.size());
-    for (std::size_t r = 0; r < f.regions.size(); ++r) {
-      const RegionNode& node = f.regions[r];  // parents come before their children
-      paths[r] = node.parent == kNone ? std::string(names.str(node.name)) : paths[node.parent] + '/' + names.str(node.name);
-      if (node.calls == 0) continue;
-      summary_fold_detail::RegionAcc& a = st_.regions[paths[r]];
-      if (a.st.calls == 0) {
-        a.st.path = paths[r];
-        a.st.name = names.str(node.name);
-        a.st.depth = node.depth;
-      }
-      summary_fold_detail::add_track(a.tracks, f.track);
-      a.st.calls += node.calls;
-      a.st.inclusive += node.inclusive;
-      a.st.exclusive += node.exclusive;
-    }
-    for (const auto& [name, x] : f.fences) {
-      NamedStats& s = st_.fences[name];
-      s.calls += x.calls;
-      s.total += x.total;
-    }
-    for (const auto& [call, x] : f.mpi_calls) {
-      NamedStats& s = st_.mpi_calls[call];
-      s.calls += x.calls;
-      s.total += x.total;
-    }
-    for (const auto& [key, x] : f.copies) {
-      CopyStats& s = st_.copies[key];
-      s.calls += x.calls;
-      s.bytes += x.bytes;
-      s.time += x.time;
-    }
-    for (const auto& [key, x] : f.copy_sites) {
-      const auto& [dn, sn, ds, ss, bytes] = key;
-      CopySiteStats& s = st_.copy_sites[{{dn, sn, ds, ss}, bytes}];
-      s.calls += x.first;
-      s.time += x.second;
-    }
-    st_.profile_events += f.profile_events;
-    st_.dual_view_syncs += f.dual_view_syncs;
-    st_.dual_view_modifies += f.dual_view_modifies;
-    // OpenMP, by track.
-    summary_fold_detail::OmpTrackAcc& ot = st_.omp_track(f.track);
-    ot.initial_tasks += f.initial_tasks;
-    ot.implicit_tasks += implicit_tasks_[i] + f.implicit_tasks;
-    ot.busy += busy_[i] + f.busy;
-    for (std::uint16_t k = 0; k < kKinds; ++k) {
-      if (f.work[k].count != 0) {
-        OmpCountStats& c = ot.work[k];
-        c.count += f.work[k].count;
-        c.total += f.work[k].total;
-      }
-      const std::uint64_t n = f.sync[k].count + sync_[i][k].count;
-      if (n != 0) {
-        OmpCountStats& c = ot.sync[k];
-        c.count += n;
-        c.total += f.sync[k].total + sync_[i][k].total;
-        c.wait += f.sync[k].wait + sync_[i][k].wait;
-      }
-      if (f.dispatch[k].count != 0) st_.dispatch[k].count += f.dispatch[k].count;
-    }
-    OmpSummary& c = st_.counts;
-    c.dependences += f.dependences;
-    c.tasks_with_dependences += f.tasks_with_dependences;
-    c.task_dependences += f.task_dependences;
-    c.lock_inits += f.lock_inits;
-    c.lock_destroys += f.lock_destroys;
-    c.cancels += f.cancels;
-    c.flushes += f.flushes;
-    c.errors_warning += f.errors_warning;
-    c.errors_fatal += f.errors_fatal;
-    for (const ConstructHit& h : f.hits)
-      st_.constructs.add_calls(st_.constructs.row_of(static_cast<Category>(h.kind >> 16), static_cast<std::uint16_t>(h.kind & 0xffff), h.codeptr),
-                               h.calls, h.total, h.wait);
+    merge_kokkos(f);
+    merge_omp(f);
   }
   if (st_.copy_sites.size() > kMaxSites) {
     why_ = "more deep-copy sites than the summary tells apart";

@@ -25,6 +25,13 @@ long find_top(const V& stack, Exact&& exact, Loose&& loose) {
 
 constexpr std::uint16_t kBarrierImplicitWorkshare = 8;
 
+// Removes v[i]: mostly the last one (what ends is mostly the innermost), without a move.
+template <class V>
+[[gnu::always_inline]] inline void remove_at(V& v, std::size_t i) {
+  if (i + 1 == v.size()) v.pop_back();
+  else v.erase(v.begin() + long(i));
+}
+
 }  // namespace
 
 ThreadFold::ThreadFold(std::uint32_t t, int thread_type, CodeRange omp_runtime_code, bool with_rows)
@@ -90,7 +97,7 @@ ThreadFold::OpenImplicit* ThreadFold::worker_task() {
   }
   if (i == std::size_t(-1)) return decline("a kernel end with no begin on its thread");
   const OpenKernel k = open_kernels_[i];
-  open_kernels_.erase(open_kernels_.begin() + long(i));
+  remove_at(open_kernels_, i);
   KernelPart& p = kernels[k.part];
   const std::uint64_t d = e.ns - k.start;
   // As SummaryFold::kernel: the device of the earliest start; the rest summed.
@@ -152,7 +159,7 @@ void ThreadFold::deep_copy_end(const Event& e) {
   }
   if (i == std::size_t(-1)) return decline("a deep copy end with no begin on its thread");
   const OpenCopy c = open_copies_[i];
-  open_copies_.erase(open_copies_.begin() + long(i));
+  remove_at(open_copies_, i);
   const std::uint64_t d = e.ns - c.start;
   CopyStats& st = copies[{c.dst_space, c.src_space}];
   ++st.calls;
@@ -275,7 +282,7 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
   }
   if (i == std::size_t(-1)) return decline("a parallel end with no begin on its thread");
   ParallelRow r = open_parallels_[i].row;
-  open_parallels_.erase(open_parallels_.begin() + long(i));
+  remove_at(open_parallels_, i);
   r.end = e.ns;
   r.seq = seq_;
   parallels.push_back(r);
@@ -292,6 +299,8 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
   t.level = open_non_initial_;
   t.pieces = static_cast<std::uint32_t>(pieces.size());
   t.parts = static_cast<std::uint32_t>(parts.size());
+  t.own = false;
+  for (const OpenParallel& o : open_parallels_) t.own = t.own || o.row.id == t.parallel_id;
   if (!t.initial) {
     if (open_non_initial_ != 0) return decline("a nested implicit task");
     ++open_non_initial_;
@@ -308,41 +317,32 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
       [&](const OpenImplicit& x) { return x.parallel_id == pid; });
   if (i < 0) return decline("an implicit task end with no begin on its thread");
   if (std::size_t(i) + 1 != implicit_.size()) return decline("implicit tasks ended out of order");
-  const OpenImplicit t = implicit_.back();
-  implicit_.pop_back();
+  const OpenImplicit& t = implicit_.back();
   if (t.initial) {
     ++initial_tasks;
+    implicit_.pop_back();
     return;
   }
   --open_non_initial_;
   // The region's own thread: its task is not cut (its region ends on this thread, after it); with
-  // no work construct its figures go with the region's row, its sync regions straight here.
-  if (t.parts == parts.size()) {
+  // no work construct its figures go with the region's row (its syncs were folded as they ended).
+  if (t.own && t.parts == parts.size()) {
     std::size_t o = open_parallels_.size();
     while (o-- > 0 && open_parallels_[o].row.id != t.parallel_id) {
     }
-    if (o != std::size_t(-1)) {
-      for (std::size_t k = t.pieces; k < pieces.size(); ++k) {
-        const SyncPiece& y = pieces[k];
-        CountFigure& c = sync[y.kind];
-        ++c.count;
-        c.total += y.end - y.start;
-        c.wait += y.wait;
-        if (with_rows_ && !y.in_kernel && y.codeptr != 0 && summary_fold_detail::explicit_sync(y.kind))
-          hit(construct_kind(Category::Sync, y.kind), y.codeptr, y.end - y.start, y.wait, y.end);
-      }
-      pieces.resize(t.pieces);
-      ParallelRow& p = open_parallels_[o].row;
-      if (p.own_task) return decline("two implicit tasks of one region on one thread");
-      const std::uint64_t dur = e.ns - t.start;
-      p.own_task = true;
-      p.own_team_size = t.team_size;
-      p.own_dur = dur;
-      p.own_wait = t.wait;
-      ++implicit_tasks;
-      if (t.level == 0) busy += dur - std::min(t.wait, dur);
-      return;
-    }
+    if (o == std::size_t(-1)) return decline("an implicit task outlived its region on its thread");
+    ParallelRow& p = open_parallels_[o].row;
+    if (p.own_task) return decline("two implicit tasks of one region on one thread");
+    const std::uint64_t dur = e.ns - t.start;
+    p.own_task = true;
+    p.own_team_size = t.team_size;
+    p.own_dur = dur;
+    p.own_wait = t.wait;
+    ++implicit_tasks;
+    if (t.level == 0) busy += dur - std::min(t.wait, dur);
+    pieces.resize(t.pieces);
+    implicit_.pop_back();
+    return;
   }
   ImplicitRow r;
   r.parallel_id = t.parallel_id;
@@ -358,6 +358,7 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
   r.piece_count = static_cast<std::uint32_t>(pieces.size()) - t.pieces;
   r.parts = t.parts;
   r.part_count = static_cast<std::uint32_t>(parts.size()) - t.parts;
+  implicit_.pop_back();
   implicits.push_back(r);
 }
 
@@ -368,7 +369,7 @@ void ThreadFold::work_end(const Event& e) {
       [&](const OpenWork& x) { return omp_names::is_loop(type) && omp_names::is_loop(x.type); });
   if (i < 0) return decline("a work end with no begin on its thread");
   const OpenWork w = work_[std::size_t(i)];
-  work_.erase(work_.begin() + i);
+  remove_at(work_, std::size_t(i));
   const std::uint64_t d = e.ns - w.start;
   CountFigure& c = work[w.type];
   ++c.count;
@@ -421,7 +422,7 @@ void ThreadFold::wait_end(const Event& e) {
       [&](const Wait& x) { return omp_names::is_barrier(kind) && omp_names::is_barrier(x.kind); });
   if (i < 0) return decline("a sync wait end with no begin on its thread");
   const Wait w = waits_[std::size_t(i)];
-  waits_.erase(waits_.begin() + i);
+  remove_at(waits_, std::size_t(i));
   add_wait(w.kind, w.start, e.ns);
 }
 
@@ -432,7 +433,7 @@ void ThreadFold::sync_end(const Event& e) {
       [&](const OpenSyncRegion& x) { return omp_names::is_barrier(kind) && omp_names::is_barrier(x.kind); });
   if (i < 0) return decline("a sync region end with no begin on its thread");
   const OpenSyncRegion y = sync_[std::size_t(i)];
-  sync_.erase(sync_.begin() + i);
+  remove_at(sync_, std::size_t(i));
   close_sync(y, e.ns);
 }
 
@@ -443,13 +444,14 @@ void ThreadFold::sync_end(const Event& e) {
   std::uint32_t part = kNone;
   if (y.kind == kBarrierImplicitWorkshare && last_work_.part != kNone && last_work_.parallel_id == y.parallel_id &&
       y.start >= last_work_.end) {
-    if (t == nullptr) return decline("a workshare barrier outside its implicit task");
-    part = last_work_.part;
+    if (t == nullptr || last_work_.part < t->parts) return decline("a workshare barrier outside its implicit task");
+    part = last_work_.part - t->parts;  // its task's own numbering (SyncPiece::part)
     last_work_.part = kNone;
   }
-  if (t != nullptr && t->start <= y.start) {
+  if (t != nullptr && t->start <= y.start && (!t->own || part != kNone)) {
     // Inside a worker's implicit task: it may end after its region did (reported late), and is
-    // cut with it: folded when the region's end is known.
+    // cut with it: folded when the region's end is known. (The region's own thread's task is not
+    // cut: its syncs are folded now, but a work construct's barrier, which its region's join needs.)
     SyncPiece p;
     p.kind = y.kind;
     p.in_kernel = y.kernel != 0;
@@ -464,13 +466,20 @@ void ThreadFold::sync_end(const Event& e) {
     return;
   }
   if (part != kNone) return decline("a workshare barrier before its implicit task");
-  CountFigure& c = sync[y.kind];
-  ++c.count;
-  c.total += end - y.start;
-  c.wait += y.wait;
-  if (with_rows_ && y.kernel == 0 && y.codeptr != 0 && summary_fold_detail::explicit_sync(y.kind))
-    hit(construct_kind(Category::Sync, y.kind), y.codeptr, end - y.start, y.wait, end);
+  fold_sync(y.kind, y.kernel != 0, y.codeptr, end - y.start, y.wait, end);
 }
+
+// A sync region's figures on this thread, and its constructs-table row's.
+[[gnu::always_inline]] inline void ThreadFold::fold_sync(std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur,
+                                                         std::uint64_t wait, std::uint64_t end) {
+  CountFigure& c = sync[kind];
+  ++c.count;
+  c.total += dur;
+  c.wait += wait;
+  if (with_rows_ && !in_kernel && codeptr != 0 && summary_fold_detail::explicit_sync(kind))
+    hit(construct_kind(Category::Sync, kind), codeptr, dur, wait, end);
+}
+
 
 // A sync region begun at e: when its wait and end follow it at once (a record the hot path folded,
 // record_fold.hpp, unfolded by the decoder), the region is closed here without going on the
@@ -557,6 +566,88 @@ void ThreadFold::finish() {
   implicit_.clear();
 }
 
+// The Kokkos and tool records other than kernels and regions: fewer, so kept out of the loop.
+void ThreadFold::rare_host_event(const Event& e, Ev type, std::uint64_t ns) {
+  switch (type) {
+    case Ev::FenceBegin:
+      open_fences_.push_back({fields::Fence::id.get(e), ns, fields::Fence::name.get(e)});
+      break;
+    case Ev::FenceEnd: {
+      const std::uint64_t id = fields::Fence::id.get(e);
+      std::size_t i = open_fences_.size();
+      while (i-- > 0 && open_fences_[i].id != id) {
+      }
+      if (i == std::size_t(-1)) {
+        decline("a fence end with no begin on its thread");
+        break;
+      }
+      NamedStats& st = fences[open_fences_[i].name];
+      ++st.calls;
+      st.total += ns - open_fences_[i].start;
+      remove_at(open_fences_, i);
+      break;
+    }
+    case Ev::Alloc:
+    case Ev::Dealloc: {
+      OrderedRow m;
+      m.time = ns;
+      m.track = track;
+      m.kind = type == Ev::Alloc ? OrderedRow::Alloc : OrderedRow::Dealloc;
+      m.space = fields::Memory::space.get(e);
+      m.name = fields::Memory::name.get(e);
+      m.ptr = fields::Memory::ptr.get(e);
+      m.bytes = fields::Memory::bytes.get(e);
+      m.seq = seq_;
+      ordered.push_back(m);
+      break;
+    }
+    case Ev::SectionCreate:
+    case Ev::SectionStart:
+    case Ev::SectionStop:
+    case Ev::SectionDestroy: {
+      OrderedRow m;
+      m.time = ns;
+      m.track = track;
+      m.kind = static_cast<OrderedRow::Kind>(OrderedRow::SectionCreate + (static_cast<int>(type) - static_cast<int>(Ev::SectionCreate)));
+      m.space = fields::Section::id.get(e);
+      m.name = type == Ev::SectionCreate ? fields::Section::name.get(e) : 0;
+      m.seq = seq_;
+      ordered.push_back(m);
+      break;
+    }
+    case Ev::MpiBegin: open_mpi_.push_back({fields::Mpi::call.get(e), ns}); break;
+    case Ev::MpiEnd: {
+      // MPI calls do not nest on one thread (the layer calls PMPI only): the innermost is it.
+      if (open_mpi_.empty() || open_mpi_.back().call != fields::Mpi::call.get(e)) {
+        decline("an MPI call ended that had not begun on its thread");
+        break;
+      }
+      NamedStats& st = mpi_calls[open_mpi_.back().call];
+      ++st.calls;
+      st.total += ns - open_mpi_.back().start;
+      open_mpi_.pop_back();
+      break;
+    }
+    case Ev::DeepCopyBegin: {
+      using F = fields::DeepCopy;
+      open_copies_.push_back({F::id.get(e), ns, F::bytes.get(e), F::dst_space.get(e), F::dst_name.get(e), F::src_space.get(e),
+                              F::src_name.get(e)});
+      break;
+    }
+    case Ev::DeepCopyEnd: deep_copy_end(e); break;
+    case Ev::ProfileEvent: ++profile_events; break;
+    case Ev::DualView: ++(fields::DualView::modify.get(e) ? dual_view_modifies : dual_view_syncs); break;
+    case Ev::ToolFlush: {
+      const std::uint64_t d = fields::ToolFlush::ticks.get(e);  // made ns by the decoder
+      ++tool_flushes;
+      tool_flush_ns += d;
+      flush_end_ = std::max(flush_end_, ns + d);
+      break;
+    }
+    default: decline("an unknown record"); break;
+  }
+}
+
 void ThreadFold::events(const Event* begin, const Event* end) {
   if (declined()) return;
   std::uint64_t lo = t_min, hi = last_ns, omp = 0;
@@ -590,84 +681,9 @@ void ThreadFold::events(const Event* begin, const Event* end) {
     switch (type) {
       case Ev::KernelBegin: kernel_begin(*e); break;
       case Ev::KernelEnd: kernel_end(*e); break;
-      case Ev::FenceBegin:
-        open_fences_.push_back({fields::Fence::id.get(*e), ns, fields::Fence::name.get(*e)});
-        break;
-      case Ev::FenceEnd: {
-        const std::uint64_t id = fields::Fence::id.get(*e);
-        std::size_t i = open_fences_.size();
-        while (i-- > 0 && open_fences_[i].id != id) {
-        }
-        if (i == std::size_t(-1)) {
-          decline("a fence end with no begin on its thread");
-          break;
-        }
-        NamedStats& st = fences[open_fences_[i].name];
-        ++st.calls;
-        st.total += ns - open_fences_[i].start;
-        open_fences_.erase(open_fences_.begin() + long(i));
-        break;
-      }
       case Ev::RegionPush: region_push(*e); break;
       case Ev::RegionPop: region_pop(*e); break;
-      case Ev::Alloc:
-      case Ev::Dealloc: {
-        OrderedRow m;
-        m.time = ns;
-        m.track = track;
-        m.kind = type == Ev::Alloc ? OrderedRow::Alloc : OrderedRow::Dealloc;
-        m.space = fields::Memory::space.get(*e);
-        m.name = fields::Memory::name.get(*e);
-        m.ptr = fields::Memory::ptr.get(*e);
-        m.bytes = fields::Memory::bytes.get(*e);
-        m.seq = seq_;
-        ordered.push_back(m);
-        break;
-      }
-      case Ev::SectionCreate:
-      case Ev::SectionStart:
-      case Ev::SectionStop:
-      case Ev::SectionDestroy: {
-        OrderedRow m;
-        m.time = ns;
-        m.track = track;
-        m.kind = static_cast<OrderedRow::Kind>(OrderedRow::SectionCreate + (static_cast<int>(type) - static_cast<int>(Ev::SectionCreate)));
-        m.space = fields::Section::id.get(*e);
-        m.name = type == Ev::SectionCreate ? fields::Section::name.get(*e) : 0;
-        m.seq = seq_;
-        ordered.push_back(m);
-        break;
-      }
-      case Ev::MpiBegin: open_mpi_.push_back({fields::Mpi::call.get(*e), ns}); break;
-      case Ev::MpiEnd: {
-        // MPI calls do not nest on one thread (the layer calls PMPI only): the innermost is it.
-        if (open_mpi_.empty() || open_mpi_.back().call != fields::Mpi::call.get(*e)) {
-          decline("an MPI call ended that had not begun on its thread");
-          break;
-        }
-        NamedStats& st = mpi_calls[open_mpi_.back().call];
-        ++st.calls;
-        st.total += ns - open_mpi_.back().start;
-        open_mpi_.pop_back();
-        break;
-      }
-      case Ev::DeepCopyBegin: {
-        using F = fields::DeepCopy;
-        open_copies_.push_back({F::id.get(*e), ns, F::bytes.get(*e), F::dst_space.get(*e), F::dst_name.get(*e), F::src_space.get(*e),
-                                F::src_name.get(*e)});
-        break;
-      }
-      case Ev::DeepCopyEnd: deep_copy_end(*e); break;
-      case Ev::ProfileEvent: ++profile_events; break;
-      case Ev::DualView: ++(fields::DualView::modify.get(*e) ? dual_view_modifies : dual_view_syncs); break;
-      case Ev::ToolFlush: {
-        const std::uint64_t d = fields::ToolFlush::ticks.get(*e);  // made ns by the decoder
-        ++tool_flushes;
-        tool_flush_ns += d;
-        flush_end_ = std::max(flush_end_, ns + d);
-        break;
-      }
-      default: decline("an unknown record"); break;
+      default: rare_host_event(*e, type, ns); break;
     }
   }
   t_min = lo;

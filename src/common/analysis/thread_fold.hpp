@@ -76,7 +76,7 @@ struct WorkPiece {
 struct SyncPiece {
   std::uint16_t kind = 0;
   bool in_kernel = false;
-  std::uint32_t part = kNone;  // the work piece whose implicit barrier it is (kind 8), else kNone
+  std::uint32_t part = kNone;  // the work piece whose implicit barrier it is (kind 8), among its task's; else kNone
   std::uint64_t codeptr = 0;
   std::uint64_t start = 0, end = 0, wait = 0, last_start = 0, last_end = 0;
 };
@@ -211,6 +211,7 @@ class ThreadFold {
     std::uint64_t parallel_id, start, wait, last_start, last_end;
     std::uint32_t thread_num, team_size, level;
     bool initial;
+    bool own;  // this thread began the region (its task is not cut)
     std::uint32_t pieces, parts;  // where its pieces and parts begin in the vectors
   };
   struct OpenWork {
@@ -237,6 +238,7 @@ class ThreadFold {
   void region_pop(const Event& e);
   void deep_copy_end(const Event& e);
   void omp_event(const Event& e);
+  void rare_host_event(const Event& e, Ev type, std::uint64_t ns);
   void parallel_begin(const Event& e);
   void parallel_end(const Event& e);
   void implicit_begin(const Event& e);
@@ -245,6 +247,7 @@ class ThreadFold {
   void sync_end(const Event& e);
   const Event* sync_begin(const Event* e, const Event* end);
   void close_sync(const OpenSyncRegion& y, std::uint64_t end);
+  void fold_sync(std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait, std::uint64_t end);
   void wait_end(const Event& e);
   void add_wait(std::uint16_t kind, std::uint64_t start, std::uint64_t end);
   void hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait, std::uint64_t end);
