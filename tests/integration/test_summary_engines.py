@@ -34,9 +34,10 @@ rc, _, err = kc.run([os.path.abspath(a.program)] + a.case, env, cwd=wd)
 kc.expect_eq(rc, 0, f"program exit code ({err[-300:]})")
 
 
-def convert(name, engine, extra_env=None):
+def convert(name, engine, extra_env=None, jobs=1):
     prefix = os.path.join(wd, name)
-    rc, _, err = kc.run([a.kob, "convert", raw + ".kob", "--to=json,summary", f"--output={prefix}", "--quiet"],
+    # More jobs than program threads or cores: the per-thread engine folds threads side by side.
+    rc, _, err = kc.run([a.kob, "convert", raw + ".kob", "--to=json,summary", "-j", str(jobs), f"--output={prefix}", "--quiet"],
                         {"KOB_ENGINE": engine, **(extra_env or {})})
     kc.expect_eq(rc, 0, f"kob convert ({engine}): exit status ({err.strip()})")
     declined = [l for l in err.splitlines() if "the per-thread engine declined" in l]
@@ -48,7 +49,7 @@ def convert(name, engine, extra_env=None):
 
 
 ref, _ = convert("builder", "builder")
-new, declined = convert("per_thread", "per-thread")
+new, declined = convert("per_thread", "per-thread", jobs=3)
 if a.engine == "yes":
     kc.expect_eq(declined, [], "the per-thread engine covered the run")
 else:
@@ -65,7 +66,7 @@ with open(os.path.join(wd, "builder.summary.json")) as f:
     s = kc.json_load(f)
 kc.check(s["openmp"]["records"] > 0 or len(s["kernels"]) > 0, "the run has OpenMP records or Kokkos kernels to compare")
 if a.epoch_chunks:
-    small, declined = convert("epochs", "per-thread", {"KOB_EPOCH_CHUNKS": str(a.epoch_chunks)})
+    small, declined = convert("epochs", "per-thread", {"KOB_EPOCH_CHUNKS": str(a.epoch_chunks)}, jobs=2)
     if a.engine == "yes":
         kc.expect_eq(declined, [], f"the per-thread engine covered the run in epochs of {a.epoch_chunks} chunks")
     for ext in ref:

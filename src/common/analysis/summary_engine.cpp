@@ -1,6 +1,7 @@
 #include "common/analysis/summary_engine.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -12,6 +13,7 @@
 #include "common/record/clock.hpp"
 #include "common/record/event_decoder.hpp"
 #include "common/record/intern.hpp"
+#include "common/support/worker_pool.hpp"
 #include "common/timeline/memory_levels.hpp"
 
 namespace kob {
@@ -210,19 +212,29 @@ bool Engine::run(std::string& why) {
   const clock::Line line = clock::line();
   std::vector<EventDecoder> decoders(n, EventDecoder(line));
   std::vector<std::size_t> next(n, 0);
-  EventChunk chunk;
+  // The threads of an epoch are folded side by side on up to `jobs` threads (each program
+  // thread's fold is its own: no lock), joined on this one.
+  const unsigned shares = static_cast<unsigned>(std::min<std::size_t>(std::max(run_.jobs, 1u), n));
+  WorkerPool pool(shares - 1);
+  std::vector<EventChunk> chunks(shares);
   for (std::uint64_t bound : bounds) {
+    std::atomic<std::size_t> taken{0};
+    pool.run(shares, [&](unsigned s) {
+      for (std::size_t i; (i = taken.fetch_add(1, std::memory_order_relaxed)) < n;) {
+        const ThreadSource& th = *run_.threads[i];
+        ThreadFold& f = folds_[i];
+        while (!f.declined() && next[i] < th.chunk_count() && (bound == UINT64_MAX || th.chunk_tick(next[i]) < bound)) {
+          th.read_events(next[i]++, decoders[i], chunks[s]);
+          f.events(chunks[s].begin(), chunks[s].end());
+        }
+      }
+    });
     std::uint64_t horizon = UINT64_MAX;
     for (std::size_t i = 0; i < n; ++i) {
       const ThreadSource& th = *run_.threads[i];
-      ThreadFold& f = folds_[i];
-      while (next[i] < th.chunk_count() && (bound == UINT64_MAX || th.chunk_tick(next[i]) < bound)) {
-        th.read_events(next[i]++, decoders[i], chunk);
-        f.events(chunk.begin(), chunk.end());
-        if (f.declined()) {
-          why = f.why();
-          return false;
-        }
+      if (folds_[i].declined()) {
+        why = folds_[i].why();
+        return false;
       }
       if (next[i] < th.chunk_count()) horizon = std::min(horizon, line.to_ns(th.chunk_tick(next[i])));
     }

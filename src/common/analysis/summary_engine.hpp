@@ -35,6 +35,7 @@ struct EngineRun {
   SourceResolver* sources = nullptr;  // the constructs table's locations (nullptr: no table)
   std::uint32_t available_threads = 0;
   std::size_t epoch_chunks = 0;   // chunks an epoch holds (over all threads); 0: the default
+  unsigned jobs = 1;              // threads that fold an epoch's program threads side by side (the caller's included)
 };
 
 // The run's summary, or nothing when the run holds what the engine does not cover (why, if
