@@ -148,6 +148,7 @@ class Engine {
   MemoryLevels levels_;
   builder::ProblemCounter problems_;
   std::vector<FirstSeen> first_seen_;
+  std::vector<std::uint32_t> part_rows_;  // add_row_shares' scratch
 };
 
 Join* Engine::slot(std::uint64_t id, bool make) {
@@ -326,9 +327,6 @@ void Engine::fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, 
     st_.constructs.add_calls(st_.constructs.row_of(Category::Sync, kind, codeptr), 1, dur, wait);
 }
 
-// An implicit task with its region's row known: cut where the region ended when libomp reported
-// its end late (OmpMatcher::implicit_end, sync_end, finish), then folded (SummaryFold::
-// omp_implicit_task, omp_sync).
 // An implicit task never reported ended: it ends with its region, the waits and syncs open in it too.
 bool Engine::end_open_task(ImplicitRow& r, std::uint32_t t, bool other_thread, std::uint64_t cut, const OpenWait* waits, OpenSync* syncs) {
   if (!other_thread || cut < r.start) {
@@ -363,19 +361,20 @@ bool Engine::end_open_task(ImplicitRow& r, std::uint32_t t, bool other_thread, s
 // Its work constructs with a row, merged by row (one thread's part of each), then the region's
 // share of each row (ConstructRows::work_team).
 void Engine::add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts) {
+  // Each part's row looked up once (a task may hold several parts of one construct).
+  part_rows_.resize(r.part_count);
+  for (std::uint32_t k = 0; k < r.part_count; ++k)
+    part_rows_[k] = parts[k].has_row ? st_.constructs.row_of(Category::Work, parts[k].type, parts[k].codeptr) : ConstructRows::kNoRow;
   for (std::uint32_t k = 0; k < r.part_count; ++k) {
-    const WorkPiece& w = parts[k];
-    if (!w.has_row) continue;
-    const std::uint32_t row = st_.constructs.row_of(Category::Work, w.type, w.codeptr);
+    const std::uint32_t row = part_rows_[k];
     if (row == ConstructRows::kNoRow) continue;
     // The barrier ending it on this thread came as a piece naming it.
     std::uint64_t busy_w = 0, barrier = 0, wait = 0;
     bool merged = false;
-    for (std::uint32_t m = 0; m < k; ++m)
-      merged = merged || (parts[m].has_row && st_.constructs.row_of(Category::Work, parts[m].type, parts[m].codeptr) == row);
+    for (std::uint32_t m = 0; m < k; ++m) merged = merged || part_rows_[m] == row;
     if (merged) continue;
     for (std::uint32_t m = k; m < r.part_count; ++m) {
-      if (!parts[m].has_row || st_.constructs.row_of(Category::Work, parts[m].type, parts[m].codeptr) != row) continue;
+      if (part_rows_[m] != row) continue;
       busy_w += parts[m].busy;
       for (std::uint32_t y = 0; y < r.piece_count; ++y)
         if (pieces[y].part == m) {
@@ -399,6 +398,9 @@ void Engine::add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* piec
   }
 }
 
+// An implicit task with its region's row known: cut where the region ended when libomp reported
+// its end late (OmpMatcher::implicit_end, sync_end, finish), then folded (SummaryFold::
+// omp_implicit_task, omp_sync).
 void Engine::fold_implicit(Join& j, ImplicitRow r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs) {
   const ParallelRow& p = j.p;
   const std::uint32_t t = r.track;

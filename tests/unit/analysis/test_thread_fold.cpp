@@ -1,0 +1,215 @@
+// One program thread's fold (common/analysis/thread_fold.hpp), fed events made by the real decoder
+// from records: its kernel, region and fence figures must be what the test counts from the calls it
+// made itself (random names, kinds, spaces, nesting and lengths), in chunks cut anywhere; an odd
+// hook order or a record the engine does not cover must make it decline, with a reason.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "common/analysis/thread_fold.hpp"
+#include "common/record/event_decoder.hpp"
+#include "common/record/record_fields.hpp"
+
+using kob::Ev;
+using kob::Record;
+using kob::engine::ThreadFold;
+namespace fields = kob::fields;
+
+namespace {
+
+// Ticks are ns (no TSC): the times the test wrote are the times the fold sees, apart from the
+// decoder's nudge, which a strictly increasing clock never needs.
+struct Recorder {
+  std::vector<Record> recs;
+  std::uint64_t now = 1000;
+  Record& add(Ev type, std::uint64_t step) {
+    now += step;
+    Record r{};
+    r.tick = now;
+    r.type = type;
+    recs.push_back(r);
+    return recs.back();
+  }
+};
+
+// Feeds the records to a fold in chunks of `chunk` records (the decoder carries its place over).
+ThreadFold fold_records(const std::vector<Record>& recs, std::size_t chunk) {
+  ThreadFold f(0, 0, kob::CodeRange{}, false);
+  kob::clock::Line line;  // tsc false: ticks are ns
+  kob::EventDecoder decoder(line);
+  kob::EventChunk events;
+  for (std::size_t i = 0; i < recs.size(); i += chunk) {
+    events.clear();
+    decoder.append(recs.data() + i, std::min(chunk, recs.size() - i), events);
+    f.events(events.begin(), events.end());
+  }
+  f.finish();
+  return f;
+}
+
+struct Expected {
+  std::uint64_t calls = 0, total = 0, min = UINT64_MAX, max = 0;
+  void add(std::uint64_t d) {
+    ++calls;
+    total += d;
+    min = std::min(min, d);
+    max = std::max(max, d);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("thread fold: kernels, regions and fences are the calls made, in any chunking") {
+  std::mt19937_64 rng(20261205);
+  for (int round = 0; round < 20; ++round) {
+    Recorder rec;
+    // (name, kind, space) -> figures; region path -> calls, inclusive; fence name -> calls, total.
+    std::map<std::tuple<std::uint32_t, int, std::uint32_t>, Expected> kernels;
+    std::map<std::vector<std::uint32_t>, std::pair<std::uint64_t, std::uint64_t>> regions;
+    std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> fences;
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> open_regions;  // name, start
+    std::uint64_t next_id = 1;
+    for (int step = 0; step < 400; ++step) {
+      const int what = static_cast<int>(rng() % 4);
+      if (what == 0 && open_regions.size() < 4) {
+        const std::uint32_t name = 100 + static_cast<std::uint32_t>(rng() % 3);
+        fields::Named::name.set(rec.add(Ev::RegionPush, 1 + rng() % 50), name);
+        open_regions.push_back({name, rec.now});
+      } else if (what == 1 && !open_regions.empty()) {
+        rec.add(Ev::RegionPop, 1 + rng() % 50);
+        std::vector<std::uint32_t> path;
+        for (const auto& r : open_regions) path.push_back(r.first);
+        auto& fig = regions[path];
+        ++fig.first;
+        fig.second += rec.now - open_regions.back().second;
+        open_regions.pop_back();
+      } else if (what == 2) {
+        const std::uint32_t name = 1 + static_cast<std::uint32_t>(rng() % 5);
+        const auto kind = static_cast<kob::KernelKind>(rng() % 3);
+        const std::uint32_t space = static_cast<std::uint32_t>(rng() % 2);
+        const std::uint64_t id = next_id++;
+        Record& b = rec.add(Ev::KernelBegin, 1 + rng() % 30);
+        fields::Kernel::name.set(b, name);
+        fields::Kernel::kind.set(b, kind);
+        fields::Kernel::id.set(b, id);
+        fields::Kernel::devid.set(b, space << 17);
+        const std::uint64_t start = rec.now;
+        fields::Kernel::id.set(rec.add(Ev::KernelEnd, 1 + rng() % 1000), id);
+        kernels[{name, static_cast<int>(kind), space}].add(rec.now - start);
+      } else {
+        const std::uint32_t name = 50 + static_cast<std::uint32_t>(rng() % 2);
+        const std::uint64_t id = next_id++;
+        Record& b = rec.add(Ev::FenceBegin, 1 + rng() % 30);
+        fields::Fence::name.set(b, name);
+        fields::Fence::id.set(b, id);
+        const std::uint64_t start = rec.now;
+        fields::Fence::id.set(rec.add(Ev::FenceEnd, 1 + rng() % 100), id);
+        ++fences[name].first;
+        fences[name].second += rec.now - start;
+      }
+    }
+    while (!open_regions.empty()) {  // every region popped: the fold keeps only ended ones
+      rec.add(Ev::RegionPop, 1);
+      std::vector<std::uint32_t> path;
+      for (const auto& r : open_regions) path.push_back(r.first);
+      ++regions[path].first;
+      regions[path].second += rec.now - open_regions.back().second;
+      open_regions.pop_back();
+    }
+    const std::size_t chunk = 1 + rng() % 64;
+    CAPTURE(round);
+    CAPTURE(chunk);
+    const ThreadFold f = fold_records(rec.recs, chunk);
+    REQUIRE_MESSAGE(!f.declined(), f.why());
+    CHECK(f.host_records == rec.recs.size());
+    CHECK(f.t_min == rec.recs.front().tick);
+    CHECK(f.t_max == rec.recs.back().tick);
+
+    REQUIRE(f.kernels.size() == kernels.size());
+    for (const kob::engine::KernelPart& p : f.kernels) {
+      const auto it = kernels.find({p.name, static_cast<int>(p.kind), p.space});
+      REQUIRE(it != kernels.end());
+      CHECK(p.calls == it->second.calls);
+      CHECK(p.total == it->second.total);
+      CHECK(p.min == it->second.min);
+      CHECK(p.max == it->second.max);
+    }
+
+    REQUIRE(f.regions.size() == regions.size());
+    for (const kob::engine::RegionNode& n : f.regions) {
+      std::vector<std::uint32_t> path;
+      for (std::uint32_t x = static_cast<std::uint32_t>(&n - f.regions.data()); x != kob::engine::kNone; x = f.regions[x].parent)
+        path.insert(path.begin(), f.regions[x].name);
+      CHECK(n.depth + 1 == path.size());
+      const auto it = regions.find(path);
+      REQUIRE(it != regions.end());
+      CHECK(n.calls == it->second.first);
+      CHECK(n.inclusive == it->second.second);
+      CHECK(n.exclusive <= n.inclusive);
+    }
+
+    REQUIRE(f.fences.size() == fences.size());
+    for (const auto& [name, want] : fences) {
+      REQUIRE(f.fences.count(name) == 1);
+      CHECK(f.fences.at(name).calls == want.first);
+      CHECK(f.fences.at(name).total == want.second);
+    }
+  }
+}
+
+TEST_CASE("thread fold: a region's exclusive time leaves out its children's") {
+  Recorder rec;
+  fields::Named::name.set(rec.add(Ev::RegionPush, 1), 7);   // outer at 1001
+  fields::Named::name.set(rec.add(Ev::RegionPush, 10), 8);  // inner at 1011
+  rec.add(Ev::RegionPop, 30);                                // inner ends 1041: 30
+  rec.add(Ev::RegionPop, 5);                                 // outer ends 1046: 45
+  const ThreadFold f = fold_records(rec.recs, 3);
+  REQUIRE(f.regions.size() == 2);
+  CHECK(f.regions[0].name == 7);
+  CHECK(f.regions[0].inclusive == 45);
+  CHECK(f.regions[0].exclusive == 15);
+  CHECK(f.regions[1].name == 8);
+  CHECK(f.regions[1].parent == 0);
+  CHECK(f.regions[1].inclusive == 30);
+  CHECK(f.regions[1].exclusive == 30);
+}
+
+TEST_CASE("thread fold: odd hook orders and records it does not cover make it decline") {
+  SUBCASE("a kernel end with no begin") {
+    Recorder rec;
+    fields::Kernel::id.set(rec.add(Ev::KernelEnd, 1), 5);
+    const ThreadFold f = fold_records(rec.recs, 8);
+    CHECK(f.declined());
+    CHECK(f.why() == "a kernel end with no begin on its thread");
+  }
+  SUBCASE("a fence end with no begin") {
+    Recorder rec;
+    fields::Fence::id.set(rec.add(Ev::FenceEnd, 1), 5);
+    const ThreadFold f = fold_records(rec.recs, 8);
+    CHECK(f.why() == "a fence end with no begin on its thread");
+  }
+  SUBCASE("a region pop with none open") {
+    Recorder rec;
+    rec.add(Ev::RegionPop, 1);
+    const ThreadFold f = fold_records(rec.recs, 8);
+    CHECK(f.why() == "a region pop with no region open on its thread");
+  }
+  SUBCASE("two kernels open with one id") {
+    Recorder rec;
+    fields::Kernel::id.set(rec.add(Ev::KernelBegin, 1), 9);
+    fields::Kernel::id.set(rec.add(Ev::KernelBegin, 1), 9);
+    const ThreadFold f = fold_records(rec.recs, 8);
+    CHECK(f.why() == "a kernel begun with the id of one still open");
+  }
+  SUBCASE("an explicit task") {
+    Recorder rec;
+    rec.add(Ev::OmpTaskCreate, 1);
+    const ThreadFold f = fold_records(rec.recs, 8);
+    CHECK(f.declined());
+    CHECK(!f.why().empty());
+  }
+}
