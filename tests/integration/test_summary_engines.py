@@ -20,6 +20,9 @@ ap.add_argument("--case", action="append", default=[], help="an argument of the 
 ap.add_argument("--engine", choices=["yes", "no"], required=True)
 ap.add_argument("--epoch-chunks", type=int, default=0)
 ap.add_argument("--tool-args", default="", help="more tool options for the recording")
+ap.add_argument("--kob-races-only", action="store_true",
+                help="under ThreadSanitizer: the program's races (Kokkos', libomp's uninstrumented) are not this "
+                     "test's; kob's threads are")
 a = ap.parse_args()
 lib = os.path.abspath(a.lib)
 
@@ -30,6 +33,8 @@ env = {"OMP_NUM_THREADS": str(a.threads), "OMP_TOOL_LIBRARIES": lib,
 if a.kind == "kokkos":
     env["KOKKOS_PROFILE_LIBRARY"] = lib
     env["KOKKOS_TOOLS_LIBS"] = lib
+if a.kob_races_only:
+    env["TSAN_OPTIONS"] = os.environ.get("TSAN_OPTIONS", "") + ":report_bugs=0"
 rc, _, err = kc.run([os.path.abspath(a.program)] + a.case, env, cwd=wd)
 kc.expect_eq(rc, 0, f"program exit code ({err[-300:]})")
 

@@ -4,6 +4,7 @@
 
 #include "common/analysis/summary_fold_constructs.hpp"
 #include "common/record/record_fields.hpp"
+#include "common/timeline/builder_parts.hpp"
 #include "common/timeline/omp_names.hpp"
 
 namespace kob::engine {
@@ -13,15 +14,7 @@ namespace {
 using Category = OmpConstructStats::Category;
 constexpr std::uint32_t construct_kind(Category c, std::uint16_t kind) { return (static_cast<std::uint32_t>(c) << 16) | kind; }
 
-// Finds the innermost element that `exact` accepts, else the innermost that `loose` accepts.
-template <class V, class Exact, class Loose>
-long find_top(const V& stack, Exact&& exact, Loose&& loose) {
-  for (std::size_t i = stack.size(); i-- > 0;)
-    if (exact(stack[i])) return static_cast<long>(i);
-  for (std::size_t i = stack.size(); i-- > 0;)
-    if (loose(stack[i])) return static_cast<long>(i);
-  return -1;
-}
+using builder::find_top;  // the timeline builder's stack rule, shared
 
 constexpr std::uint16_t kBarrierImplicitWorkshare = 8;
 
