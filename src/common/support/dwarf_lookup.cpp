@@ -217,9 +217,12 @@ struct RangeIndex {
   }
 };
 
-// One compilation unit. On the first lookup into it, one walk of its DIE tree indexes every
-// function instance with code (out-of-line subprograms and inlined calls) by address, each with the
-// instance it was inlined into; later lookups only bisect.
+// One compilation unit. On the first lookup into it, one walk of its DIE tree down to the
+// subprograms (through namespaces and classes, not into functions) indexes every out-of-line
+// function by address; the first lookup into a subprogram then walks that subprogram's own subtree
+// for its inlined calls (each with the instance it was inlined into). Most of a unit's DIEs lie
+// inside functions (Kokkos' inlined templates), and a run asks about a few of them. Later lookups
+// only bisect.
 struct Unit {
   Dwarf_Die cu{};    // the unit DIE: line table, compile directory
   Dwarf_Die tree{};  // where its functions are: the unit DIE, or a skeleton's split unit
@@ -228,22 +231,26 @@ struct Unit {
   struct Function {
     Dwarf_Off offset = 0;      // the DIE, in tree's Dwarf
     std::int32_t caller = -1;  // an inlined call's enclosing function instance; -1 for a subprogram
+    bool walked = false;       // a subprogram: its inlined calls are indexed
   };
   std::vector<Function> functions;
   RangeIndex<std::int32_t> ranges;  // into functions; for one low address the outer one first
   // "ns::Class::" of the functions declared in a namespace or class without a linkage name (gcc's
   // internal-linkage functions), by the DIE's address in libdw's memory.
   std::unordered_map<const void*, std::string> scope_of;
+  const CodeSegments* code_ = nullptr;
+  Dwarf_Addr bias_ = 0;
 
   void index(const CodeSegments& code, Dwarf_Addr bias) {
     indexed = true;
-    collect(&tree, -1, {}, code, bias, 0);
+    code_ = &code;
+    bias_ = bias;
+    collect(&tree, -1, {}, 0, false);
     ranges.finish();
-    functions.shrink_to_fit();
   }
 
-  void collect(Dwarf_Die* parent, std::int32_t enclosing, const std::string& scope, const CodeSegments& code,
-               Dwarf_Addr bias, int depth) {
+  // deep: into the functions found (a subprogram's own walk); else down to them only.
+  void collect(Dwarf_Die* parent, std::int32_t enclosing, const std::string& scope, int depth, bool deep) {
     if (depth > kMaxScopeDepth) return;
     Dwarf_Die child;
     if (dwarf_child(parent, &child) != 0) return;
@@ -254,19 +261,31 @@ struct Unit {
           scope_of.emplace(child.addr, scope);
         const auto self = static_cast<std::int32_t>(functions.size());
         const std::size_t before = ranges.entries.size();
-        ranges.add(&child, self, code, bias);
+        ranges.add(&child, self, *code_, bias_);
         // Without code (a declaration, an abstract instance) nothing below it has any either.
         if (ranges.entries.size() == before) continue;
-        functions.push_back({dwarf_dieoffset(&child), tag == DW_TAG_inlined_subroutine ? enclosing : -1});
-        collect(&child, self, {}, code, bias, depth + 1);
+        const bool inlined = tag == DW_TAG_inlined_subroutine;
+        functions.push_back({dwarf_dieoffset(&child), inlined ? enclosing : -1, deep});
+        if (deep) collect(&child, self, {}, depth + 1, true);
       } else if (tag == DW_TAG_lexical_block || tag == DW_TAG_try_block || tag == DW_TAG_catch_block) {
-        collect(&child, enclosing, {}, code, bias, depth + 1);
+        collect(&child, enclosing, {}, depth + 1, deep);
       } else if (is_container(tag)) {
         const char* name = dwarf_diename(&child);
         const std::string inner = scope + (name != nullptr ? name : "(anonymous namespace)") + "::";
-        collect(&child, enclosing, inner, code, bias, depth + 1);
+        collect(&child, enclosing, inner, depth + 1, deep);
       }
     } while (dwarf_siblingof(&child, &child) == 0);
+  }
+
+  // The subprogram's inlined calls indexed, once.
+  void walk(std::int32_t subprogram) {
+    Function& f = functions[static_cast<std::size_t>(subprogram)];
+    if (f.walked) return;
+    f.walked = true;
+    Dwarf_Die die;
+    if (!die_of(subprogram, die)) return;
+    collect(&die, subprogram, {}, 1, true);
+    ranges.finish();  // stable: the entries already sorted keep their order before those added
   }
 
   // The function's source-level name: the mangled linkage name demangled (it carries namespaces,
@@ -297,8 +316,19 @@ struct Unit {
     return dwarf != nullptr && dwarf_offdie(dwarf, functions[static_cast<std::size_t>(function)].offset, &die) != nullptr;
   }
 
-  // The innermost function instance whose code holds pc; -1 when none.
-  std::int32_t innermost(Dwarf_Addr pc) const {
+  // The innermost function instance whose code holds pc; -1 when none. The subprogram that holds
+  // it is walked first (its inlined calls indexed).
+  std::int32_t innermost(Dwarf_Addr pc) {
+    const std::int32_t found = indexed_innermost(pc);
+    std::int32_t top = found;
+    for (int hops = 0; top >= 0 && functions[static_cast<std::size_t>(top)].caller >= 0 && hops < kMaxScopeDepth; ++hops)
+      top = functions[static_cast<std::size_t>(top)].caller;
+    if (top < 0 || functions[static_cast<std::size_t>(top)].walked) return found;
+    walk(top);
+    return indexed_innermost(pc);
+  }
+
+  std::int32_t indexed_innermost(Dwarf_Addr pc) const {
     auto after = std::upper_bound(ranges.entries.begin(), ranges.entries.end(), pc,
                                   [](Dwarf_Addr value, const auto& e) { return value < e.low; });
     // The last range starting at or below pc is the innermost one when it holds pc; when it ends
@@ -318,7 +348,7 @@ struct Unit {
 
   // The function instances holding pc, innermost first: an inlined call, the instance it was
   // inlined into, and so on out to the subprogram.
-  std::vector<Dwarf_Die> chain(Dwarf_Addr pc) const {
+  std::vector<Dwarf_Die> chain(Dwarf_Addr pc) {
     std::vector<Dwarf_Die> dies;
     std::int32_t at = innermost(pc);
     for (int hops = 0; at >= 0 && hops < kMaxScopeDepth; ++hops) {
