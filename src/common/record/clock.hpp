@@ -64,13 +64,29 @@ struct Line {
   // Inlined: a conversion calls it once per event (a call was a third of its cost).
   [[gnu::always_inline]] std::uint64_t to_ns(std::uint64_t tick) const {
     if (!tsc) return tick;
-    // The nearest ns to tick0's plus the ticks since (or before) it over the rate.
+    return arithmetic_ns(tick);
+  }
+  // The nearest ns to tick0's plus the ticks since (or before) it over the rate, whatever tsc says.
+  [[gnu::always_inline]] std::uint64_t arithmetic_ns(std::uint64_t tick) const {
     const std::uint64_t since = tick - tick0;
-    const bool before = static_cast<std::int64_t>(since) < 0;
-    const std::uint64_t ticks = before ? 0 - since : since;
+    if (__builtin_expect(static_cast<std::int64_t>(since) < 0, 0)) return ns0 - scaled(0 - since);
+    return ns0 + scaled(since);
+  }
+  // The same line as one whose to_ns is arithmetic_ns: a clock that is not the TSC's is the
+  // identity line (1 ns a tick from 0), exact for every tick (mod 2^64), so that a loop converting
+  // many ticks tests nothing per tick.
+  Line arithmetic() const {
+    if (tsc) return *this;
+    Line l;
+    l.tsc = true;
+    l.whole = 1;
+    return l;
+  }
+
+ private:
+  [[gnu::always_inline]] std::uint64_t scaled(std::uint64_t ticks) const {
     const unsigned __int128 f = static_cast<unsigned __int128>(ticks) * frac + (static_cast<unsigned __int128>(1) << 63);
-    const std::uint64_t ns = ticks * whole + static_cast<std::uint64_t>(f >> 64);
-    return before ? ns0 - ns : ns0 + ns;
+    return ticks * whole + static_cast<std::uint64_t>(f >> 64);
   }
 };
 Line line();

@@ -55,7 +55,7 @@ inline constexpr std::array<std::uint8_t, 128> kFlags = make_flags();
 
 class EventDecoder {
  public:
-  explicit EventDecoder(const clock::Line& line) { place_.line = line; }
+  explicit EventDecoder(const clock::Line& line) : line_(line) { place_.line = line.arithmetic(); }
 
   // Decodes up to `records` records of a COMPACT chunk's payload [p, p + bytes) (codec::decode's
   // rules: it stops at the first malformed record) and appends their events to out. Returns the
@@ -67,13 +67,13 @@ class EventDecoder {
   // A thread's place on its time line: the last time and whether it was nudged. Copied into the
   // decoding loop's registers while a chunk is decoded, written back after.
   struct Place {
-    clock::Line line;
+    clock::Line line;  // arithmetic(): no test of tsc per event
     std::uint64_t last1 = 0;  // the last time plus 1 (0: none yet), so that "not after the last" is one compare
     bool nudged = false;
     // The time of a record of type T at `tick`, nudged (the rule above).
     template <unsigned T>
     [[gnu::always_inline]] std::uint64_t at(std::uint64_t tick) {
-      const std::uint64_t t = line.to_ns(tick);
+      const std::uint64_t t = line.arithmetic_ns(tick);
       constexpr unsigned kFlags = event_time::kFlags[T];
       if constexpr ((kFlags & event_time::kOwnTime) != 0) {
         return t;
@@ -88,9 +88,10 @@ class EventDecoder {
     }
   };
 
-  const clock::Line& line() const { return place_.line; }
+  const clock::Line& line() const { return line_; }
 
  private:
+  clock::Line line_;
   Place place_;
 };
 

@@ -202,7 +202,8 @@ template <unsigned T, bool kChecked, class Sink>
 // `template <unsigned T> void put(std::uint64_t tick, const std::uint64_t* fields)` (fields: the 8
 // slots in mask-bit order, sub, a, u0..u5), inlined, so that a sink writes the form it keeps (a
 // Record, an Event) straight from the decoder's registers and remembered fields, with no record
-// between, and does only what type T needs.
+// between, and does only what type T needs. A sink is copied and assigned back (a value type:
+// pointers, not references).
 template <class Sink>
 std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, Sink& sink) {
   const std::uint8_t* end = p + bytes;
@@ -212,38 +213,44 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
   wide_zero(&last, sizeof last);
   std::uint64_t tick = base_tick;
   std::size_t done = 0;
-  while (done < records && p < end) {
-    unsigned type, mask;
-    std::uint64_t z;
-    if (p < safe_end) {
-      std::uint64_t head;
-      std::memcpy(&head, p, sizeof head);
-      type = static_cast<std::uint8_t>(head);
-      mask = static_cast<std::uint8_t>(head >> 8);
-      std::uint64_t step = (head >> 16) & kStepEscape;
-      p += kHeadBytes;
-      if (type == 0 || type >= kTypes) break;
-      if (step == kStepEscape) {
-        if ((p = get_varint_unchecked(p, z)) == nullptr) break;
-        step = unzigzag(z);
-      }
-      tick += step;
-      with_type(type, [&]<unsigned T>() __attribute__((always_inline)) { p = decode_fields<T, false>(p, end, mask, tick, last, sink); });
-    } else {
-      if (end - p < static_cast<std::ptrdiff_t>(kHeadBytes)) break;
-      type = p[0];
-      mask = p[1];
-      std::uint64_t step = p[2] | std::uint64_t{p[3]} << 8 | std::uint64_t{p[4]} << 16;
-      p += kHeadBytes;
-      if (type == 0 || type >= kTypes) break;
-      if (step == kStepEscape) {
-        if ((p = get_varint(p, end, z)) == nullptr) break;
-        step = unzigzag(z);
-      }
-      tick += step;
-      // The last records of a block: the same per type, bound-checked (not inlined: rare).
-      with_type(type, [&]<unsigned T>() { p = decode_fields<T, true>(p, end, mask, tick, last, sink); });
+  // The sink copied into this frame for the loop: its fields (the output, the place on the time
+  // line) are then values the compiler keeps in registers, not memory that every event store might
+  // alias and that is read back after each one.
+  Sink s = sink;
+  while (done < records && p < safe_end) {
+    std::uint64_t head;
+    std::memcpy(&head, p, sizeof head);
+    const unsigned type = static_cast<std::uint8_t>(head);
+    const unsigned mask = static_cast<std::uint8_t>(head >> 8);
+    std::uint64_t step = (head >> 16) & kStepEscape;
+    p += kHeadBytes;
+    if (type - 1 >= kTypes - 1) break;  // 0 or not below kTypes
+    if (step == kStepEscape) {
+      std::uint64_t z;
+      if ((p = get_varint_unchecked(p, z)) == nullptr) break;
+      step = unzigzag(z);
     }
+    tick += step;
+    with_type(type, [&]<unsigned T>() __attribute__((always_inline)) { p = decode_fields<T, false>(p, end, mask, tick, last, s); });
+    if (p == nullptr) break;
+    ++done;
+  }
+  sink = s;
+  // The last records of a block: the same per type, bound-checked (not inlined: rare).
+  while (p != nullptr && done < records && p < end) {
+    if (end - p < static_cast<std::ptrdiff_t>(kHeadBytes)) break;
+    const unsigned type = p[0];
+    const unsigned mask = p[1];
+    std::uint64_t step = p[2] | std::uint64_t{p[3]} << 8 | std::uint64_t{p[4]} << 16;
+    p += kHeadBytes;
+    if (type - 1 >= kTypes - 1) break;
+    if (step == kStepEscape) {
+      std::uint64_t z;
+      if ((p = get_varint(p, end, z)) == nullptr) break;
+      step = unzigzag(z);
+    }
+    tick += step;
+    with_type(type, [&]<unsigned T>() { p = decode_fields<T, true>(p, end, mask, tick, last, sink); });
     if (p == nullptr) break;
     ++done;
   }
@@ -253,18 +260,18 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
 // decode's sink: each record made a Record and handed to f.
 template <class F>
 struct RecordEach {
-  F& f;
+  F* f;  // a pointer: decode_into copies its sink
   Record r{};
   template <unsigned T>
   void put(std::uint64_t tick, const std::uint64_t* l) {
     write_record(r, T, tick, l);
-    f(static_cast<const Record&>(r));
+    (*f)(static_cast<const Record&>(r));
   }
 };
 
 template <class F>
 std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, F&& f) {
-  RecordEach<std::remove_reference_t<F>> each{f};
+  RecordEach<std::remove_reference_t<F>> each{&f};
   return decode_into(p, bytes, records, base_tick, each);
 }
 

@@ -426,16 +426,16 @@ namespace {
 // read_chunk's sink (codec::decode_into): each record decoded in its place in recs and unfolded
 // there (room for the 4 records a folded one may stand for).
 struct RecordsInto {
-  std::vector<Record>& recs;
+  std::vector<Record>* recs;  // a pointer: decode_into copies the sink
   Record* out;
   Record* cap;
   template <unsigned T>
   void put(std::uint64_t tick, const std::uint64_t* l) {
     if (__builtin_expect(cap - out < 4, 0)) {
-      const std::size_t at = static_cast<std::size_t>(out - recs.data());
-      recs.resize(recs.size() + recs.size() / 2 + 4);
-      out = recs.data() + at;
-      cap = recs.data() + recs.size();
+      const std::size_t at = static_cast<std::size_t>(out - recs->data());
+      recs->resize(recs->size() + recs->size() / 2 + 4);
+      out = recs->data() + at;
+      cap = recs->data() + recs->size();
     }
     codec::write_record(*out, T, tick, l);
     out = fold::unfold_in_place(out);
@@ -462,7 +462,7 @@ void FileThread::read_chunk(std::size_t i, std::vector<Record>& recs) const {
     thread_local std::vector<std::uint8_t> bytes;
     if (bytes.size() < c.bytes) bytes.resize(c.bytes);
     if (file_->read_at(c.offset, bytes.data(), c.bytes)) {
-      RecordsInto into{recs, recs.data(), recs.data() + recs.size()};
+      RecordsInto into{&recs, recs.data(), recs.data() + recs.size()};
       n = codec::decode_into(bytes.data(), c.bytes, c.records, c.base_tick, into);
       out_n = static_cast<std::size_t>(into.out - recs.data());
     }
