@@ -654,7 +654,9 @@ void ThreadFold::events(const Event* begin, const Event* end) {
       if (type == Ev::OmpSyncBegin) {
         // Its steps' times count too (the stretch of events the fast path takes).
         const Event* last = sync_begin(e, end);
-        for (const Event* x = e; x <= last; x = x->next()) {
+        lo = std::min(lo, ns);
+        hi = std::max(hi, ns);
+        for (const Event* x = e + 2; x <= last; ++x) {  // its steps (sync_begin): one cell each, after the begin's two
           lo = std::min(lo, x->ns);
           hi = std::max(hi, x->ns);
         }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "common/record/record.hpp"
@@ -27,15 +28,18 @@ inline constexpr std::array<std::uint8_t, 128> kWideEvent = make_wide_events();
 
 struct alignas(32) Event {
   std::uint64_t ns;  // on the thread's time line, nudged (EventDecoder)
-  Ev type;
+  // Types are below 128 (record.hpp): the type's high byte holds the cells, 1 + wide(), set by the
+  // decoder, so that next() steps without a table lookup.
+  Ev type : 8;
+  std::uint16_t cells : 8;
   std::uint16_t sub;
   std::uint32_t a;
   std::uint64_t u0, u1;
 
   bool wide() const { return kWideEvent[static_cast<std::uint8_t>(type)] != 0; }
   // The event after this one in its array.
-  const Event* next() const { return this + 1 + wide(); }
-  Event* next() { return this + 1 + wide(); }
+  const Event* next() const { return this + cells; }
+  Event* next() { return this + cells; }
   // u2..u5: the second cell's, 0 for a type that carries none of them.
   const std::uint64_t* wide_slots() const { return reinterpret_cast<const std::uint64_t*>(this + 1); }
   std::uint64_t* wide_slots() { return reinterpret_cast<std::uint64_t*>(this + 1); }
@@ -66,6 +70,7 @@ struct alignas(32) Event {
   }
 };
 static_assert(sizeof(Event) == 32, "an event is half a cache line");
+static_assert(offsetof(Event, sub) == 10 && offsetof(Event, a) == 12, "the decoder stores type, cells, sub and a as one word at byte 8");
 
 // The flush record's length (fields::ToolFlush::ticks) is ns in an Event: the decoder converts it
 // on the thread's clock line, which the readers after it do not have.

@@ -26,13 +26,13 @@ struct EventSink {
 
   EventSink(EventChunk& c, const EventDecoder::Place& p) : place(p), out(c.cells.data() + c.used) {}
 
-  // The head word: type, sub and a in one store (Event's layout).
+  // The head word: type, cells, sub and a in one store (Event's layout).
   static std::uint64_t head(unsigned type, std::uint64_t sub, std::uint64_t a) {
-    return type | (sub & 0xffff) << 16 | a << 32;
+    return type | (1u + kWideEvent[type & 127]) << 8 | (sub & 0xffff) << 16 | a << 32;
   }
   static void store(Event* e, std::uint64_t ns, std::uint64_t h, std::uint64_t u0, std::uint64_t u1) {
     e->ns = ns;
-    std::memcpy(&e->type, &h, sizeof h);
+    std::memcpy(reinterpret_cast<char*>(e) + 8, &h, sizeof h);  // type, cells, sub, a
     e->u0 = u0;
     e->u1 = u1;
   }
@@ -65,7 +65,7 @@ struct EventSink {
   // sub, a, u0 and u1 at their ticks, written from the decoder's fields (a copy of the begin just
   // stored would be a wide load of narrow stores, which stalls).
   [[gnu::always_inline]] void unfold(std::uint64_t begin_head, std::uint64_t tick, const std::uint64_t* l) {
-    const std::uint64_t kept = begin_head & ~std::uint64_t{0xffff};  // sub and a
+    const std::uint64_t kept = (begin_head & ~std::uint64_t{0xffff}) | 1u << 8;  // sub and a; one cell
     const auto step = [&]<unsigned T>(std::uint64_t s) __attribute__((always_inline)) {
       if (s == 0) return;
       tick += s - 1;
