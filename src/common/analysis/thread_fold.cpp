@@ -103,7 +103,7 @@ ThreadFold::OpenImplicit* ThreadFold::worker_task() {
   p.total += d;
   p.min = std::min(p.min, d);
   p.max = std::max(p.max, d);
-  kernel_times.push_back({e.ns, k.start, track, seq_});
+  kernel_times.push_back({e.ns, k.start, track, seq()});
 }
 
 void ThreadFold::region_push(const Event& e) {
@@ -188,9 +188,10 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
     }
   }
   hit_slots_[s] = static_cast<std::uint32_t>(hits.size());
-  hits.push_back({codeptr, kind, 1, dur, wait, end, seq_});
+  hits.push_back({codeptr, kind, 1, dur, wait, end, seq()});
 }
 
+// The OpenMP events the loop in events() does not take itself.
 [[gnu::always_inline]] inline void ThreadFold::omp_event(const Event& e) {
   const std::uint64_t ns = e.ns;
   switch (e.type) {
@@ -198,10 +199,6 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
       if (omp_thread_type == 0) omp_thread_type = fields::OmpThread::thread_type.get(e);
       break;
     case Ev::OmpThreadEnd: break;
-    case Ev::OmpParallelBegin: parallel_begin(e); break;
-    case Ev::OmpParallelEnd: parallel_end(e); break;
-    case Ev::OmpImplicitTaskBegin: implicit_begin(e); break;
-    case Ev::OmpImplicitTaskEnd: implicit_end(e); break;
     case Ev::OmpWorkBegin:
     case Ev::OmpMaskedBegin: {
       const bool masked = e.type == Ev::OmpMaskedBegin;
@@ -215,8 +212,6 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
       work_.push_back(w);
       break;
     }
-    case Ev::OmpWorkEnd:
-    case Ev::OmpMaskedEnd: work_end(e); break;
     case Ev::OmpDispatch: {
       const std::uint16_t kind = fields::OmpDispatch::kind.get(e);
       if (kind >= kKinds) return decline("an unknown dispatch kind");
@@ -277,7 +272,7 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
   ParallelRow r = open_parallels_[i].row;
   remove_at(open_parallels_, i);
   r.end = e.ns;
-  r.seq = seq_;
+  r.seq = seq();
   parallels.push_back(r);
 }
 
@@ -590,7 +585,7 @@ void ThreadFold::rare_host_event(const Event& e, Ev type, std::uint64_t ns) {
       m.name = fields::Memory::name.get(e);
       m.ptr = fields::Memory::ptr.get(e);
       m.bytes = fields::Memory::bytes.get(e);
-      m.seq = seq_;
+      m.seq = seq();
       ordered.push_back(m);
       break;
     }
@@ -604,7 +599,7 @@ void ThreadFold::rare_host_event(const Event& e, Ev type, std::uint64_t ns) {
       m.kind = static_cast<OrderedRow::Kind>(OrderedRow::SectionCreate + (static_cast<int>(type) - static_cast<int>(Ev::SectionCreate)));
       m.space = fields::Section::id.get(e);
       m.name = type == Ev::SectionCreate ? fields::Section::name.get(e) : 0;
-      m.seq = seq_;
+      m.seq = seq();
       ordered.push_back(m);
       break;
     }
@@ -643,34 +638,16 @@ void ThreadFold::rare_host_event(const Event& e, Ev type, std::uint64_t ns) {
 
 void ThreadFold::events(const Event* begin, const Event* end) {
   if (declined()) return;
-  std::uint64_t lo = t_min, hi = last_ns, omp = 0;
-  const std::uint64_t seq0 = seq_;
+  std::uint64_t lo = t_min, hi = last_ns, n = 0, omp = 0;
+  cells_ = begin;
+  // One switch on the type for every event: the common types' handlers inlined, the others
+  // (omp_event, rare_host_event) out of the loop.
   for (const Event* e = begin; e < end; e = e->next()) {
     const std::uint64_t ns = e->ns;
-    ++seq_;
     const Ev type = e->type;
-    if (type >= Ev::OmpFirst) {
-      ++omp;
-      if (type == Ev::OmpSyncBegin) {
-        // Its steps' times count too (the stretch of events the fast path takes).
-        const Event* last = sync_begin(e, end);
-        lo = std::min(lo, ns);
-        hi = std::max(hi, ns);
-        for (const Event* x = e + 2; x <= last; ++x) {  // its steps (sync_begin): one cell each, after the begin's two
-          lo = std::min(lo, x->ns);
-          hi = std::max(hi, x->ns);
-        }
-        const std::uint64_t more = static_cast<std::uint64_t>(last - e) - (last == e ? 0 : 1);  // the cells after the begin's two
-        seq_ += more;
-        omp += more;
-        e = last;
-        continue;
-      }
-      lo = std::min(lo, ns);
-      hi = std::max(hi, ns);
-      omp_event(*e);
-      continue;
-    }
+    cur_ = e;
+    ++n;
+    omp += type >= Ev::OmpFirst;
     lo = std::min(lo, ns);
     hi = std::max(hi, ns);
     switch (type) {
@@ -678,14 +655,38 @@ void ThreadFold::events(const Event* begin, const Event* end) {
       case Ev::KernelEnd: kernel_end(*e); break;
       case Ev::RegionPush: region_push(*e); break;
       case Ev::RegionPop: region_pop(*e); break;
-      default: rare_host_event(*e, type, ns); break;
+      case Ev::OmpParallelBegin: parallel_begin(*e); break;
+      case Ev::OmpParallelEnd: parallel_end(*e); break;
+      case Ev::OmpImplicitTaskBegin: implicit_begin(*e); break;
+      case Ev::OmpImplicitTaskEnd: implicit_end(*e); break;
+      case Ev::OmpWorkEnd:
+      case Ev::OmpMaskedEnd: work_end(*e); break;
+      case Ev::OmpSyncBegin: {
+        // Its steps' times count too (the stretch of events the fast path takes): one cell each,
+        // after the begin's two.
+        const Event* last = sync_begin(e, end);
+        for (const Event* x = e + 2; x <= last; ++x) {
+          lo = std::min(lo, x->ns);
+          hi = std::max(hi, x->ns);
+        }
+        const std::uint64_t more = static_cast<std::uint64_t>(last - e) - (last == e ? 0 : 1);  // the cells after the begin's two
+        n += more;
+        omp += more;
+        e = last;
+        break;
+      }
+      default:
+        if (type >= Ev::OmpFirst) omp_event(*e);
+        else rare_host_event(*e, type, ns);
+        break;
     }
   }
   t_min = lo;
   last_ns = hi;
   t_max = std::max(hi, flush_end_);
-  host_records += seq_ - seq0;
+  host_records += n;
   omp_records += omp;
+  seq_base_ += static_cast<std::uint64_t>(end - begin);
 }
 
 }  // namespace kob::engine

@@ -251,7 +251,12 @@ class ThreadFold {
   void wait_end(const Event& e);
   void add_wait(std::uint16_t kind, std::uint64_t start, std::uint64_t end);
   void hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait, std::uint64_t end);
-  std::uint64_t seq_ = 0;  // events seen: the order of this thread's facts among themselves
+  // The order of this thread's facts among themselves: the current event's cell among all the
+  // thread's cells so far (seq()), set per event as cur_ (a store, not a count kept in memory).
+  const Event* cur_ = nullptr;
+  const Event* cells_ = nullptr;  // this chunk's first cell
+  std::uint64_t seq_base_ = 0;    // the cells of the chunks before it
+  std::uint64_t seq() const { return seq_base_ + static_cast<std::uint64_t>(cur_ - cells_) + 1; }
   std::uint64_t flush_end_ = 0;  // the latest end of the thread's own flushes (the run's last time)
   // The innermost open non-initial implicit task (nullptr: none).
   OpenImplicit* worker_task();
