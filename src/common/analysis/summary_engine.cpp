@@ -211,7 +211,7 @@ bool Engine::run(std::string& why) {
   }
   bounds.push_back(UINT64_MAX);
   const clock::Line line = clock::line();
-  std::vector<EventDecoder> decoders(n, EventDecoder(line));
+  std::vector<EventDecoder> decoders(n, EventDecoder(line, EventDecoder::SyncSteps::InBegin));  // ThreadFold takes sync regions whole
   std::vector<std::size_t> next(n, 0);
   // The threads of an epoch are folded side by side on up to `jobs` threads (each program
   // thread's fold is its own: no lock), joined on this one.

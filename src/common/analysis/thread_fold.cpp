@@ -469,31 +469,39 @@ void ThreadFold::sync_end(const Event& e) {
 }
 
 
-// A sync region begun at e: when its wait and end follow it at once (a record the hot path folded,
-// record_fold.hpp, unfolded by the decoder), the region is closed here without going on the
-// stack; returns the last event taken.
-[[gnu::always_inline]] inline const Event* ThreadFold::sync_begin(const Event* e, const Event* end) {
+// A sync region begun at e. A record the hot path folded (record_fold.hpp) comes with the times of
+// its wait begin, wait end and end (EventDecoder::SyncSteps::InBegin): with all three, or the end
+// alone, the region is closed here without going on the stack. Otherwise, when its wait and end
+// follow it at once as events of their own, likewise; returns the last event taken. `steps`: the
+// folded steps taken (events the begin stands for besides itself).
+[[gnu::always_inline]] inline const Event* ThreadFold::sync_begin(const Event* e, const Event* end, std::uint64_t& steps) {
   using F = fields::OmpSync;
   OpenSyncRegion y{F::kind.get(*e), F::parallel_id.get(*e), F::kernel.get(*e), F::codeptr.get(*e), e->ns, 0, 0, 0};
   if (y.kind >= kKinds) {
     decline("an unknown sync region kind");
     return e;
   }
+  const std::uint64_t* w = e->wide_slots();
+  const std::uint64_t ws = w[1], we = w[2], ye = w[3];
+  if ((ws != kNoStep) & (we != kNoStep) & (ye != kNoStep)) {
+    steps = 3;
+    sync_wait(y, ws, we);
+    close_sync(y, ye);
+    return e;
+  }
+  if ((ws & we) != kNoStep || ye != kNoStep) {
+    if ((ws & we) == kNoStep) {  // the end alone
+      steps = 1;
+      close_sync(y, ye);
+    } else {
+      steps = partial_sync(*e, y, ws, we, ye);
+    }
+    return e;
+  }
   const Event* n = e->next();
   if (n < end && n->type == Ev::OmpSyncWaitBegin && n->sub == y.kind && n + 1 < end && n[1].type == Ev::OmpSyncWaitEnd &&
       n[1].sub == y.kind && n + 2 < end && n[2].type == Ev::OmpSyncEnd && n[2].sub == y.kind) {
-    // The wait counts for the thread, its implicit tasks and this region (add_wait).
-    const std::uint64_t ws = n->ns, we = n[1].ns;
-    const std::uint64_t d = we - std::min(ws, we);
-    wait_total += d;
-    for (OpenImplicit& t : implicit_) {
-      t.wait += d;
-      t.last_start = ws;
-      t.last_end = we;
-    }
-    y.wait = d;
-    y.last_start = ws;
-    y.last_end = we;
+    sync_wait(y, n->ns, n[1].ns);
     close_sync(y, n[2].ns);
     return n + 2;
   }
@@ -503,6 +511,44 @@ void ThreadFold::sync_end(const Event& e) {
   }
   sync_.push_back(y);
   return e;
+}
+
+// The wait of a sync region taken whole: it counts for the thread, its implicit tasks and the
+// region (add_wait).
+[[gnu::always_inline]] inline void ThreadFold::sync_wait(OpenSyncRegion& y, std::uint64_t ws, std::uint64_t we) {
+  const std::uint64_t d = we - std::min(ws, we);
+  wait_total += d;
+  for (OpenImplicit& t : implicit_) {
+    t.wait += d;
+    t.last_start = ws;
+    t.last_end = we;
+  }
+  y.wait = d;
+  y.last_start = ws;
+  y.last_end = we;
+}
+
+// A folded sync begin with some of its steps (a thread that stopped inside it, or a damaged
+// file): the region on the stack and each step as the event it stands for. Returns the steps.
+std::uint64_t ThreadFold::partial_sync(const Event& begin, const OpenSyncRegion& y, std::uint64_t ws, std::uint64_t we,
+                                      std::uint64_t ye) {
+  sync_.push_back(y);
+  std::uint64_t steps = 0;
+  const auto step = [&](Ev type, std::uint64_t ns) {
+    if (ns == kNoStep || declined()) return;
+    Event s = begin;
+    s.type = type;
+    s.cells = 1;
+    s.ns = ns;
+    ++steps;
+    if (type == Ev::OmpSyncWaitBegin) waits_.push_back({y.kind, ns});
+    else if (type == Ev::OmpSyncWaitEnd) wait_end(s);
+    else sync_end(s);
+  };
+  step(Ev::OmpSyncWaitBegin, ws);
+  step(Ev::OmpSyncWaitEnd, we);
+  step(Ev::OmpSyncEnd, ye);
+  return steps;
 }
 
 void ThreadFold::finish() {
@@ -662,14 +708,20 @@ void ThreadFold::events(const Event* begin, const Event* end) {
       case Ev::OmpWorkEnd:
       case Ev::OmpMaskedEnd: work_end(*e); break;
       case Ev::OmpSyncBegin: {
-        // Its steps' times count too (the stretch of events the fast path takes): one cell each,
-        // after the begin's two.
-        const Event* last = sync_begin(e, end);
+        // Its steps' times count too: folded in the begin, or the stretch of events the fast path
+        // took (one cell each, after the begin's two).
+        std::uint64_t steps = 0;
+        const Event* last = sync_begin(e, end, steps);
+        for (const std::uint64_t t : {e->wide_slots()[1], e->wide_slots()[2], e->wide_slots()[3]}) {
+          if (t == kNoStep) continue;
+          lo = std::min(lo, t);
+          hi = std::max(hi, t);
+        }
         for (const Event* x = e + 2; x <= last; ++x) {
           lo = std::min(lo, x->ns);
           hi = std::max(hi, x->ns);
         }
-        const std::uint64_t more = static_cast<std::uint64_t>(last - e) - (last == e ? 0 : 1);  // the cells after the begin's two
+        const std::uint64_t more = steps + static_cast<std::uint64_t>(last - e) - (last == e ? 0 : 1);  // the cells after the begin's two
         n += more;
         omp += more;
         e = last;

@@ -141,7 +141,7 @@ class ThreadFold {
   // (a source resolver is set), so constructs outside kernels are told apart by address.
   ThreadFold(std::uint32_t track, int omp_thread_type, CodeRange omp_runtime_code, bool with_rows);
 
-  // The thread's next events, in order (a decoded chunk).
+  // The thread's next events, in order (a decoded chunk, EventDecoder::SyncSteps::InBegin).
   void events(const Event* begin, const Event* end);
   // The thread's events are over: what is still open becomes the rows the join needs, or the
   // pass declines.
@@ -245,7 +245,9 @@ class ThreadFold {
   void implicit_end(const Event& e);
   void work_end(const Event& e);
   void sync_end(const Event& e);
-  const Event* sync_begin(const Event* e, const Event* end);
+  const Event* sync_begin(const Event* e, const Event* end, std::uint64_t& steps);
+  void sync_wait(OpenSyncRegion& y, std::uint64_t ws, std::uint64_t we);
+  std::uint64_t partial_sync(const Event& begin, const OpenSyncRegion& y, std::uint64_t ws, std::uint64_t we, std::uint64_t ye);
   void close_sync(const OpenSyncRegion& y, std::uint64_t end);
   void fold_sync(std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait, std::uint64_t end);
   void wait_end(const Event& e);

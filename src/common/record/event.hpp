@@ -72,6 +72,9 @@ struct alignas(32) Event {
 static_assert(sizeof(Event) == 32, "an event is half a cache line");
 static_assert(offsetof(Event, sub) == 10 && offsetof(Event, a) == 12, "the decoder stores type, cells, sub and a as one word at byte 8");
 
+// A folded sync begin's step that it does not hold (EventDecoder::SyncSteps::InBegin).
+inline constexpr std::uint64_t kNoStep = UINT64_MAX;
+
 // The flush record's length (fields::ToolFlush::ticks) is ns in an Event: the decoder converts it
 // on the thread's clock line, which the readers after it do not have.
 

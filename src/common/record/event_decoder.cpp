@@ -23,8 +23,10 @@ struct EventSink {
   EventDecoder::Place place;
   Event* out;
   std::size_t steps = 0;  // the events unfolded from sync records (the others are one per record)
+  bool in_begin;          // EventDecoder::SyncSteps::InBegin
 
-  EventSink(EventChunk& c, const EventDecoder::Place& p) : place(p), out(c.cells.data() + c.used) {}
+  EventSink(EventChunk& c, const EventDecoder::Place& p, EventDecoder::SyncSteps mode)
+      : place(p), out(c.cells.data() + c.used), in_begin(mode == EventDecoder::SyncSteps::InBegin) {}
 
   // The head word: type, cells, sub and a in one store (Event's layout).
   static std::uint64_t head(unsigned type, std::uint64_t sub, std::uint64_t a) {
@@ -48,9 +50,13 @@ struct EventSink {
     } else if constexpr (T == kSyncBegin) {
       std::uint64_t* w = e->wide_slots();
       w[0] = l[4];
-      w[1] = w[2] = w[3] = 0;  // the steps, unfolded below
       out = e + 2;
-      if ((l[5] | l[6] | l[7]) != 0) unfold(h, tick, l);
+      if (in_begin) {
+        steps_in_begin(w, tick, l);
+      } else {
+        w[1] = w[2] = w[3] = 0;  // the steps, unfolded below
+        if ((l[5] | l[6] | l[7]) != 0) unfold(h, tick, l);
+      }
     } else {
       std::uint64_t* w = e->wide_slots();
       w[0] = l[4];
@@ -78,6 +84,20 @@ struct EventSink {
     step.template operator()<static_cast<unsigned>(Ev::OmpSyncEnd)>(l[7]);
   }
 
+  // SyncSteps::InBegin: the steps' times (kNoStep: not folded) in the begin's wide cell, on the
+  // time line in the same order as unfold would put them.
+  [[gnu::always_inline]] void steps_in_begin(std::uint64_t* w, std::uint64_t tick, const std::uint64_t* l) {
+    const auto step = [&]<unsigned T>(std::uint64_t s) __attribute__((always_inline)) -> std::uint64_t {
+      if (s == 0) return kNoStep;
+      tick += s - 1;
+      ++steps;
+      return place.at<T>(tick);
+    };
+    w[1] = step.template operator()<static_cast<unsigned>(Ev::OmpSyncWaitBegin)>(l[5]);
+    w[2] = step.template operator()<static_cast<unsigned>(Ev::OmpSyncWaitEnd)>(l[6]);
+    w[3] = step.template operator()<static_cast<unsigned>(Ev::OmpSyncEnd)>(l[7]);
+  }
+
   void finish(EventChunk& chunk, std::size_t records, EventDecoder::Place& back) {
     chunk.used = static_cast<std::size_t>(out - chunk.cells.data());
     chunk.events += records + steps;
@@ -97,7 +117,7 @@ void reserve_cells(EventChunk& out, std::size_t cells) {
 std::size_t EventDecoder::decode(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick,
                                  EventChunk& out) {
   reserve_cells(out, std::min(records * kMaxCellsPerRecord, bytes) + kMaxCellsPerRecord);
-  EventSink sink(out, place_);
+  EventSink sink(out, place_, mode_);
   const std::size_t n = codec::decode_into(p, bytes, records, base_tick, sink);
   sink.finish(out, n, place_);
   return n;
@@ -105,7 +125,7 @@ std::size_t EventDecoder::decode(const std::uint8_t* p, std::size_t bytes, std::
 
 void EventDecoder::append(const Record* recs, std::size_t n, EventChunk& out) {
   reserve_cells(out, n * kMaxCellsPerRecord);
-  EventSink sink(out, place_);
+  EventSink sink(out, place_, mode_);
   for (std::size_t i = 0; i < n; ++i) {
     const Record& r = recs[i];
     const std::uint64_t l[8] = {r.sub, r.a, r.u[0], r.u[1], r.u[2], r.u[3], r.u[4], r.u[5]};

@@ -55,7 +55,15 @@ inline constexpr std::array<std::uint8_t, 128> kFlags = make_flags();
 
 class EventDecoder {
  public:
-  explicit EventDecoder(const clock::Line& line) : line_(line) { place_.line = line.arithmetic(); }
+  // What a folded sync begin (record_fold.hpp) becomes. Unfold: the records it stands for, each an
+  // event of its own (the begin's steps 0). InBegin: the begin alone, the times of its wait begin,
+  // wait end and end in its wide cell's u3, u4, u5 (kNoStep where it has none); it counts as the
+  // events it stands for (EventChunk::events). A reader that takes each sync region whole (the
+  // summary engine's ThreadFold) is spared three cells a region.
+  enum class SyncSteps : std::uint8_t { Unfold, InBegin };
+  explicit EventDecoder(const clock::Line& line, SyncSteps mode = SyncSteps::Unfold) : line_(line), mode_(mode) {
+    place_.line = line.arithmetic();
+  }
 
   // Decodes up to `records` records of a COMPACT chunk's payload [p, p + bytes) (codec::decode's
   // rules: it stops at the first malformed record) and appends their events to out. Returns the
@@ -92,6 +100,7 @@ class EventDecoder {
 
  private:
   clock::Line line_;
+  SyncSteps mode_;
   Place place_;
 };
 

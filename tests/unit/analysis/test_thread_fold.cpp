@@ -12,6 +12,7 @@
 
 #include "common/analysis/thread_fold.hpp"
 #include "common/record/event_decoder.hpp"
+#include "common/record/record_fold.hpp"
 #include "common/record/record_fields.hpp"
 
 using kob::Ev;
@@ -40,7 +41,7 @@ struct Recorder {
 ThreadFold fold_records(const std::vector<Record>& recs, std::size_t chunk) {
   ThreadFold f(0, 0, kob::CodeRange{}, false);
   kob::clock::Line line;  // tsc false: ticks are ns
-  kob::EventDecoder decoder(line);
+  kob::EventDecoder decoder(line, kob::EventDecoder::SyncSteps::InBegin);  // as the engine decodes
   kob::EventChunk events;
   for (std::size_t i = 0; i < recs.size(); i += chunk) {
     events.clear();
@@ -201,5 +202,54 @@ TEST_CASE("thread fold: odd hook orders and records it does not cover make it de
     CAPTURE(f.why());
     CHECK(f.declined());
     if (c.why != nullptr) CHECK(f.why() == c.why);
+  }
+}
+
+TEST_CASE("thread fold: a sync region the hot path folded counts as the events it stands for, whole or cut short") {
+  using S = fields::OmpSync;
+  constexpr std::uint16_t kBarrier = 1;  // ompt_sync_region_barrier (explicit)
+  // begin at 1010, wait 1013..1020, end 1024; `steps` of them folded into the begin (0: four
+  // records of their own, as when another record came between).
+  struct Case {
+    int steps;      // 3: all; 1: the end alone (no wait); -1: wait begin only; -2: wait begin and end; 0: separate
+    bool whole;     // the region ended: counted, no decline
+    std::uint64_t records, wait;
+  };
+  const Case cases[] = {{3, true, 4, 7}, {1, true, 2, 0}, {-1, false, 2, 0}, {-2, false, 3, 7}, {0, true, 4, 7}};
+  for (const Case& c : cases) {
+    CAPTURE(c.steps);
+    Recorder rec;
+    rec.now = 1000;
+    Record& b = rec.add(Ev::OmpSyncBegin, 10);
+    S::kind.set(b, kBarrier);
+    S::codeptr.set(b, 0x4000);
+    if (c.steps == 3) {
+      S::wait_begin_step.set(b, kob::fold::step(1013, 1010));
+      S::wait_end_step.set(b, kob::fold::step(1020, 1013));
+      S::end_step.set(b, kob::fold::step(1024, 1020));
+    } else if (c.steps == 1) {
+      S::end_step.set(b, kob::fold::step(1024, 1010));
+    } else if (c.steps < 0) {
+      S::wait_begin_step.set(b, kob::fold::step(1013, 1010));
+      if (c.steps == -2) S::wait_end_step.set(b, kob::fold::step(1020, 1013));
+    } else {
+      S::kind.set(rec.add(Ev::OmpSyncWaitBegin, 3), kBarrier);
+      S::kind.set(rec.add(Ev::OmpSyncWaitEnd, 7), kBarrier);
+      S::kind.set(rec.add(Ev::OmpSyncEnd, 4), kBarrier);
+    }
+    const ThreadFold f = fold_records(rec.recs, 8);
+    CHECK(f.host_records == c.records);
+    CHECK(f.omp_records == c.records);
+    CHECK(f.wait_total == c.wait);
+    if (!c.whole) {
+      CHECK(f.why() == "an OpenMP sync region or wait never ended");
+      continue;
+    }
+    REQUIRE_MESSAGE(!f.declined(), f.why());
+    CHECK(f.sync[kBarrier].count == 1);
+    CHECK(f.sync[kBarrier].total == 14);
+    CHECK(f.sync[kBarrier].wait == c.wait);
+    CHECK(f.t_min == 1010);
+    CHECK(f.last_ns == 1024);
   }
 }

@@ -159,6 +159,48 @@ TEST_CASE("event decoder: chunks decoded in order give the unfolded records, on 
   check_same(got, want);
 }
 
+TEST_CASE("event decoder: with SyncSteps::InBegin a folded sync begin holds its steps' times, the other events unchanged") {
+  std::mt19937_64 rng(19);
+  const std::vector<Record> all = random_stream(rng, 4000);
+  EventDecoder unfold(test_line());
+  EventDecoder in_begin(test_line(), EventDecoder::SyncSteps::InBegin);
+  const std::vector<std::uint8_t> bytes = encoded(all, all[0].tick);
+  EventChunk a, b;
+  REQUIRE(unfold.decode(bytes.data(), bytes.size(), all.size(), all[0].tick, a) == all.size());
+  REQUIRE(in_begin.decode(bytes.data(), bytes.size(), all.size(), all[0].tick, b) == all.size());
+  CHECK(a.events == b.events);  // a folded begin counts as the events it stands for
+  const std::vector<const Event*> ea = events_of(a), eb = events_of(b);
+  REQUIRE(eb.size() == all.size());  // one event per record
+  std::size_t j = 0, folded = 0, steps = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    REQUIRE(j < ea.size());
+    INFO("record " << i);
+    CHECK(eb[i]->ns == ea[j]->ns);
+    CHECK(eb[i]->type == ea[j]->type);
+    CHECK(eb[i]->u0 == ea[j]->u0);
+    CHECK(eb[i]->u1 == ea[j]->u1);
+    ++j;
+    if (all[i].type != Ev::OmpSyncBegin) continue;
+    using S = kob::fields::OmpSync;
+    const std::uint64_t s[3] = {S::wait_begin_step.get(all[i]), S::wait_end_step.get(all[i]), S::end_step.get(all[i])};
+    folded += (s[0] | s[1] | s[2]) != 0;
+    for (int k = 0; k < 3; ++k) {
+      const std::uint64_t t = eb[i]->wide_slots()[1 + k];
+      if (s[k] == 0) {
+        CHECK(t == kob::kNoStep);
+        continue;
+      }
+      REQUIRE(j < ea.size());
+      CHECK(t == ea[j]->ns);  // the unfolded step's time, nudged alike
+      ++j;
+      ++steps;
+    }
+  }
+  CHECK(j == ea.size());
+  CHECK(folded > 20);
+  CHECK(steps > folded);
+}
+
 TEST_CASE("event decoder: records already in memory (a ring chunk) make the same events") {
   std::mt19937_64 rng(11);
   const std::vector<Record> all = random_stream(rng, 3000);
