@@ -318,7 +318,7 @@ void Engine::parallel_rows() {
     }
 }
 
-void Engine::fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait) {
+[[gnu::always_inline]] inline void Engine::fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait) {
   CountFigure& c = sync_[track][kind];
   ++c.count;
   c.total += dur;
@@ -585,28 +585,41 @@ void Engine::kernels_inside() {
     kernels = kernels || !f.kernel_times.empty();
   }
   if (outside && kernels) {
-    struct Arrival {
+    // The regions in arrival order (few: those outside kernels); each kernel goes to the first
+    // region that arrived after it, and a running maximum over the regions answers each. No sort
+    // of the kernels (most of the rows).
+    struct Region {
       std::uint64_t end, seq;
       std::uint32_t track;
-      ParallelRow* region;  // nullptr: a kernel, started at `start`
-      std::uint64_t start;
+      ParallelRow* row;
+      std::uint64_t latest;  // the latest start of the kernels that arrived just before it
+      bool seen;
     };
-    std::vector<Arrival> order;
-    for (ThreadFold& f : folds_) {
+    std::vector<Region> regions;
+    for (ThreadFold& f : folds_)
       for (ParallelRow& p : f.parallels)
-        if (p.kernel == 0) order.push_back({p.end, p.seq, p.track, &p, p.start});
-      for (const KernelTimes& k : f.kernel_times) order.push_back({k.end, k.seq, k.track, nullptr, k.start});
-    }
-    std::stable_sort(order.begin(), order.end(),
-                     [](const Arrival& a, const Arrival& b) { return std::tie(a.end, a.track, a.seq) < std::tie(b.end, b.track, b.seq); });
-    for (const Arrival& a : order) {
-      if (a.region != nullptr) {
-        a.region->kernel_inside = kernel_seen_ && latest_kernel_start_ >= a.start;
-      } else {
-        latest_kernel_start_ = std::max(latest_kernel_start_, a.start);
-        kernel_seen_ = true;
+        if (p.kernel == 0) regions.push_back({p.end, p.seq, p.track, &p, 0, false});
+    const auto before = [](std::uint64_t e1, std::uint32_t t1, std::uint64_t s1, const Region& r) {
+      return std::tie(e1, t1, s1) < std::tie(r.end, r.track, r.seq);
+    };
+    std::sort(regions.begin(), regions.end(), [&](const Region& a, const Region& b) { return before(a.end, a.track, a.seq, b); });
+    std::uint64_t epoch_latest = latest_kernel_start_;
+    for (const ThreadFold& f : folds_)
+      for (const KernelTimes& k : f.kernel_times) {
+        epoch_latest = std::max(epoch_latest, k.start);
+        const auto r = std::partition_point(regions.begin(), regions.end(),
+                                            [&](const Region& x) { return !before(k.end, k.track, k.seq, x); });
+        if (r == regions.end()) continue;
+        r->latest = std::max(r->latest, k.start);
+        r->seen = true;
       }
+    for (const Region& r : regions) {
+      if (r.seen) latest_kernel_start_ = std::max(latest_kernel_start_, r.latest);
+      kernel_seen_ = kernel_seen_ || r.seen;
+      r.row->kernel_inside = kernel_seen_ && latest_kernel_start_ >= r.row->start;
     }
+    latest_kernel_start_ = epoch_latest;
+    kernel_seen_ = true;
     return;
   }
   // No kernel ended in this epoch (the latest start so far answers), or no region to answer.

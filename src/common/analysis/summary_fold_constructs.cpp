@@ -112,7 +112,7 @@ const char* kind_name(OmpConstructStats::Category c, std::uint16_t kind) {
 }
 }  // namespace
 
-std::uint32_t ConstructRows::row_of(Category c, std::uint16_t kind, std::uint64_t codeptr) {
+std::uint32_t ConstructRows::row_of_slow(Category c, std::uint16_t kind, std::uint64_t codeptr) {
   if (sources_ == nullptr || codeptr == 0) return kNoRow;
   if (const std::uint32_t* known = find_address(codeptr, (static_cast<std::uint32_t>(c) << 16) | kind)) return *known;
   return row(c, kind, kind_name(c, kind), codeptr);

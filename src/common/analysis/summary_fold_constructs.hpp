@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -100,7 +101,16 @@ class ConstructRows {
   // and adds them at once: the row of an address (made on first use: the engine asks in the order
   // the constructs' first calls ended, so that rows keep first-seen order; kNoRow without sources
   // or address), whether it has one already, and the figures added.
-  std::uint32_t row_of(Category c, std::uint16_t kind, std::uint64_t codeptr);
+  std::uint32_t row_of(Category c, std::uint16_t kind, std::uint64_t codeptr) {
+    // The same few constructs come back region after region: a small direct-mapped cache in front
+    // of the table (row_of_slow), looked up inline.
+    const std::uint32_t k = (static_cast<std::uint32_t>(c) << 16) | kind;
+    Recent& r = recent_[(codeptr ^ (codeptr >> 9) ^ k) & (kRecent - 1)];
+    if (r.codeptr == codeptr && r.kind == k && codeptr != 0) return r.row;
+    const std::uint32_t row = row_of_slow(c, kind, codeptr);
+    if (row != kNoRow) r = {codeptr, k, row};
+    return row;
+  }
   bool has_row(Category c, std::uint16_t kind, std::uint64_t codeptr);
   void add_parallel(std::uint32_t row, std::uint64_t dur, std::uint32_t team_size, bool kernel_inside);
   void add_calls(std::uint32_t row, std::uint64_t calls, std::uint64_t total, std::uint64_t wait);
@@ -124,6 +134,13 @@ class ConstructRows {
   std::vector<std::vector<std::uint64_t>> calls_;  // by row
   std::vector<std::uint64_t> lock_wait_;          // by track: the wait before the next hold
   std::uint32_t row(Category c, std::uint16_t kind, const char* kind_name, std::uint64_t codeptr);
+  std::uint32_t row_of_slow(Category c, std::uint16_t kind, std::uint64_t codeptr);
+  struct Recent {
+    std::uint64_t codeptr = 0;  // 0: empty
+    std::uint32_t kind = 0, row = 0;
+  };
+  static constexpr std::size_t kRecent = 16;
+  std::array<Recent, kRecent> recent_{};
 
   SourceResolver* sources_ = nullptr;
   // The figures; the strings of each row's location stay in the resolver until result().
