@@ -497,7 +497,10 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
     builder.finish(run.ended_cleanly, run.run_end);
   }
   const Summary sum = engine_sum ? std::move(*engine_sum) : fold.result();
-  const std::string other = other_data_json(facts, sum);
+  // The run's facts as JSON: for the traces, the HTML report and summary.json only (a summary.txt
+  // alone does without; it costs as much as a few thousand kernels).
+  const bool want_other = pass.sinks > 0 || pass.html_sink || (to_write.formats & kFormatJson) != 0;
+  const std::string other = want_other ? other_data_json(facts, sum) : std::string();
   std::vector<std::string> written;
   if (pass.sinks > 0) {
     window.end(other);
