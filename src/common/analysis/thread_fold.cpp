@@ -383,9 +383,8 @@ void ThreadFold::work_end(const Event& e) {
   if (has_row) last_work_ = {p, w.parallel_id, e.ns};
 }
 
-// A wait ended: it counts for the thread, for each implicit task open on it, and for the innermost
-// sync region of the same kind (OmpMatcher::ThreadState::add_wait).
-void ThreadFold::add_wait(std::uint16_t kind, std::uint64_t start, std::uint64_t end) {
+// A wait's length, counted for the thread and for each implicit task open on it.
+[[gnu::always_inline]] inline std::uint64_t ThreadFold::thread_wait(std::uint64_t start, std::uint64_t end) {
   const std::uint64_t d = end - std::min(start, end);
   wait_total += d;
   for (OpenImplicit& t : implicit_) {
@@ -393,6 +392,13 @@ void ThreadFold::add_wait(std::uint16_t kind, std::uint64_t start, std::uint64_t
     t.last_start = start;
     t.last_end = end;
   }
+  return d;
+}
+
+// A wait ended: it counts for the thread, for each implicit task open on it, and for the innermost
+// sync region of the same kind (OmpMatcher::ThreadState::add_wait).
+void ThreadFold::add_wait(std::uint16_t kind, std::uint64_t start, std::uint64_t end) {
+  const std::uint64_t d = thread_wait(start, end);
   const long y = find_top(
       sync_, [&](const OpenSyncRegion& x) { return x.kind == kind; },
       [&](const OpenSyncRegion& x) { return omp_names::is_barrier(kind) && omp_names::is_barrier(x.kind); });
@@ -516,14 +522,7 @@ void ThreadFold::sync_end(const Event& e) {
 // The wait of a sync region taken whole: it counts for the thread, its implicit tasks and the
 // region (add_wait).
 [[gnu::always_inline]] inline void ThreadFold::sync_wait(OpenSyncRegion& y, std::uint64_t ws, std::uint64_t we) {
-  const std::uint64_t d = we - std::min(ws, we);
-  wait_total += d;
-  for (OpenImplicit& t : implicit_) {
-    t.wait += d;
-    t.last_start = ws;
-    t.last_end = we;
-  }
-  y.wait = d;
+  y.wait = thread_wait(ws, we);
   y.last_start = ws;
   y.last_end = we;
 }

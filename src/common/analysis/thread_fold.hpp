@@ -247,6 +247,7 @@ class ThreadFold {
   void sync_end(const Event& e);
   const Event* sync_begin(const Event* e, const Event* end, std::uint64_t& steps);
   void sync_wait(OpenSyncRegion& y, std::uint64_t ws, std::uint64_t we);
+  std::uint64_t thread_wait(std::uint64_t start, std::uint64_t end);
   std::uint64_t partial_sync(const Event& begin, const OpenSyncRegion& y, std::uint64_t ws, std::uint64_t we, std::uint64_t ye);
   void close_sync(const OpenSyncRegion& y, std::uint64_t end);
   void fold_sync(std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait, std::uint64_t end);
