@@ -269,11 +269,10 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
   while (i-- > 0 && open_parallels_[i].row.id != id) {
   }
   if (i == std::size_t(-1)) return decline("a parallel end with no begin on its thread");
-  ParallelRow r = open_parallels_[i].row;
-  remove_at(open_parallels_, i);
+  ParallelRow& r = parallels.emplace_back(open_parallels_[i].row);
   r.end = e.ns;
   r.seq = seq();
-  parallels.push_back(r);
+  remove_at(open_parallels_, i);
 }
 
 [[gnu::always_inline]] inline void ThreadFold::implicit_begin(const Event& e) {
@@ -332,7 +331,7 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
     implicit_.pop_back();
     return;
   }
-  ImplicitRow r;
+  ImplicitRow& r = implicits.emplace_back();
   r.parallel_id = t.parallel_id;
   r.start = t.start;
   r.end = e.ns;
@@ -347,7 +346,6 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
   r.parts = t.parts;
   r.part_count = static_cast<std::uint32_t>(parts.size()) - t.parts;
   implicit_.pop_back();
-  implicits.push_back(r);
 }
 
 void ThreadFold::work_end(const Event& e) {
@@ -446,7 +444,7 @@ void ThreadFold::sync_end(const Event& e) {
     // Inside a worker's implicit task: it may end after its region did (reported late), and is
     // cut with it: folded when the region's end is known. (The region's own thread's task is not
     // cut: its syncs are folded now, but a work construct's barrier, which its region's join needs.)
-    SyncPiece p;
+    SyncPiece& p = pieces.emplace_back();
     p.kind = y.kind;
     p.in_kernel = y.kernel != 0;
     p.part = part;
@@ -456,7 +454,6 @@ void ThreadFold::sync_end(const Event& e) {
     p.wait = y.wait;
     p.last_start = y.last_start;
     p.last_end = y.last_end;
-    pieces.push_back(p);
     return;
   }
   if (part != kNone) return decline("a workshare barrier before its implicit task");
