@@ -113,7 +113,7 @@ class Engine {
   void parallel_rows();
   void implicit_rows();
   Join* slot(std::uint64_t parallel_id, bool make);
-  void fold_implicit(Join& j, ImplicitRow r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs);
+  void fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs);
   bool end_open_task(ImplicitRow& r, std::uint32_t t, bool other_thread, std::uint64_t cut, const OpenWait* waits, OpenSync* syncs);
   void add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts);
   void fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait);
@@ -401,7 +401,7 @@ void Engine::add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* piec
 // An implicit task with its region's row known: cut where the region ended when libomp reported
 // its end late (OmpMatcher::implicit_end, sync_end, finish), then folded (SummaryFold::
 // omp_implicit_task, omp_sync).
-void Engine::fold_implicit(Join& j, ImplicitRow r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs) {
+void Engine::fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs) {
   const ParallelRow& p = j.p;
   const std::uint32_t t = r.track;
   const bool other_thread = p.track != t;
