@@ -7,8 +7,8 @@
 // resolved once; an event then costs one hash lookup.
 #pragma once
 
-#include <cstddef>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>

@@ -486,14 +486,12 @@ void ThreadFold::sync_end(const Event& e) {
   }
   const std::uint64_t* w = e->wide_slots();
   const std::uint64_t ws = w[1], we = w[2], ye = w[3];
-  if ((ws != kNoStep) & (we != kNoStep) & (ye != kNoStep)) {
-    steps = 3;
-    sync_wait(y, ws, we);
-    close_sync(y, ye);
-    return e;
-  }
-  if ((ws & we) != kNoStep || ye != kNoStep) {
-    if ((ws & we) == kNoStep) {  // the end alone
+  if (ws != kNoStep || we != kNoStep || ye != kNoStep) {  // folded
+    if (ws != kNoStep && we != kNoStep && ye != kNoStep) {
+      steps = 3;
+      sync_wait(y, ws, we);
+      close_sync(y, ye);
+    } else if (ws == kNoStep && we == kNoStep) {  // the end alone
       steps = 1;
       close_sync(y, ye);
     } else {

@@ -18,7 +18,7 @@ constexpr unsigned kToolFlush = static_cast<unsigned>(Ev::ToolFlush);
 // The decoder's sink (codec::decode_into): each record's events written straight from the
 // decoder's fields into the chunk's cells, what its type needs decided at compile time. The place
 // on the time line lives in the sink (registers) while a chunk is decoded. The cells were sized for
-// the most a chunk can make (cells_for), so no record checks for room.
+// the most a chunk can make (reserve_cells), so no record checks for room.
 struct EventSink {
   EventDecoder::Place place;
   Event* out;

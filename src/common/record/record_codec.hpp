@@ -224,7 +224,10 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
     const unsigned mask = static_cast<std::uint8_t>(head >> 8);
     std::uint64_t step = (head >> 16) & kStepEscape;
     p += kHeadBytes;
-    if (type - 1 >= kTypes - 1) break;  // 0 or not below kTypes
+    if (type - 1 >= kTypes - 1) {  // 0 or not below kTypes: malformed, the rest of the block too
+      p = nullptr;
+      break;
+    }
     if (step == kStepEscape) {
       std::uint64_t z;
       if ((p = get_varint_unchecked(p, z)) == nullptr) break;
@@ -236,7 +239,8 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
     ++done;
   }
   sink = s;
-  // The last records of a block: the same per type, bound-checked (not inlined: rare).
+  // The last records of a block (p is nullptr after a malformed one): the same per type,
+  // bound-checked (not inlined: rare).
   while (p != nullptr && done < records && p < end) {
     if (end - p < static_cast<std::ptrdiff_t>(kHeadBytes)) break;
     const unsigned type = p[0];

@@ -279,3 +279,30 @@ TEST_CASE("event decoder: a chunk cut short gives the records the codec decodes 
     check_same(events_of(c), expected_of(decoded, ref));
   }
 }
+
+TEST_CASE("event decoder: a record of no known type in the middle of a block ends the block there") {
+  std::mt19937_64 rng(23);
+  std::vector<Record> all = random_stream(rng, 400);
+  // Record 100 carries no field, so the bytes after its head are record 101's: a reader that went
+  // on past the bad head would find whole records there and count them.
+  all[100] = kob_test::rec(all[99].tick + 1, Ev::RegionPop, 0, {});
+  const std::vector<std::uint8_t> whole = encoded(all, all[0].tick);
+  // The coding is sequential: the first 100 records' bytes are a prefix of the whole block's, so
+  // record 100's head (its type byte first) starts where they end, far from the block's end.
+  const std::vector<Record> first(all.begin(), all.begin() + 100);
+  const std::size_t at = encoded(first, all[0].tick).size();
+  REQUIRE(at + kob::codec::kMaxRecordBytes < whole.size());
+  for (const std::uint8_t bad : {std::uint8_t{0}, std::uint8_t{200}}) {
+    CAPTURE(int(bad));
+    std::vector<std::uint8_t> bytes = whole;
+    bytes[at] = bad;
+    for (const auto mode : {EventDecoder::SyncSteps::Unfold, EventDecoder::SyncSteps::InBegin}) {
+      EventDecoder decoder(test_line(), mode);
+      EventChunk c;
+      CHECK(decoder.decode(bytes.data(), bytes.size(), all.size(), all[0].tick, c) == 100);
+    }
+    std::size_t seen = 0;
+    CHECK(kob::codec::decode(bytes.data(), bytes.size(), all.size(), all[0].tick, [&](const Record&) { ++seen; }) == 100);
+    CHECK(seen == 100);
+  }
+}
