@@ -124,7 +124,7 @@ class Rules {
   void kernel_team(const OmpKernelStats& k) {
     if (k.imbalance_regions == 0 || view_init(k.name)) return;
     const KernelStats* ks = kernel_row(k.name, k.kind);
-    if (ks != nullptr && ks->total != 0) fork_join({k, k.name, "", ks->calls, ks->total});
+    if (ks != nullptr && ks->total != 0 && fork_join({k, k.name, "", ks->calls, ks->total})) return;
     imbalance({k, k.name, "", ks ? ks->calls : 0, ks ? ks->total : 0}, ks != nullptr);
   }
 
@@ -138,17 +138,21 @@ class Rules {
         kokkos_own(c))
       return;
     const Team team{c, c.label, c.label, c.calls, c.total};
-    if (c.total != 0 && c.calls >= 2) fork_join(team);
+    if (c.total != 0 && c.calls >= 2 && fork_join(team)) return;
     imbalance(team, true);
   }
 
   // What no thread of the team spent working: fork, join, Kokkos dispatch, a reduction's combine.
   // Work is what its threads did inside worksharing constructs and tasks where the region had any
   // (OmpTeamStats::busy_max): the implicit task's own time holds the runtime's dispatch.
-  void fork_join(const Team& k) {
+  // True when it fires: the team then gets no load_imbalance. Its stake (busiest minus mean work)
+  // is below the work, so below this one's; the split of a few hundred ns of work is mostly the
+  // threads' arrival skew (a thread taken off the CPU on a busy machine), and the fix for an
+  // uneven split (a dynamic schedule) adds cost to a region that is already mostly overhead.
+  bool fork_join(const Team& k) {
     const std::uint64_t overhead = k.total > k.team.busy_max ? k.total - k.team.busy_max : 0;
     const double share = double(overhead) / double(k.total);
-    if (share < kForkJoinShare || !matters(overhead)) return;
+    if (share < kForkJoinShare || !matters(overhead)) return false;
     const std::uint64_t mean = k.calls ? k.total / k.calls : 0;
     Finding f;
     f.id = "fork_join_overhead";
@@ -159,6 +163,9 @@ class Rules {
                  " in all); " + worked(k) + ", so " + pct(share) + " of its time (" + t(overhead) +
                  ") went to fork, join and dispatch (mean team " + fixed1(k.team.mean_team_size()) + ", barrier wait " +
                  pct(k.team.barrier_wait_share()) + " of its task time).";
+    if (k.team.load_imbalance() >= kImbalance)
+      f.evidence += " Its work is also split unevenly (load imbalance " + pct(k.team.load_imbalance()) +
+                    "): worth a look once each " + (k.kernel() ? "launch" : "region") + " does more work.";
     f.time_at_stake = overhead;
     if (k.kernel()) {
       f.fix = "Give each launch more work: fuse it with the kernels next to it (one Kokkos::parallel_for doing both "
@@ -174,6 +181,7 @@ class Rules {
                     "where it has none, in the region but its waits) >= 50% of region time; " + std::string(kGate);
     }
     add(std::move(f));
+    return true;
   }
 
   // The busiest threads' work as fork_join counts it, with the other measure where they differ.
