@@ -316,40 +316,20 @@ void summarize_target(const Timeline& t, Summary& s) {
   }
 }
 
-void summarize_coverage(const Timeline& t, Summary& s) {
-  Coverage& c = s.coverage;
-  const auto from_start = [&](std::uint64_t ns) { return ns > t.t0 ? ns - t.t0 : 0; };
-  c.run_end = from_start(std::max(t.t_end, t.run_end));
-  c.complete_until = c.run_end;
-  std::vector<std::uint64_t> located(t.tracks.size(), 0);  // events lost in known stretches, by track
-  for (const LostSpan& l : t.lost) {
-    if (l.track >= t.tracks.size()) continue;
-    const Track& tr = t.tracks[l.track];
-    c.lost.push_back({tr.index, tr.os_tid, from_start(l.start), from_start(l.end), l.events, loss_reason_name(l.reason)});
-    c.complete_until = std::min(c.complete_until, from_start(l.start));
-    located[l.track] += l.events;
-  }
-  for (std::size_t i = 0; i < t.tracks.size(); ++i) {
-    const Track& tr = t.tracks[i];
-    if (tr.dropped == 0) continue;
-    const std::uint64_t until = tr.last_ns ? from_start(tr.last_ns) : 0;
-    c.threads.push_back({tr.index, tr.os_tid, tr.dropped, until});
-    if (tr.dropped > located[i]) c.complete_until = std::min(c.complete_until, until);  // some after its last event
-  }
-  if (!c.complete()) s.run_time = c.run_end;
-}
-
-Summary summarize_by_walk(const Timeline& t) {
+// coverage: what the run's input says was lost (RandomRun::coverage), set as given, not worked out
+// from the timeline as the fold does; a run with losses then lasts until its run_end.
+Summary summarize_by_walk(const Timeline& t, const Coverage& coverage) {
   const InternTable& names = kob::names();
   Summary s;
   s.run_time = t.t_end - t.t0;
+  s.coverage = coverage;
+  if (!coverage.complete()) s.run_time = coverage.run_end;
   s.dropped = t.dropped;
   s.problems = t.problems;
   s.filtered_kernels = t.filtered_kernels;
   s.filtered_regions = t.filtered_regions;
   s.cut_short = t.cut_short;
   s.cut_spans = t.cut_spans;
-  summarize_coverage(t, s);
   std::vector<bool> lossy(t.tracks.size());  // by track: dropped events
   for (std::size_t i = 0; i < t.tracks.size(); ++i) lossy[i] = t.tracks[i].dropped != 0;
   const auto on_lossy = [&](std::uint32_t track) { return track < lossy.size() && lossy[track]; };
@@ -499,6 +479,7 @@ using kob_test::nm;
 struct RandomRun {
   std::mt19937_64 rng;
   kob::Timeline t;
+  kob::Coverage coverage;  // what the summary must say was lost (make's own figures)
   bool helper = false;
   std::uint64_t next_kernel = 1, next_parallel = 1, next_copy = 1, next_target = 1;
 
@@ -615,10 +596,17 @@ struct RandomRun {
       kob::OmpWorkSpan w = at<kob::OmpWorkSpan>(3, 10, 20);
       t.omp_works.push_back(w);
     }
+    // The run ends at 12500 (make's end); complete until then, or until the first event lost.
+    coverage.run_end = coverage.complete_until = 12500;
     if (coin(30)) {
+      // Track 1 (thread 101) dropped 7 events: 3 in a stretch from 1200 to 1300, the other 4
+      // after its last recorded event, at 3000.
       t.tracks[1].dropped = 7;
       t.tracks[1].last_ns = 3000;
-      t.lost.push_back({1, 1200, 1300, 3, kob::LossReason::Unknown});
+      t.lost.push_back({1, 1200, 1300, 3, kob::LossReason::RingFull});
+      coverage.complete_until = 1200;
+      coverage.threads.push_back({1, 101, 7, 3000});
+      coverage.lost.push_back({1, 101, 1200, 1300, 3, "ring full (the writer thread fell behind)"});
     }
     for (std::uint32_t tr = 0; tr < 5; ++tr) {
       kob::OmpImplicitTaskSpan i = at<kob::OmpImplicitTaskSpan>(tr, 0, 5000);
@@ -807,7 +795,7 @@ TEST_CASE("summary fold: the same figures as the walk over the whole timeline, o
   int omp_kernel_rows = 0, imbalance_rows = 0, nested_regions = 0, copy_rows = 0;
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {
     const RandomRun run(seed);
-    const kob::Summary walk = kob::old_walk::summarize_by_walk(run.t);
+    const kob::Summary walk = kob::old_walk::summarize_by_walk(run.t, run.coverage);
     const kob::Summary fold = kob::summarize(run.t);
     const std::string a = json(walk), b = json(fold);
     INFO("seed " << seed << "\n" << diff(a, b));
@@ -833,7 +821,7 @@ TEST_CASE("summary fold: --include/--exclude on the stream gives the walk's figu
       const RandomRun run(seed);
       kob::Timeline filtered = run.t;
       kob::filter_timeline(filtered, include, exclude);
-      const std::string walk = json(kob::old_walk::summarize_by_walk(filtered));
+      const std::string walk = json(kob::old_walk::summarize_by_walk(filtered, run.coverage));
       INFO("seed " << seed << " include " << include << " exclude " << exclude);
       // The Timeline filtered first, then folded...
       {
