@@ -48,19 +48,6 @@ void ConstructRows::add_address(std::uint64_t codeptr, std::uint32_t kind, std::
   ++addresses_;
 }
 
-OmpTeamStats one_region(std::uint64_t tasks, std::uint64_t max_busy, std::uint64_t sum_busy, std::uint64_t task_time,
-                        std::uint64_t wait_time) {
-  OmpTeamStats r;
-  r.task_time = task_time;
-  r.wait_time = wait_time;
-  const double mean = double(sum_busy) / double(tasks);
-  r.imbalance_sum = max_busy ? (double(max_busy) - mean) / double(max_busy) : 0.0;
-  r.imbalance_regions = 1;
-  r.busy_max = max_busy;
-  r.busy_mean = sum_busy / tasks;
-  return r;
-}
-
 std::uint32_t ConstructRows::row(Category c, std::uint16_t kind, const char* kind_name, std::uint64_t codeptr) {
   const std::uint32_t k = (static_cast<std::uint32_t>(c) << 16) | kind;
   if (const std::uint32_t* known = find_address(codeptr, k)) return *known;
@@ -118,30 +105,7 @@ std::uint32_t ConstructRows::row_of_slow(Category c, std::uint16_t kind, std::ui
   return row(c, kind, kind_name(c, kind), codeptr);
 }
 
-bool ConstructRows::has_row(Category c, std::uint16_t kind, std::uint64_t codeptr) {
-  return find_address(codeptr, (static_cast<std::uint32_t>(c) << 16) | kind) != nullptr;
-}
-
-void ConstructRows::add_parallel(std::uint32_t row, std::uint64_t dur, std::uint32_t team_size, bool kernel_inside) {
-  if (row >= rows_.size()) return;
-  OmpConstructStats& r = rows_[row];
-  ++r.calls;
-  r.total += dur;
-  ++r.parallel_regions;
-  r.team_size_sum += team_size;
-  r.regions_with_kernels += kernel_inside ? 1 : 0;
-}
-
-void ConstructRows::add_calls(std::uint32_t row, std::uint64_t calls, std::uint64_t total, std::uint64_t wait) {
-  if (row >= rows_.size()) return;
-  rows_[row].calls += calls;
-  rows_[row].total += total;
-  rows_[row].wait += wait;
-}
-
-void ConstructRows::team(std::uint32_t row, const OmpTeamStats& region) {
-  if (row < rows_.size()) rows_[row].add(region);
-}
+bool ConstructRows::has_row_slow(std::uint32_t kind, std::uint64_t codeptr) { return find_address(codeptr, kind) != nullptr; }
 
 std::uint32_t ConstructRows::work(const OmpWorkSpan& w) {
   if (sources_ == nullptr || w.kernel != 0 || w.codeptr == 0) return kNoRow;

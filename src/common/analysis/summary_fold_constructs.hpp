@@ -25,8 +25,19 @@ namespace kob::summary_fold_detail {
 // row and a parallel construct's row add up for each region they held, and a work construct's row
 // for each region it ran in (its threads' time in it as their busy time). Regions and team sizes
 // are counted apart.
-OmpTeamStats one_region(std::uint64_t tasks, std::uint64_t max_busy, std::uint64_t sum_busy, std::uint64_t task_time,
-                        std::uint64_t wait_time);
+// Inline: the per-thread engine folds each region through it (summary_engine.cpp).
+inline OmpTeamStats one_region(std::uint64_t tasks, std::uint64_t max_busy, std::uint64_t sum_busy, std::uint64_t task_time,
+                               std::uint64_t wait_time) {
+  OmpTeamStats r;
+  r.task_time = task_time;
+  r.wait_time = wait_time;
+  const double mean = double(sum_busy) / double(tasks);
+  r.imbalance_sum = max_busy ? (double(max_busy) - mean) / double(max_busy) : 0.0;
+  r.imbalance_regions = 1;
+  r.busy_max = max_busy;
+  r.busy_mean = sum_busy / tasks;
+  return r;
+}
 
 // ompt_sync_region_t kinds the program wrote itself: barrier (the generic one), barrier_explicit,
 // taskwait, taskgroup. Implicit barriers belong to their loop or region, whose rows tell them.
@@ -63,7 +74,9 @@ class ConstructRows {
   // A parallel region's row (kNoRow: none: in a kernel, the hidden-helper team's, no address);
   // kernel_inside: a Kokkos kernel ran during it. Its team figures come later, through team().
   std::uint32_t parallel(const OmpParallelSpan& p, bool kernel_inside);
-  void team(std::uint32_t row, const OmpTeamStats& region);
+  void team(std::uint32_t row, const OmpTeamStats& region) {
+    if (row < rows_.size()) rows_[row].add(region);
+  }
 
   // A work construct's (loop, sections, single...) team figures come from its own spans, per
   // parallel region: each thread's time in it (its busy time), and the wait at the implicit barrier
@@ -111,9 +124,26 @@ class ConstructRows {
     if (row != kNoRow) r = {codeptr, k, row};
     return row;
   }
-  bool has_row(Category c, std::uint16_t kind, std::uint64_t codeptr);
-  void add_parallel(std::uint32_t row, std::uint64_t dur, std::uint32_t team_size, bool kernel_inside);
-  void add_calls(std::uint32_t row, std::uint64_t calls, std::uint64_t total, std::uint64_t wait);
+  bool has_row(Category c, std::uint16_t kind, std::uint64_t codeptr) {
+    const std::uint32_t k = (static_cast<std::uint32_t>(c) << 16) | kind;
+    const Recent& r = recent_[(codeptr ^ (codeptr >> 9) ^ k) & (kRecent - 1)];
+    return (r.codeptr == codeptr && r.kind == k && codeptr != 0) || has_row_slow(k, codeptr);
+  }
+  void add_parallel(std::uint32_t row, std::uint64_t dur, std::uint32_t team_size, bool kernel_inside) {
+    if (row >= rows_.size()) return;
+    OmpConstructStats& r = rows_[row];
+    ++r.calls;
+    r.total += dur;
+    ++r.parallel_regions;
+    r.team_size_sum += team_size;
+    r.regions_with_kernels += kernel_inside ? 1 : 0;
+  }
+  void add_calls(std::uint32_t row, std::uint64_t calls, std::uint64_t total, std::uint64_t wait) {
+    if (row >= rows_.size()) return;
+    rows_[row].calls += calls;
+    rows_[row].total += total;
+    rows_[row].wait += wait;
+  }
 
   // Tasks created at a known site that have not ended yet.
   std::size_t pending() const { return task_rows_.size(); }
@@ -135,6 +165,7 @@ class ConstructRows {
   std::vector<std::uint64_t> lock_wait_;          // by track: the wait before the next hold
   std::uint32_t row(Category c, std::uint16_t kind, const char* kind_name, std::uint64_t codeptr);
   std::uint32_t row_of_slow(Category c, std::uint16_t kind, std::uint64_t codeptr);
+  bool has_row_slow(std::uint32_t kind, std::uint64_t codeptr);
   struct Recent {
     std::uint64_t codeptr = 0;  // 0: empty
     std::uint32_t kind = 0, row = 0;

@@ -164,6 +164,14 @@ void ThreadFold::deep_copy_end(const Event& e) {
 }
 
 void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait, std::uint64_t end) {
+  // Mostly the construct of the hit before (one loop, region after region): checked first.
+  if (last_hit_ < hits.size() && hits[last_hit_].codeptr == codeptr && hits[last_hit_].kind == kind) {
+    ConstructHit& h = hits[last_hit_];
+    ++h.calls;
+    h.total += dur;
+    h.wait += wait;
+    return;
+  }
   // Open addressing, at most half full.
   if (2 * (hits.size() + 1) > hit_slots_.size()) {
     hit_slots_.assign(std::max<std::size_t>(64, 4 * (hits.size() + 1)), kNone);
@@ -184,10 +192,11 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
       ++h.calls;
       h.total += dur;
       h.wait += wait;
+      last_hit_ = i;
       return;
     }
   }
-  hit_slots_[s] = static_cast<std::uint32_t>(hits.size());
+  hit_slots_[s] = last_hit_ = static_cast<std::uint32_t>(hits.size());
   hits.push_back({codeptr, kind, 1, dur, wait, end, seq()});
 }
 

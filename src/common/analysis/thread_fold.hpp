@@ -282,6 +282,7 @@ class ThreadFold {
   std::uint32_t open_non_initial_ = 0;
   // Construct hits by (kind, codeptr): open addressing into hits.
   std::vector<std::uint32_t> hit_slots_;
+  std::uint32_t last_hit_ = kNone;  // the hit added to last
 };
 
 }  // namespace kob::engine
