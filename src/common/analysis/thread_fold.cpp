@@ -715,10 +715,19 @@ void ThreadFold::events(const Event* begin, const Event* end) {
         // took (one cell each, after the begin's two).
         std::uint64_t steps = 0;
         const Event* last = sync_begin(e, end, steps);
-        for (const std::uint64_t t : {e->wide_slots()[1], e->wide_slots()[2], e->wide_slots()[3]}) {
-          if (t == kNoStep) continue;
-          lo = std::min(lo, t);
-          hi = std::max(hi, t);
+        // Folded steps mostly lie in order after the begin (the region whole, or its end alone):
+        // then only the end can move the latest time. A tick that ran backwards (a thread moved to
+        // a core whose TSC is behind, or a damaged file) takes each step as it is.
+        const std::uint64_t* w = e->wide_slots();
+        const std::uint64_t ws = w[1], we = w[2], ye = w[3];
+        if (ye != kNoStep && (ws == kNoStep ? we == kNoStep && ns <= ye : ns <= ws && ws <= we && we <= ye)) {
+          hi = std::max(hi, ye);
+        } else {
+          for (const std::uint64_t t : {ws, we, ye}) {
+            if (t == kNoStep) continue;
+            lo = std::min(lo, t);
+            hi = std::max(hi, t);
+          }
         }
         for (const Event* x = e + 2; x <= last; ++x) {
           lo = std::min(lo, x->ns);

@@ -253,3 +253,27 @@ TEST_CASE("thread fold: a sync region the hot path folded counts as the events i
     CHECK(f.last_ns == 1024);
   }
 }
+
+TEST_CASE("thread fold: a folded step whose tick ran backwards still counts for the thread's first and last times") {
+  using S = fields::OmpSync;
+  // begin at 1010; (wait begin, wait end, end): the wait begin before the begin (the thread moved
+  // to a core whose TSC is behind), or the end before the wait's end.
+  struct Case {
+    std::uint64_t ws, we, ye, t_min, last;
+  };
+  for (const Case& c : {Case{1005, 1020, 1024, 1005, 1024}, Case{1013, 1020, 1008, 1008, 1020}, Case{1013, 1020, 1024, 1010, 1024}}) {
+    CAPTURE(c.ws);
+    CAPTURE(c.ye);
+    Recorder rec;
+    rec.now = 1000;
+    Record& b = rec.add(Ev::OmpSyncBegin, 10);
+    S::kind.set(b, 1);
+    S::wait_begin_step.set(b, kob::fold::step(c.ws, 1010));
+    S::wait_end_step.set(b, kob::fold::step(c.we, c.ws));
+    S::end_step.set(b, kob::fold::step(c.ye, c.we));
+    const ThreadFold f = fold_records(rec.recs, 8);
+    CHECK(f.host_records == 4);
+    CHECK(f.t_min == c.t_min);
+    CHECK(f.last_ns == c.last);
+  }
+}
