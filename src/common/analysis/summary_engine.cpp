@@ -499,14 +499,15 @@ void Engine::implicit_rows() {
     if (!declined() && j->tasks == j->team_size) complete(*j);
     return true;
   };
-  for (std::size_t k = 0; k < pending_.size() && !declined();) {
+  // Those still waiting close ranks in one pass (an erase each moved every row after it).
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < pending_.size(); ++k) {
     Pending& q = pending_[k];
-    if (try_fold(q.row, q.pieces.data(), q.parts.data(), q.waits.data(), q.syncs.data())) {
-      pending_.erase(pending_.begin() + long(k));
-    } else {
-      ++k;
-    }
+    if (!declined() && try_fold(q.row, q.pieces.data(), q.parts.data(), q.waits.data(), q.syncs.data())) continue;
+    if (kept != k) pending_[kept] = std::move(q);
+    ++kept;
   }
+  pending_.resize(kept);
   for (ThreadFold& f : folds_)
     for (ImplicitRow& r : f.implicits) {
       if (declined()) return;
