@@ -118,16 +118,15 @@ class ConstructRows {
     // The same few constructs come back region after region: a small direct-mapped cache in front
     // of the table (row_of_slow), looked up inline.
     const std::uint32_t k = (static_cast<std::uint32_t>(c) << 16) | kind;
-    Recent& r = recent_[(codeptr ^ (codeptr >> 9) ^ k) & (kRecent - 1)];
-    if (r.codeptr == codeptr && r.kind == k && codeptr != 0) return r.row;
+    Recent& r = recent(k, codeptr);
+    if (r.holds(k, codeptr)) return r.row;
     const std::uint32_t row = row_of_slow(c, kind, codeptr);
     if (row != kNoRow) r = {codeptr, k, row};
     return row;
   }
   bool has_row(Category c, std::uint16_t kind, std::uint64_t codeptr) {
     const std::uint32_t k = (static_cast<std::uint32_t>(c) << 16) | kind;
-    const Recent& r = recent_[(codeptr ^ (codeptr >> 9) ^ k) & (kRecent - 1)];
-    return (r.codeptr == codeptr && r.kind == k && codeptr != 0) || has_row_slow(k, codeptr);
+    return recent(k, codeptr).holds(k, codeptr) || has_row_slow(k, codeptr);
   }
   void add_parallel(std::uint32_t row, std::uint64_t dur, std::uint32_t team_size, bool kernel_inside) {
     if (row >= rows_.size()) return;
@@ -169,9 +168,11 @@ class ConstructRows {
   struct Recent {
     std::uint64_t codeptr = 0;  // 0: empty
     std::uint32_t kind = 0, row = 0;
+    bool holds(std::uint32_t k, std::uint64_t c) const { return codeptr == c && kind == k && c != 0; }
   };
   static constexpr std::size_t kRecent = 16;
   std::array<Recent, kRecent> recent_{};
+  Recent& recent(std::uint32_t k, std::uint64_t codeptr) { return recent_[(codeptr ^ (codeptr >> 9) ^ k) & (kRecent - 1)]; }
 
   SourceResolver* sources_ = nullptr;
   // The figures; the strings of each row's location stay in the resolver until result().
