@@ -1,6 +1,7 @@
 #include "common/analysis/thread_fold.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "common/analysis/summary_fold_constructs.hpp"
 #include "common/record/record_fields.hpp"
@@ -34,21 +35,43 @@ void ThreadFold::decline(const char* why) {
   if (why_.empty()) why_ = why;
 }
 
-void ThreadFold::take_rows() {
-  parallels.clear();
-  implicits.clear();
-  ordered.clear();
-  kernel_times.clear();
+void ThreadFold::hand_over(EpochRows& out, bool last) {
+  out.track = track;
+  // Swapped, not copied: the rows change hands, and each side keeps reusing the other's memory
+  // (made as large as this epoch's at once, so that no vector grows by copying once per slot).
+  const auto move = [](auto& from, auto& to) {
+    to.clear();
+    std::swap(from, to);
+    if (from.capacity() < to.size()) from.reserve(to.capacity());
+  };
+  move(parallels, out.parallels);
+  move(implicits, out.implicits);
+  move(ordered, out.ordered);
+  move(kernel_times, out.kernel_times);
+  move(open_waits, out.open_waits);
+  move(open_syncs, out.open_syncs);
+  move(pieces, out.pieces);
+  move(parts, out.parts);
   // The pieces and parts of the implicit task still open stay with it, renumbered from 0.
-  if (OpenImplicit* t = worker_task()) {
-    pieces.erase(pieces.begin(), pieces.begin() + t->pieces);
-    parts.erase(parts.begin(), parts.begin() + t->parts);
+  if (OpenImplicit* t = last ? nullptr : worker_task()) {
+    pieces.assign(out.pieces.begin() + t->pieces, out.pieces.end());
+    parts.assign(out.parts.begin() + t->parts, out.parts.end());
+    out.pieces.resize(t->pieces);
+    out.parts.resize(t->parts);
     if (last_work_.part != kNone) last_work_.part = last_work_.part >= t->parts ? last_work_.part - t->parts : kNone;
     t->pieces = t->parts = 0;
   } else {
-    pieces.clear();
-    parts.clear();
     last_work_.part = kNone;
+  }
+  out.hits.clear();
+  for (; handed_hits_ < hits.size(); ++handed_hits_) {
+    const ConstructHit& h = hits[handed_hits_];
+    out.hits.push_back({h.codeptr, h.first_end, h.first_seq, h.kind});
+  }
+  out.kernels.clear();
+  for (; handed_kernels_ < kernels.size(); ++handed_kernels_) {
+    const KernelPart& k = kernels[handed_kernels_];
+    out.kernels.push_back({k.name, k.kind, k.space});
   }
 }
 

@@ -135,6 +135,36 @@ struct KernelTimes {
   std::uint64_t seq = 0;  // the thread's event count at its end: ties on one thread in record order
 };
 
+// A construct hit first made in an epoch: what the join needs to give it a row (its first call's
+// end and place, for the table's first-seen order).
+struct HitSeen {
+  std::uint64_t codeptr = 0, first_end = 0, first_seq = 0;
+  std::uint32_t kind = 0;  // as ConstructHit::kind
+};
+
+// A kernel part first made in an epoch: its key, for the join's OpenMP figures per kernel.
+struct KernelSeen {
+  std::uint32_t name = 0;
+  KernelKind kind = KernelKind::ParallelFor;
+  std::uint32_t space = 0;
+};
+
+// One thread's rows of one epoch, handed from its fold to the join (ThreadFold::hand_over): the
+// fold goes on with the next epoch, on another core, while the join reads and marks these.
+struct EpochRows {
+  std::uint32_t track = 0;
+  std::vector<ParallelRow> parallels;
+  std::vector<ImplicitRow> implicits;
+  std::vector<SyncPiece> pieces;  // of the implicit rows (ImplicitRow::pieces indexes here)
+  std::vector<WorkPiece> parts;
+  std::vector<OrderedRow> ordered;
+  std::vector<KernelTimes> kernel_times;
+  std::vector<OpenWait> open_waits;  // the last epoch's only (ThreadFold::finish)
+  std::vector<OpenSync> open_syncs;
+  std::vector<HitSeen> hits;
+  std::vector<KernelSeen> kernels;  // ThreadFold::kernels' new parts, in order
+};
+
 class ThreadFold {
  public:
   // track: the thread's index among the run's threads; with_rows: the constructs table is made
@@ -150,7 +180,7 @@ class ThreadFold {
   bool declined() const { return !why_.empty(); }
   const std::string& why() const { return why_; }
 
-  // What the join takes after each epoch (and clears with take_rows): rows and merge-ordered facts.
+  // The epoch's rows and merge-ordered facts, made here and handed to the join after each epoch.
   std::vector<ParallelRow> parallels;
   std::vector<ImplicitRow> implicits;
   std::vector<SyncPiece> pieces;
@@ -159,7 +189,10 @@ class ThreadFold {
   std::vector<KernelTimes> kernel_times;
   std::vector<OpenWait> open_waits;
   std::vector<OpenSync> open_syncs;
-  void take_rows();
+  // Moves the epoch's rows into out (what out held is dropped, its memory reused), with the hits
+  // and kernel parts first made since the last hand-over. The pieces and parts of an implicit task
+  // still open stay here, renumbered from 0, unless last (after finish(): everything goes).
+  void hand_over(EpochRows& out, bool last);
 
   // The thread's own figures, summed over the run.
   std::uint32_t track = 0;
@@ -283,6 +316,7 @@ class ThreadFold {
   // Construct hits by (kind, codeptr): open addressing into hits.
   std::vector<std::uint32_t> hit_slots_;
   std::uint32_t last_hit_ = kNone;  // the hit added to last
+  std::size_t handed_hits_ = 0, handed_kernels_ = 0;  // hits and kernels already in a hand-over
 };
 
 }  // namespace kob::engine

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <iterator>
@@ -94,6 +95,8 @@ std::uint32_t Reader::complete_ring_records(std::uint64_t offset, std::uint32_t 
 }
 
 bool Reader::open(const std::string& path, std::string& error) {
+  static std::atomic<std::uint64_t> opens{0};
+  serial_ = ++opens;
   path_ = path;
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) {
@@ -153,10 +156,31 @@ bool Reader::read_header(std::string& error) {
 }
 
 void Reader::walk_blocks(ChunkCopies& chunks) {
+  // The headers are taken from a window of the file read kWalkWindow bytes at a time: a read per
+  // header (a block is a few KiB) was most of the walk, a system call each. Where the window cannot
+  // be read whole (the file shrank since its size was taken), the header alone is read.
+  constexpr std::size_t kWalkWindow = std::size_t{1} << 16;
+  std::vector<std::uint8_t> window(kWalkWindow);
+  std::uint64_t window_at = 0;
+  std::size_t window_bytes = 0;
+  const auto header = [&](std::uint64_t off, std::uint8_t* b) {
+    if (off < window_at || off + kBlockHeaderSize > window_at + window_bytes) {
+      window_at = off;
+      window_bytes = static_cast<std::size_t>(std::min<std::uint64_t>(kWalkWindow, size_ - off));
+      if (!read_at(off, window.data(), window_bytes)) {
+        window_bytes = 0;
+        return read_at(off, b, kBlockHeaderSize);
+      }
+    }
+    std::memcpy(b, window.data() + (off - window_at), kBlockHeaderSize);
+    return true;
+  };
+  std::uint32_t last_thread = 0;
+  std::vector<FileThread::Chunk>* last_chunks = nullptr;  // last_thread's (blocks of a thread come in runs)
   std::uint64_t off = kHeaderSize;
   while (off + kBlockHeaderSize <= size_) {
     std::uint8_t b[kBlockHeaderSize];
-    if (!read_at(off, b, sizeof b) || get<std::uint32_t>(b) != kBlockMagic) break;
+    if (!header(off, b) || get<std::uint32_t>(b) != kBlockMagic) break;
     const auto kind = static_cast<BlockKind>(get<std::uint16_t>(b + 4));
     const std::uint32_t payload = get<std::uint32_t>(b + 12);
     const std::uint64_t next = off + round8(kBlockHeaderSize + std::uint64_t(payload));
@@ -169,9 +193,12 @@ void Reader::walk_blocks(ChunkCopies& chunks) {
     const std::uint64_t present = cut ? size_ - off - kBlockHeaderSize : payload;
     const FileThread::Chunk c = block_chunk(b, off, present);
     if (c.records != 0) {
-      auto& [compact, ring] = chunks[get<std::uint32_t>(b + 8)][c.seq];
-      FileThread::Chunk& best = c.ring ? ring : compact;
-      if (c.records > best.records) best = c;
+      const std::uint32_t thread = get<std::uint32_t>(b + 8);
+      if (last_chunks == nullptr || thread != last_thread) {
+        last_chunks = &chunks[thread];
+        last_thread = thread;
+      }
+      last_chunks->push_back(c);
     }
     if (cut) break;
     off = next;
@@ -235,7 +262,7 @@ void Reader::drop_bad_names() {
   name_offsets_.clear();
 }
 
-void Reader::make_threads(const ChunkCopies& chunks) {
+void Reader::make_threads(ChunkCopies& chunks) {
   // META was parsed into kv_, names_, calibs_; the THREAD and LOST entries were kept aside.
   std::map<std::uint32_t, Identity> identity;  // THREAD entries, the last one of each thread
   std::map<std::uint32_t, std::vector<Loss>> losses;
@@ -265,12 +292,26 @@ void Reader::make_threads(const ChunkCopies& chunks) {
     // A slot's records count when its COMPACT copy has fewer: what the writer had not copied when
     // the process ended. After END the writer has copied every slot, and records a thread still
     // put in its slot after that (thread ends at exit) are not part of the run.
-    if (auto it = chunks.find(index); it != chunks.end())
-      for (const auto& [seq, pair] : it->second) {
-        const auto& [compact, ring] = pair;
+    if (auto it = chunks.find(index); it != chunks.end()) {
+      // Per sequence number the COMPACT copy and the ring slot with the most records (the first
+      // in the file of equals), in sequence order (the file's order, but for a copy made again).
+      std::vector<FileThread::Chunk>& found = it->second;
+      const auto by_seq = [](const FileThread::Chunk& a, const FileThread::Chunk& b) { return a.seq < b.seq; };
+      if (!std::is_sorted(found.begin(), found.end(), by_seq)) std::stable_sort(found.begin(), found.end(), by_seq);
+      t->chunks_.reserve(found.size());
+      for (std::size_t g = 0; g < found.size();) {
+        FileThread::Chunk compact, ring;
+        std::size_t e = g;
+        for (; e < found.size() && found[e].seq == found[g].seq; ++e) {
+          FileThread::Chunk& best = found[e].ring ? ring : compact;
+          if (found[e].records > best.records) best = found[e];
+        }
+        g = e;
         const bool use_ring = !has_end_ && ring.records > compact.records;
         if (use_ring || compact.records != 0) t->chunks_.push_back(use_ring ? ring : compact);
       }
+      std::vector<FileThread::Chunk>().swap(found);  // the next thread's copies may use its memory
+    }
     threads_.push_back(std::move(t));
   }
 }
@@ -443,6 +484,41 @@ struct RecordsInto {
 };
 }  // namespace
 
+const std::uint8_t* FileThread::compact_bytes(std::size_t i) const {
+  // A read per chunk (a few KiB) cost more in system calls than the decoding of a chunk on a
+  // virtual machine. The window takes the chunks after this one too, while they lie in file order
+  // within kReadWindow and the window holds at most twice their bytes (other threads' blocks lie
+  // between them: with many threads each chunk is read alone). Per calling thread: the engine
+  // keeps a program thread on the same worker where it can.
+  constexpr std::uint64_t kReadWindow = std::uint64_t{1} << 16;
+  struct Window {
+    std::uint64_t serial = 0;  // the Reader's (0: none)
+    std::uint64_t at = 0, bytes = 0;
+    std::vector<std::uint8_t> buf;
+  };
+  thread_local Window w;
+  const Chunk& c = chunks_[i];
+  if (w.serial == file_->serial_ && c.offset >= w.at && c.offset + c.bytes <= w.at + w.bytes) return w.buf.data() + (c.offset - w.at);
+  std::uint64_t end = c.offset + c.bytes, useful = c.bytes;
+  for (std::size_t j = i + 1; j < chunks_.size(); ++j) {
+    const Chunk& d = chunks_[j];
+    const std::uint64_t e = d.offset + d.bytes;
+    if (d.ring || d.offset < end || e - c.offset > kReadWindow || 2 * (useful + d.bytes) < e - c.offset) break;
+    end = e;
+    useful += d.bytes;
+  }
+  w.serial = 0;
+  if (w.buf.size() < end - c.offset) w.buf.resize(end - c.offset);
+  if (!file_->read_at(c.offset, w.buf.data(), end - c.offset)) {
+    // The window runs past what the file holds now (cut since it was opened): the chunk alone.
+    return end != c.offset + c.bytes && file_->read_at(c.offset, w.buf.data(), c.bytes) ? w.buf.data() : nullptr;
+  }
+  w.serial = file_->serial_;
+  w.at = c.offset;
+  w.bytes = end - c.offset;
+  return w.buf.data();
+}
+
 void FileThread::read_chunk(std::size_t i, std::vector<Record>& recs) const {
   if (i >= chunks_.size()) {
     recs.clear();
@@ -459,11 +535,9 @@ void FileThread::read_chunk(std::size_t i, std::vector<Record>& recs) const {
     recs.resize(n);
     out_n = fold::unfold_all(recs, n);
   } else {
-    thread_local std::vector<std::uint8_t> bytes;
-    if (bytes.size() < c.bytes) bytes.resize(c.bytes);
-    if (file_->read_at(c.offset, bytes.data(), c.bytes)) {
+    if (const std::uint8_t* bytes = compact_bytes(i)) {
       RecordsInto into{&recs, recs.data(), recs.data() + recs.size()};
-      n = codec::decode_into(bytes.data(), c.bytes, c.records, c.base_tick, into);
+      n = codec::decode_into(bytes, c.bytes, c.records, c.base_tick, into);
       out_n = static_cast<std::size_t>(into.out - recs.data());
     }
   }
@@ -484,9 +558,7 @@ void FileThread::read_events(std::size_t i, EventDecoder& decoder, EventChunk& o
       decoder.append(recs.data(), n, out);
     }
   } else {
-    thread_local std::vector<std::uint8_t> bytes;
-    if (bytes.size() < c.bytes) bytes.resize(c.bytes);
-    if (file_->read_at(c.offset, bytes.data(), c.bytes)) n = decoder.decode(bytes.data(), c.bytes, c.records, c.base_tick, out);
+    if (const std::uint8_t* bytes = compact_bytes(i)) n = decoder.decode(bytes, c.bytes, c.records, c.base_tick, out);
   }
   file_->note_chunk(c.records, c.records - std::min<std::uint64_t>(n, c.records), c.block);
 }

@@ -59,6 +59,9 @@ class FileThread : public ThreadSource {
     std::uint64_t base_tick = 0;
     bool ring = false;
   };
+  // The payload of COMPACT chunk i (nullptr: it cannot be read), from the calling thread's window
+  // on the file: read with the thread's next chunks when they lie close behind it.
+  const std::uint8_t* compact_bytes(std::size_t i) const;
   std::vector<Chunk> chunks_;  // by seq
   const Reader* file_ = nullptr;
 };
@@ -134,21 +137,24 @@ class Reader {
   // A META block's payload, which starts at byte `at` of the file.
   void parse_meta(const std::uint8_t* p, std::size_t n, std::uint64_t at);
   void note_damage(std::uint64_t offset, std::string what);
+  // By thread, its blocks' chunks in file order (COMPACT copies and ring slots, a sequence number
+  // possibly more than once): a vector each, not a node per chunk (the walk's time went to the nodes).
+  using ChunkCopies = std::map<std::uint32_t, std::vector<FileThread::Chunk>>;
   // The steps of open(): the file header; the walk over the blocks, keeping per thread and
   // sequence number the COMPACT copy and the ring slot with the most records; one block's chunk
   // (no records: nothing to read); NAME entries that cannot be the file's; the threads.
-  using ChunkCopies = std::map<std::uint32_t, std::map<std::uint64_t, std::pair<FileThread::Chunk, FileThread::Chunk>>>;
   bool read_header(std::string& error);
   void walk_blocks(ChunkCopies& chunks);
   FileThread::Chunk block_chunk(const std::uint8_t* b, std::uint64_t off, std::uint64_t present);
   void drop_bad_names();
-  void make_threads(const ChunkCopies& chunks);
+  void make_threads(ChunkCopies& chunks);
   // After a chunk of `records` records was decoded, of which `lost` were not (damaged, in the
   // block at byte `block`); calls on_progress. Any thread.
   void note_chunk(std::uint64_t records, std::uint64_t lost, std::uint64_t block) const;
 
   std::string path_;
   int fd_ = -1;
+  std::uint64_t serial_ = 0;  // this open's number in the process: a read window's owner
   std::uint64_t size_ = 0;
   RunHeader header_;
   bool has_end_ = false;

@@ -424,3 +424,82 @@ TEST_CASE("raw reader: a ring slot cut by the end of the file gives the records 
   REQUIRE(r.threads().size() == 1);
   CHECK(all_records(*r.threads()[0]).size() == 40);
 }
+
+TEST_CASE("raw reader: chunks read through a window: threads interleaved, two files at once, a file cut after opening") {
+  // Threads 0 and 1 take turns (their chunks share windows); later thread 2's chunks lie between
+  // thread 3's large ones (each read alone), and 0's and 1's between them too.
+  const auto layout = [](std::uint64_t salt) {
+    RawTraceWriter w;
+    for (std::uint64_t s = 1; s <= 40; ++s) {
+      w.compact(0, s, numbered(salt + 0, 50 * (s - 1), 50));
+      w.compact(1, s, numbered(salt + 1, 30 * (s - 1), 30));
+      if (s > 30) {
+        w.compact(2, s - 30, numbered(salt + 2, 10 * (s - 31), 10));
+        w.compact(3, s - 30, numbered(salt + 3, 4000 * (s - 31), 4000));
+      }
+    }
+    return w;
+  };
+  TempFile fa, fb;
+  REQUIRE(layout(0).write(fa.path));
+  REQUIRE(layout(10).write(fb.path));
+  kob::raw::Reader a, b;
+  std::string error;
+  REQUIRE(a.open(fa.path, error));
+  REQUIRE(b.open(fb.path, error));
+  REQUIRE(a.threads().size() == 4);
+  REQUIRE(b.threads().size() == 4);
+  // Chunk by chunk, a's and b's threads in turn on this one thread: each file's own records.
+  const std::uint64_t per[4] = {50, 30, 10, 4000};
+  CHECK(a.threads()[2]->chunk_count() == 10);
+  for (std::size_t t = 0; t < 4; ++t) {
+    CAPTURE(t);
+    const kob::ThreadSource& ta = *a.threads()[t];
+    const kob::ThreadSource& tb = *b.threads()[t];
+    REQUIRE(ta.chunk_count() == tb.chunk_count());
+    std::vector<Record> ra, rb;
+    for (std::size_t c = 0; c < ta.chunk_count(); ++c) {
+      ta.read_chunk(c, ra);
+      tb.read_chunk(c, rb);
+      REQUIRE(ra.size() == per[t]);
+      REQUIRE(rb.size() == per[t]);
+      for (std::size_t k = 0; k < ra.size(); ++k) {
+        const std::uint64_t n = c * per[t] + k;
+        CHECK(ra[k].u[0] == t * 1000000 + n);
+        CHECK(rb[k].u[0] == (t + 10) * 1000000 + n);
+        CHECK(ra[k].tick == 10 * n + 5);
+      }
+    }
+  }
+
+  // The file cut short after it was opened, inside thread 0's third chunk: the first two are read
+  // (a window reaching past the new end is given up for the chunk alone), the rest are lost.
+  kob::raw::Reader cut;
+  REQUIRE(cut.open(fa.path, error));
+  const auto t0 = cut.threads()[0];
+  // Where chunk 2 ends: the smallest copy of the file in which it reads whole.
+  std::uintmax_t lo = 0, hi = std::filesystem::file_size(fa.path);
+  while (lo + 1 < hi) {
+    const std::uintmax_t mid = (lo + hi) / 2;
+    std::filesystem::resize_file(fb.path, 0);
+    std::filesystem::copy_file(fa.path, fb.path, std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::resize_file(fb.path, mid);
+    kob::raw::Reader probe;
+    std::vector<Record> got;
+    if (probe.open(fb.path, error) && !probe.threads().empty() && probe.threads()[0]->chunk_count() > 2) {
+      probe.threads()[0]->read_chunk(2, got);
+    }
+    (got.size() == 50 ? hi : lo) = mid;
+  }
+  std::filesystem::resize_file(fa.path, hi - 1);  // now: chunk 2's last byte is gone
+  std::vector<Record> r;
+  t0->read_chunk(0, r);
+  CHECK(r.size() == 50);
+  t0->read_chunk(1, r);
+  CHECK(r.size() == 50);
+  CHECK(r.back().u[0] == 99);
+  t0->read_chunk(2, r);
+  CHECK(r.empty());
+  t0->read_chunk(3, r);
+  CHECK(r.empty());
+}
