@@ -10,11 +10,13 @@
 #include <cstring>
 #include <iterator>
 #include <map>
+#include <thread>
 
 #include "common/record/clock.hpp"
 #include "common/record/record_fold.hpp"
 #include "common/record/intern.hpp"
 #include "common/record/record_codec.hpp"
+#include "common/support/blocked_signals.hpp"
 
 namespace kob::raw {
 
@@ -155,26 +157,102 @@ bool Reader::read_header(std::string& error) {
   return true;
 }
 
-void Reader::walk_blocks(ChunkCopies& chunks) {
-  // The headers are taken from a window of the file read kWalkWindow bytes at a time: a read per
-  // header (a block is a few KiB) was most of the walk, a system call each. Where the window cannot
-  // be read whole (the file shrank since its size was taken), the header alone is read.
-  constexpr std::size_t kWalkWindow = std::size_t{1} << 16;
-  std::vector<std::uint8_t> window(kWalkWindow);
-  std::uint64_t window_at = 0;
-  std::size_t window_bytes = 0;
-  const auto header = [&](std::uint64_t off, std::uint8_t* b) {
-    if (off < window_at || off + kBlockHeaderSize > window_at + window_bytes) {
-      window_at = off;
-      window_bytes = static_cast<std::size_t>(std::min<std::uint64_t>(kWalkWindow, size_ - off));
-      if (!read_at(off, window.data(), window_bytes)) {
-        window_bytes = 0;
+namespace {
+
+// A window on the file for a walk over its block headers: kWalkWindow bytes read at a time (a
+// read per header, a block being a few KiB, was most of the walk, a system call each). Where the
+// window cannot be read whole (the file shrank since its size was taken), the header alone is read.
+constexpr std::size_t kWalkWindow = std::size_t{1} << 16;
+struct HeaderWindow {
+  std::vector<std::uint8_t> bytes = std::vector<std::uint8_t>(kWalkWindow);
+  std::uint64_t at = 0;
+  std::size_t held = 0;
+  template <class Read>
+  bool header(std::uint64_t off, std::uint64_t size, std::uint8_t* b, Read&& read_at) {
+    if (off < at || off + kBlockHeaderSize > at + held) {
+      at = off;
+      held = static_cast<std::size_t>(std::min<std::uint64_t>(kWalkWindow, size - off));
+      if (!read_at(off, bytes.data(), held)) {
+        held = 0;
         return read_at(off, b, kBlockHeaderSize);
       }
     }
-    std::memcpy(b, window.data() + (off - window_at), kBlockHeaderSize);
+    std::memcpy(b, bytes.data() + (off - at), kBlockHeaderSize);
     return true;
+  }
+};
+
+// A block header read ahead by the helper of a walk, and where it lies.
+struct FarHeader {
+  std::uint64_t off;
+  std::uint8_t b[kBlockHeaderSize];
+};
+
+// Below this size one thread walks the whole file; the most headers the helper keeps (12 MiB).
+constexpr std::uint64_t kTwoWalkers = std::uint64_t{8} << 20;
+constexpr std::size_t kFarHeaders = std::size_t{1} << 18;
+
+}  // namespace
+
+void Reader::walk_blocks(ChunkCopies& chunks) {
+  const auto read = [this](std::uint64_t off, void* out, std::size_t n) { return read_at(off, out, n); };
+  // A large file's second half is walked by a helper thread at the same time: from the first
+  // place past the middle that holds the block magic, it reads the headers of the chain it finds
+  // there (a guess: the magic may be a payload's bytes). The walk below takes a header from that
+  // list only where the list has one at the very offset it has reached, so the guess decides how
+  // much the helper saves, never what the walk finds; a header not there is read as before.
+  std::vector<FarHeader> far;                        // the helper's, until it is joined
+  std::atomic<std::uint64_t> far_start{UINT64_MAX};  // where its list begins, once it knows
+  std::atomic<bool> stop{false};                     // the walk below has ended: the helper may too
+  std::thread helper;
+  if (size_ >= kTwoWalkers) {
+    try {
+      const BlockAllSignals blocked;  // the program's signals are for its own threads
+      helper = std::thread([this, &far, &far_start, &stop, read] {
+        try {
+          HeaderWindow w;
+          std::uint64_t off = kHeaderSize + (size_ / 2 - kHeaderSize) / 8 * 8;  // blocks start 8-aligned from the header
+          std::uint8_t b[kBlockHeaderSize];
+          for (; off + kBlockHeaderSize <= size_; off += 8)
+            if (!w.header(off, size_, b, read) || get<std::uint32_t>(b) == kBlockMagic) break;
+          far_start.store(off, std::memory_order_release);
+          // At most kFarHeaders (a file of tiny blocks): the walk reads the rest itself.
+          while (far.size() < kFarHeaders && !stop.load(std::memory_order_relaxed) && off + kBlockHeaderSize <= size_ &&
+                 w.header(off, size_, b, read) && get<std::uint32_t>(b) == kBlockMagic) {
+            FarHeader& h = far.emplace_back();
+            h.off = off;
+            std::memcpy(h.b, b, sizeof b);
+            off += round8(kBlockHeaderSize + std::uint64_t(get<std::uint32_t>(b + 12)));
+          }
+        } catch (...) {
+          // Out of memory: the list so far holds good headers all the same.
+        }
+      });
+    } catch (...) {
+      // No thread: one walker.
+    }
+  }
+  HeaderWindow window;
+  std::size_t next_far = 0;  // where to look in far (once the helper is joined)
+  const auto header = [&](std::uint64_t off, std::uint8_t* b) {
+    if (helper.joinable() && off >= far_start.load(std::memory_order_acquire)) helper.join();  // its list is whole
+    if (!helper.joinable()) {
+      while (next_far < far.size() && far[next_far].off < off) ++next_far;
+      if (next_far < far.size() && far[next_far].off == off) {
+        std::memcpy(b, far[next_far++].b, kBlockHeaderSize);
+        return true;
+      }
+    }
+    return window.header(off, size_, b, read);
   };
+  struct JoinAtEnd {
+    std::thread& t;
+    std::atomic<bool>& stop;
+    ~JoinAtEnd() {
+      stop = true;
+      if (t.joinable()) t.join();
+    }
+  } join_at_end{helper, stop};
   std::uint32_t last_thread = 0;
   std::vector<FileThread::Chunk>* last_chunks = nullptr;  // last_thread's (blocks of a thread come in runs)
   std::uint64_t off = kHeaderSize;

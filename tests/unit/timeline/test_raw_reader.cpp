@@ -503,3 +503,41 @@ TEST_CASE("raw reader: chunks read through a window: threads interleaved, two fi
   t0->read_chunk(3, r);
   CHECK(r.empty());
 }
+
+TEST_CASE("raw reader: a large file's second half walked by a helper: the same chunks; garbage there ends the walk") {
+  // Over 8 MiB (two walkers): threads 0 and 1 in turn, 120 chunks of 4000 records each; then the
+  // same with garbage after the 100th pair (in the second half, where the helper walks).
+  const auto layout = [](bool with_garbage) {
+    RawTraceWriter w;
+    for (std::uint64_t s = 1; s <= 120; ++s) {
+      w.compact(0, s, numbered(0, 4000 * (s - 1), 4000));
+      w.compact(1, s, numbered(1, 4000 * (s - 1), 4000));
+      if (with_garbage && s == 100) w.garbage(4096);
+    }
+    return w;
+  };
+  for (bool garbage : {false, true}) {
+    CAPTURE(garbage);
+    TempFile f;
+    REQUIRE(layout(garbage).write(f.path));
+    REQUIRE(std::filesystem::file_size(f.path) > (std::uintmax_t{8} << 20));
+    kob::raw::Reader r;
+    std::string error;
+    REQUIRE(r.open(f.path, error));
+    CHECK((r.cut_tail_bytes() > 0) == garbage);
+    REQUIRE(r.threads().size() == 2);
+    const std::size_t chunks = garbage ? 100 : 120;
+    for (std::size_t t = 0; t < 2; ++t) {
+      const kob::ThreadSource& th = *r.threads()[t];
+      REQUIRE(th.chunk_count() == chunks);
+      std::vector<Record> got;
+      std::size_t bad = 0;
+      for (std::size_t c = 0; c < chunks; ++c) {
+        th.read_chunk(c, got);
+        REQUIRE(got.size() == 4000);
+        for (std::size_t k = 0; k < got.size(); ++k) bad += got[k].u[0] != t * 1000000 + 4000 * c + k;
+      }
+      CHECK(bad == 0);
+    }
+  }
+}
