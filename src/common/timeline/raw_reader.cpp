@@ -586,7 +586,8 @@ const std::uint8_t* FileThread::compact_bytes(std::size_t i) const {
     useful += d.bytes;
   }
   w.serial = 0;
-  if (w.buf.size() < end - c.offset) w.buf.resize(end - c.offset);
+  // Sized once for a whole window (growing it step by step zeroed and copied it each time).
+  if (w.buf.size() < end - c.offset) w.buf.resize(std::max<std::uint64_t>(end - c.offset, kReadWindow));
   if (!file_->read_at(c.offset, w.buf.data(), end - c.offset)) {
     // The window runs past what the file holds now (cut since it was opened): the chunk alone.
     return end != c.offset + c.bytes && file_->read_at(c.offset, w.buf.data(), c.bytes) ? w.buf.data() : nullptr;
