@@ -199,7 +199,7 @@ bool Engine::run(std::string& why) {
   }
   // Epochs: every epoch_chunks-th chunk's first tick over all threads bounds one. By default about
   // 8 chunks a thread: an epoch's rows then stay in the caches between its folds and its join
-  // (64 a thread took 15 % more CPU with -j 2, and 1 % more instructions with -j 1).
+  // (64 a thread took 15 % more CPU with -j 2, and 1-2 % more instructions with -j 1).
   std::vector<std::uint64_t> ticks;
   bool ticks_known = true;
   for (const ThreadSource* th : run_.threads)
