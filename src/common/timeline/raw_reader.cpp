@@ -375,7 +375,15 @@ void Reader::make_threads(ChunkCopies& chunks) {
       // in the file of equals), in sequence order (the file's order, but for a copy made again).
       std::vector<FileThread::Chunk>& found = it->second;
       const auto by_seq = [](const FileThread::Chunk& a, const FileThread::Chunk& b) { return a.seq < b.seq; };
-      if (!std::is_sorted(found.begin(), found.end(), by_seq)) std::stable_sort(found.begin(), found.end(), by_seq);
+      if (!std::is_sorted(found.begin(), found.end(), by_seq)) {
+        // The COMPACT copies lie in sequence order but for a copy made again; the few ring slots
+        // (which hold the latest chunks) lie before them: sorted apart, then merged (a sort of the
+        // whole was most of the index's making).
+        const auto rings_end = std::stable_partition(found.begin(), found.end(), [](const FileThread::Chunk& c) { return c.ring; });
+        std::stable_sort(found.begin(), rings_end, by_seq);
+        if (!std::is_sorted(rings_end, found.end(), by_seq)) std::stable_sort(rings_end, found.end(), by_seq);
+        std::inplace_merge(found.begin(), rings_end, found.end(), by_seq);
+      }
       t->chunks_.reserve(found.size());
       for (std::size_t g = 0; g < found.size();) {
         FileThread::Chunk compact, ring;
