@@ -4,7 +4,10 @@ and summary.txt twice, with KOB_ENGINE=builder and with KOB_ENGINE=per-thread; t
 byte for byte the same. --engine says whether the per-thread engine must have covered the run
 (yes: it may not decline, said on stderr) or must have declined it (no: a run it does not cover
 yet, which the builder summarizes). --epoch-chunks converts a second time with epochs of that
-many chunks (the joins carried over epoch ends), which must give the same files again."""
+many chunks (the joins carried over epoch ends), which must give the same files again. --diff
+records the program a second time and compares `kob diff --json` of the two runs made by each
+engine (every call's time per kernel, region and construct, through the noise model): the
+reports must be the same too."""
 import argparse
 import os
 
@@ -20,6 +23,7 @@ ap.add_argument("--case", action="append", default=[], help="an argument of the 
 ap.add_argument("--engine", choices=["yes", "no"], required=True)
 ap.add_argument("--epoch-chunks", type=int, default=0)
 ap.add_argument("--tool-args", default="", help="more tool options for the recording")
+ap.add_argument("--diff", action="store_true", help="also compare kob diff's reports of two runs")
 ap.add_argument("--kob-races-only", action="store_true",
                 help="under ThreadSanitizer: the program's races (Kokkos', libomp's uninstrumented) are not this "
                      "test's; kob's threads are")
@@ -37,6 +41,9 @@ if a.kob_races_only:
     env["TSAN_OPTIONS"] = os.environ.get("TSAN_OPTIONS", "") + ":report_bugs=0"
 rc, _, err = kc.run([os.path.abspath(a.program)] + a.case, env, cwd=wd)
 kc.expect_eq(rc, 0, f"program exit code ({err[-300:]})")
+if a.diff:
+    rc, _, err = kc.run([os.path.abspath(a.program)] + a.case, {**env, "KOB_ARGS": env["KOB_ARGS"].replace(raw, raw + "2")}, cwd=wd)
+    kc.expect_eq(rc, 0, f"program exit code, second run ({err[-300:]})")
 
 
 def convert(name, engine, extra_env=None, jobs=1):
@@ -70,6 +77,20 @@ for ext in ref:
 with open(os.path.join(wd, "builder.summary.json")) as f:
     s = kc.json_load(f)
 kc.check(s["openmp"]["records"] > 0 or len(s["kernels"]) > 0, "the run has OpenMP records or Kokkos kernels to compare")
+if a.diff:
+    reports = {}
+    for engine in ("builder", "per-thread"):
+        rc, out, err = kc.run([a.kob, "diff", raw + ".kob", "--vs", raw + "2.kob", "--json"], {"KOB_ENGINE": engine})
+        kc.expect_eq(rc, 0, f"kob diff ({engine}): exit status ({err.strip()[-300:]})")
+        reports[engine] = out
+        if engine == "per-thread":
+            kc.expect_eq([l for l in err.splitlines() if "the per-thread engine declined" in l], [],
+                         "the per-thread engine covered both runs of kob diff")
+    kc.check(reports["per-thread"] == reports["builder"], "kob diff: the per-thread engine's report is the builder's")
+    # What the comparison covered: rows whose calls' times went through the noise model.
+    d = kc.json_loads(reports["builder"])
+    judged = [r["name"] for sec in ("kernels", "regions", "constructs") for r in d[sec] if r["judged"]]
+    kc.check(len(judged) > 0, f"kob diff judged rows by their calls' times: {judged[:5]}")
 if a.epoch_chunks:
     small, declined = convert("epochs", "per-thread", {"KOB_EPOCH_CHUNKS": str(a.epoch_chunks)}, jobs=2)
     if a.engine == "yes":

@@ -1,6 +1,7 @@
 // Every call's duration per kernel, region and OpenMP construct of one run, for the noise model of
-// kob diff (noise_model.hpp). SummaryFold fills it when given one (set_call_times); the summary
-// itself keeps only sums, so that its memory does not follow the run's length.
+// kob diff (noise_model.hpp). SummaryFold fills it when given one (set_call_times), from the
+// timeline builder's spans or the per-thread engine's folds (EngineRun::calls); the summary itself
+// keeps only sums, so that its memory does not follow the run's length.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@
 namespace kob {
 
 struct CallTimes {
-  using Durations = std::vector<std::uint64_t>;  // ns, in the order the calls ended
+  using Durations = std::vector<std::uint64_t>;  // ns, in no set order (the per-thread engine adds a thread's calls at once; the noise model sorts)
   std::map<std::tuple<std::string, std::string, std::uint32_t>, Durations> kernels;  // (name, kind, space) as in KernelStats
   std::map<std::string, Durations> regions;                          // path, inclusive time
   // OmpConstructStats::place_key(); a call's time as the row's total counts it (a lock: the wait

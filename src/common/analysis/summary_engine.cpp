@@ -90,6 +90,10 @@ class Engine {
     folds_.reserve(n);
     for (std::size_t i = 0; i < n; ++i)
       folds_.emplace_back(static_cast<std::uint32_t>(i), run.threads[i]->omp_thread_type, run.omp_runtime_code, run.sources != nullptr);
+    if (run.calls != nullptr) {
+      fold.set_call_times(run.calls);
+      for (ThreadFold& f : folds_) f.keep_calls();
+    }
     sync_.resize(n);
     busy_.assign(n, 0);
     implicit_tasks_.assign(n, 0);
@@ -322,8 +326,11 @@ void Engine::parallel_rows() {
   ++c.count;
   c.total += dur;
   c.wait += wait;
-  if (run_.sources != nullptr && !in_kernel && codeptr != 0 && summary_fold_detail::explicit_sync(kind))
-    st_.constructs.add_calls(st_.constructs.row_of(Category::Sync, kind, codeptr), 1, dur, wait);
+  if (run_.sources != nullptr && !in_kernel && codeptr != 0 && summary_fold_detail::explicit_sync(kind)) {
+    const std::uint32_t row = st_.constructs.row_of(Category::Sync, kind, codeptr);
+    st_.constructs.add_calls(row, 1, dur, wait);
+    if (run_.calls != nullptr) st_.constructs.add_call_times(row, &dur, 1);
+  }
 }
 
 // An implicit task never reported ended: it ends with its region, the waits and syncs open in it too.
@@ -663,6 +670,8 @@ void Engine::merge_kokkos(const ThreadFold& f) {
     a.max = std::max(a.max, k.max);
     a.calls += k.calls;
     a.total += k.total;
+    if (const std::size_t p = std::size_t(&k - f.kernels.data()); p < f.kernel_calls.size())
+      a.durations.insert(a.durations.end(), f.kernel_calls[p].begin(), f.kernel_calls[p].end());
   }
   std::vector<std::string> paths(f.regions.size());
   for (std::size_t r = 0; r < f.regions.size(); ++r) {
@@ -679,6 +688,7 @@ void Engine::merge_kokkos(const ThreadFold& f) {
     a.st.calls += node.calls;
     a.st.inclusive += node.inclusive;
     a.st.exclusive += node.exclusive;
+    if (r < f.region_calls.size()) a.durations.insert(a.durations.end(), f.region_calls[r].begin(), f.region_calls[r].end());
   }
   const auto add_named = [](std::map<std::uint32_t, NamedStats>& into, const std::map<std::uint32_t, NamedStats>& from) {
     for (const auto& [key, x] : from) {
@@ -738,9 +748,13 @@ void Engine::merge_omp(const ThreadFold& f) {
   c.flushes += f.flushes;
   c.errors_warning += f.errors_warning;
   c.errors_fatal += f.errors_fatal;
-  for (const ConstructHit& h : f.hits)
-    st_.constructs.add_calls(st_.constructs.row_of(static_cast<Category>(h.kind >> 16), static_cast<std::uint16_t>(h.kind & 0xffff), h.codeptr),
-                             h.calls, h.total, h.wait);
+  for (std::size_t i = 0; i < f.hits.size(); ++i) {
+    const ConstructHit& h = f.hits[i];
+    const std::uint32_t row =
+        st_.constructs.row_of(static_cast<Category>(h.kind >> 16), static_cast<std::uint16_t>(h.kind & 0xffff), h.codeptr);
+    st_.constructs.add_calls(row, h.calls, h.total, h.wait);
+    if (i < f.hit_calls.size()) st_.constructs.add_call_times(row, f.hit_calls[i].data(), f.hit_calls[i].size());
+  }
 }
 
 bool Engine::finish_state(Timeline& rest) {

@@ -133,6 +133,7 @@ class ConstructRows {
     OmpConstructStats& r = rows_[row];
     ++r.calls;
     r.total += dur;
+    add_call(row, dur);
     ++r.parallel_regions;
     r.team_size_sum += team_size;
     r.regions_with_kernels += kernel_inside ? 1 : 0;
@@ -142,6 +143,12 @@ class ConstructRows {
     rows_[row].calls += calls;
     rows_[row].total += total;
     rows_[row].wait += wait;
+  }
+  // Each call's time of the calls add_calls added (keep_calls), in any order.
+  void add_call_times(std::uint32_t row, const std::uint64_t* ns, std::size_t n) {
+    if (!keep_calls_ || row >= rows_.size() || n == 0) return;
+    if (row >= calls_.size()) calls_.resize(std::size_t(row) + 1);
+    calls_[row].insert(calls_[row].end(), ns, ns + n);
   }
 
   // Tasks created at a known site that have not ended yet.

@@ -127,6 +127,8 @@ ThreadFold::OpenImplicit* ThreadFold::worker_task() {
   p.min = std::min(p.min, d);
   p.max = std::max(p.max, d);
   kernel_times.push_back({e.ns, k.start, track, seq()});
+  if (keep_calls_) [[unlikely]]
+    add_call(kernel_calls, k.part, d);
 }
 
 void ThreadFold::region_push(const Event& e) {
@@ -166,6 +168,8 @@ void ThreadFold::region_pop(const Event& e) {
   n.inclusive += d;
   n.exclusive += d - std::min(r.children, d);
   if (!open_regions_.empty()) open_regions_.back().children += d;
+  if (keep_calls_) [[unlikely]]
+    add_call(region_calls, r.node, d);
 }
 
 void ThreadFold::deep_copy_end(const Event& e) {
@@ -193,6 +197,8 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
     ++h.calls;
     h.total += dur;
     h.wait += wait;
+    if (keep_calls_) [[unlikely]]
+      add_call(hit_calls, last_hit_, dur);
     return;
   }
   // Open addressing, at most half full.
@@ -216,11 +222,20 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
       h.total += dur;
       h.wait += wait;
       last_hit_ = i;
+      if (keep_calls_) [[unlikely]]
+        add_call(hit_calls, i, dur);
       return;
     }
   }
   hit_slots_[s] = last_hit_ = static_cast<std::uint32_t>(hits.size());
   hits.push_back({codeptr, kind, 1, dur, wait, end, seq()});
+  if (keep_calls_) [[unlikely]]
+    add_call(hit_calls, last_hit_, dur);
+}
+
+void ThreadFold::add_call(std::vector<std::vector<std::uint64_t>>& calls, std::uint32_t i, std::uint64_t ns) {
+  if (i >= calls.size()) calls.resize(std::size_t(i) + 1);
+  calls[i].push_back(ns);
 }
 
 // The OpenMP events the loop in events() does not take itself.

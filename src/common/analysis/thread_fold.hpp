@@ -216,6 +216,12 @@ class ThreadFold {
                 flushes = 0, errors_warning = 0, errors_fatal = 0;
   std::vector<ConstructHit> hits;  // outside kernels: works and syncs (not those in a worker's implicit task)
 
+  // Every call's time (ns) by kernel part, region node and construct hit (the indexes above), kept
+  // only after keep_calls(): kob diff's noise model takes each row's calls in any order
+  // (CallTimes); the summary takes the sums above.
+  void keep_calls() { keep_calls_ = true; }
+  std::vector<std::vector<std::uint64_t>> kernel_calls, region_calls, hit_calls;
+
  private:
   struct OpenKernel {
     std::uint64_t id, start;
@@ -299,6 +305,9 @@ class ThreadFold {
 
   CodeRange runtime_code_;
   bool with_rows_ = false;
+  bool keep_calls_ = false;
+  // A call's time under index i of calls (out of line: only kob diff keeps them).
+  static void add_call(std::vector<std::vector<std::uint64_t>>& calls, std::uint32_t i, std::uint64_t ns);
   std::string why_;
   std::vector<std::uint32_t> kernel_by_name_;  // name id -> first KernelPart
   std::vector<OpenKernel> open_kernels_;

@@ -252,11 +252,10 @@ namespace {
 // The summary by the per-thread engine (summary_engine.hpp) where it covers the run: no filter,
 // no call times, an intact raw trace; else nothing, and the caller builds it.
 std::optional<Summary> per_thread_summary(const RunData& run, const Facts& facts, const Config& c, SourceResolver& sources,
-                                          bool calls, unsigned jobs = 1) {
+                                          CallTimes* calls, unsigned jobs = 1) {
   const EngineChoice choice = engine_choice();
   if (choice == EngineChoice::Builder) return std::nullopt;
-  const char* why_not = calls                                       ? "kob diff's call times"
-                        : !run.intact                               ? "a damaged raw trace"
+  const char* why_not = !run.intact                                 ? "a damaged raw trace"
                         : !c.include.empty() || !c.exclude.empty() ? "--include/--exclude"
                                                                     : nullptr;
   if (why_not != nullptr) {
@@ -271,6 +270,7 @@ std::optional<Summary> per_thread_summary(const RunData& run, const Facts& facts
   e.sources = &sources;
   e.available_threads = available_omp_threads(facts);
   e.jobs = jobs;
+  e.calls = calls;
   if (const char* chunks = std::getenv("KOB_EPOCH_CHUNKS")) e.epoch_chunks = std::strtoul(chunks, nullptr, 10);  // tests: small epochs
   std::string why;
   std::optional<Summary> s = summarize_per_thread(e, &why);
@@ -284,7 +284,7 @@ Summary summarize_run(const RunData& run, const Facts& facts, CallTimes* calls) 
   const Config c = config_from_facts(facts);
   const CodeRange omp_code = omp_runtime_code(facts);
   SourceResolver sources(SourceResolver::modules_from(facts));
-  if (std::optional<Summary> s = per_thread_summary(run, facts, c, sources, calls != nullptr)) return std::move(*s);
+  if (std::optional<Summary> s = per_thread_summary(run, facts, c, sources, calls)) return std::move(*s);
   SummaryFold fold;
   fold.set_sources(&sources);
   fold.set_available_threads(available_omp_threads(facts));
@@ -487,7 +487,7 @@ std::vector<std::string> write_run_outputs(const RunData& run, const Facts& fact
   FilterSink filtered(pass.sinks > 0 ? static_cast<SpanSink&>(both) : folded, c.include, c.exclude);
   // The summary alone (no trace, no database): one program thread at a time where it can.
   std::optional<Summary> engine_sum;
-  if (pass.sinks == 0 && !db) engine_sum = per_thread_summary(run, facts, c, sources, false,
+  if (pass.sinks == 0 && !db) engine_sum = per_thread_summary(run, facts, c, sources, nullptr,
                                                                 req.jobs != 0 ? req.jobs : std::clamp(idle_cores(), 1u, OutputRequest::kMaxJobs));
   if (!engine_sum) {
     TimelineBuilder builder(filtered, run.initial_device_num, omp_runtime_code(facts));

@@ -38,8 +38,9 @@ struct Recorder {
 };
 
 // Feeds the records to a fold in chunks of `chunk` records (the decoder carries its place over).
-ThreadFold fold_records(const std::vector<Record>& recs, std::size_t chunk) {
+ThreadFold fold_records(const std::vector<Record>& recs, std::size_t chunk, bool keep_calls = false) {
   ThreadFold f(0, 0, kob::CodeRange{}, false);
+  if (keep_calls) f.keep_calls();
   kob::clock::Line line;  // tsc false: ticks are ns
   kob::EventDecoder decoder(line, kob::EventDecoder::SyncSteps::InBegin);  // as the engine decodes
   kob::EventChunk events;
@@ -54,7 +55,9 @@ ThreadFold fold_records(const std::vector<Record>& recs, std::size_t chunk) {
 
 struct Expected {
   std::uint64_t calls = 0, total = 0, min = UINT64_MAX, max = 0;
+  std::vector<std::uint64_t> durations;  // every call's, in order
   void add(std::uint64_t d) {
+    durations.push_back(d);
     ++calls;
     total += d;
     min = std::min(min, d);
@@ -71,6 +74,7 @@ TEST_CASE("thread fold: kernels, regions and fences are the calls made, in any c
     // (name, kind, space) -> figures; region path -> calls, inclusive; fence name -> calls, total.
     std::map<std::tuple<std::uint32_t, int, std::uint32_t>, Expected> kernels;
     std::map<std::vector<std::uint32_t>, std::pair<std::uint64_t, std::uint64_t>> regions;
+    std::map<std::vector<std::uint32_t>, std::vector<std::uint64_t>> region_calls;  // path -> every call's time
     std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> fences;
     std::vector<std::pair<std::uint32_t, std::uint64_t>> open_regions;  // name, start
     std::uint64_t next_id = 1;
@@ -87,6 +91,7 @@ TEST_CASE("thread fold: kernels, regions and fences are the calls made, in any c
         auto& fig = regions[path];
         ++fig.first;
         fig.second += rec.now - open_regions.back().second;
+        region_calls[path].push_back(rec.now - open_regions.back().second);
         open_regions.pop_back();
       } else if (what == 2) {
         const std::uint32_t name = 1 + static_cast<std::uint32_t>(rng() % 5);
@@ -119,12 +124,15 @@ TEST_CASE("thread fold: kernels, regions and fences are the calls made, in any c
       for (const auto& r : open_regions) path.push_back(r.first);
       ++regions[path].first;
       regions[path].second += rec.now - open_regions.back().second;
+      region_calls[path].push_back(rec.now - open_regions.back().second);
       open_regions.pop_back();
     }
     const std::size_t chunk = 1 + rng() % 64;
     CAPTURE(round);
+    const bool keep_calls = round % 2 == 1;  // kob diff's every call's time
     CAPTURE(chunk);
-    const ThreadFold f = fold_records(rec.recs, chunk);
+    CAPTURE(keep_calls);
+    const ThreadFold f = fold_records(rec.recs, chunk, keep_calls);
     REQUIRE_MESSAGE(!f.declined(), f.why());
     CHECK(f.host_records == rec.recs.size());
     CHECK(f.t_min == rec.recs.front().tick);
@@ -138,7 +146,13 @@ TEST_CASE("thread fold: kernels, regions and fences are the calls made, in any c
       CHECK(p.total == it->second.total);
       CHECK(p.min == it->second.min);
       CHECK(p.max == it->second.max);
+      const std::size_t i = static_cast<std::size_t>(&p - f.kernels.data());
+      if (keep_calls) {
+        REQUIRE(i < f.kernel_calls.size());
+        CHECK(f.kernel_calls[i] == it->second.durations);
+      }
     }
+    if (!keep_calls) CHECK(f.kernel_calls.empty());
 
     REQUIRE(f.regions.size() == regions.size());
     for (const kob::engine::RegionNode& n : f.regions) {
@@ -151,7 +165,13 @@ TEST_CASE("thread fold: kernels, regions and fences are the calls made, in any c
       CHECK(n.calls == it->second.first);
       CHECK(n.inclusive == it->second.second);
       CHECK(n.exclusive <= n.inclusive);
+      const std::size_t i = static_cast<std::size_t>(&n - f.regions.data());
+      if (keep_calls) {
+        REQUIRE(i < f.region_calls.size());
+        CHECK(f.region_calls[i] == region_calls.at(path));
+      }
     }
+    if (!keep_calls) CHECK(f.region_calls.empty());
 
     REQUIRE(f.fences.size() == fences.size());
     for (const auto& [name, want] : fences) {
