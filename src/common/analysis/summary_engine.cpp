@@ -748,11 +748,22 @@ void Engine::merge_omp(const ThreadFold& f) {
   c.flushes += f.flushes;
   c.errors_warning += f.errors_warning;
   c.errors_fatal += f.errors_fatal;
+  for (std::uint16_t k = 0; k < kKinds; ++k) {
+    const MutexFigure& m = f.mutex[k];
+    if (!m.seen) continue;
+    OmpMutexStats& x = st_.mutex[k];
+    x.holds += m.holds;
+    x.nested_holds += m.nested_holds;
+    x.wait += m.wait;
+    x.hold += m.hold;
+    x.failed_tries += m.failed_tries;
+  }
   for (std::size_t i = 0; i < f.hits.size(); ++i) {
     const ConstructHit& h = f.hits[i];
-    const std::uint32_t row =
-        st_.constructs.row_of(static_cast<Category>(h.kind >> 16), static_cast<std::uint16_t>(h.kind & 0xffff), h.codeptr);
-    st_.constructs.add_calls(row, h.calls, h.total, h.wait);
+    const auto category = static_cast<Category>(h.kind >> 16);
+    const std::uint32_t row = st_.constructs.row_of(category, static_cast<std::uint16_t>(h.kind & 0xffff), h.codeptr);
+    if (category == Category::Mutex) st_.constructs.add_mutex(row, h.calls, h.wait, h.hold, h.nested_holds, h.failed_tries);
+    else st_.constructs.add_calls(row, h.calls, h.total, h.wait);
     if (i < f.hit_calls.size()) st_.constructs.add_call_times(row, f.hit_calls[i].data(), f.hit_calls[i].size());
   }
 }

@@ -144,6 +144,17 @@ class ConstructRows {
     rows_[row].total += total;
     rows_[row].wait += wait;
   }
+  // A mutex site's figures summed on one thread (count_mutex's fields): holds are its calls.
+  void add_mutex(std::uint32_t row, std::uint64_t holds, std::uint64_t wait, std::uint64_t hold, std::uint64_t nested_holds,
+                 std::uint64_t failed_tries) {
+    if (row >= rows_.size()) return;
+    OmpConstructStats& r = rows_[row];
+    r.calls += holds;
+    r.wait += wait;
+    r.hold += hold;
+    r.nested_holds += nested_holds;
+    r.failed_tries += failed_tries;
+  }
   // Each call's time of the calls add_calls added (keep_calls), in any order.
   void add_call_times(std::uint32_t row, const std::uint64_t* ns, std::size_t n) {
     if (!keep_calls_ || row >= rows_.size() || n == 0) return;

@@ -192,15 +192,17 @@ void ThreadFold::deep_copy_end(const Event& e) {
 
 void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait, std::uint64_t end) {
   // Mostly the construct of the hit before (one loop, region after region): checked first.
-  if (last_hit_ < hits.size() && hits[last_hit_].codeptr == codeptr && hits[last_hit_].kind == kind) {
-    ConstructHit& h = hits[last_hit_];
-    ++h.calls;
-    h.total += dur;
-    h.wait += wait;
-    if (keep_calls_) [[unlikely]]
-      add_call(hit_calls, last_hit_, dur);
-    return;
-  }
+  std::uint32_t i = last_hit_;
+  if (i >= hits.size() || hits[i].codeptr != codeptr || hits[i].kind != kind) i = find_hit(kind, codeptr, end, seq());
+  ConstructHit& h = hits[i];
+  ++h.calls;
+  h.total += dur;
+  h.wait += wait;
+  if (keep_calls_) [[unlikely]]
+    add_call(hit_calls, i, dur);
+}
+
+std::uint32_t ThreadFold::find_hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t end, std::uint64_t seq) {
   // Open addressing, at most half full.
   if (2 * (hits.size() + 1) > hit_slots_.size()) {
     hit_slots_.assign(std::max<std::size_t>(64, 4 * (hits.size() + 1)), kNone);
@@ -216,26 +218,126 @@ void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t du
   for (;; s = (s + 1) & mask) {
     const std::uint32_t i = hit_slots_[s];
     if (i == kNone) break;
-    if (hits[i].codeptr == codeptr && hits[i].kind == kind) {
-      ConstructHit& h = hits[i];
-      ++h.calls;
-      h.total += dur;
-      h.wait += wait;
-      last_hit_ = i;
-      if (keep_calls_) [[unlikely]]
-        add_call(hit_calls, i, dur);
-      return;
-    }
+    if (hits[i].codeptr == codeptr && hits[i].kind == kind) return last_hit_ = i;
   }
   hit_slots_[s] = last_hit_ = static_cast<std::uint32_t>(hits.size());
-  hits.push_back({codeptr, kind, 1, dur, wait, end, seq()});
-  if (keep_calls_) [[unlikely]]
-    add_call(hit_calls, last_hit_, dur);
+  ConstructHit& h = hits.emplace_back();
+  h.codeptr = codeptr;
+  h.kind = kind;
+  h.first_end = end;
+  h.first_seq = seq;
+  return last_hit_;
 }
 
 void ThreadFold::add_call(std::vector<std::vector<std::uint64_t>>& calls, std::uint32_t i, std::uint64_t ns) {
   if (i >= calls.size()) calls.resize(std::size_t(i) + 1);
   calls[i].push_back(ns);
+}
+
+// Locks, critical sections, atomics and ordered blocks, matched on the thread as OmpMatcher matches
+// them: a wait from mutex_acquire to mutex_acquired, a hold from there to mutex_released, a nest
+// lock set again while held from nest_lock begin to end. A release on another thread than the
+// acquire's (an untied task moved) needs the other threads' holds in time order: declined.
+void ThreadFold::mutex_acquire(const Event& e) {
+  using M = fields::OmpMutex;
+  const std::uint16_t kind = M::kind.get(e);
+  const std::uint16_t family = omp_names::mutex_family(kind);
+  if (family >= kKinds) return decline("an unknown mutex kind");
+  const std::uint64_t wait_id = M::wait_id.get(e);
+  for (std::size_t i = acquiring_.size(); i-- > 0;) {
+    if (acquiring_[i].family != family || acquiring_[i].wait_id != wait_id) continue;
+    if (!acquiring_[i].test) return decline("a mutex acquired twice without mutex_acquired");
+    const OpenAcquire a = acquiring_[i];
+    acquiring_.erase(acquiring_.begin() + long(i));
+    mutex_span(a.family, a.kernel, a.codeptr, 0, false, false, true, e.ns, seq());  // the try failed: known now
+    break;
+  }
+  acquiring_.push_back({family, omp_names::is_test_mutex(kind), wait_id, M::kernel.get(e), M::codeptr.get(e), e.ns});
+}
+
+void ThreadFold::mutex_acquired(const Event& e) {
+  using M = fields::OmpMutex;
+  const std::uint16_t family = omp_names::mutex_family(M::kind.get(e));
+  const std::uint64_t wait_id = M::wait_id.get(e);
+  std::size_t i = acquiring_.size();
+  while (i-- > 0 && (acquiring_[i].family != family || acquiring_[i].wait_id != wait_id)) {
+  }
+  if (i == std::size_t(-1)) return decline("a mutex acquired with no mutex_acquire on its thread");
+  const OpenAcquire a = acquiring_[i];
+  acquiring_.erase(acquiring_.begin() + long(i));
+  mutex_span(family, a.kernel, a.codeptr, e.ns - a.start, false, false, false, e.ns, seq());
+  holds_.push_back({family, false, wait_id, M::kernel.get(e), a.codeptr, e.ns});
+}
+
+void ThreadFold::mutex_released(const Event& e) {
+  using M = fields::OmpMutex;
+  const std::uint16_t family = omp_names::mutex_family(M::kind.get(e));
+  const std::uint64_t wait_id = M::wait_id.get(e);
+  std::size_t i = holds_.size();
+  while (i-- > 0 && (holds_[i].nested || holds_[i].family != family || holds_[i].wait_id != wait_id)) {
+  }
+  if (i == std::size_t(-1)) return decline("a mutex released that its thread did not hold");
+  const OpenHold h = holds_[i];
+  holds_.erase(holds_.begin() + long(i));
+  mutex_span(family, h.kernel, h.codeptr, e.ns - h.start, true, false, false, e.ns, seq());
+}
+
+void ThreadFold::nest_lock(const Event& e) {
+  using N = fields::OmpNestLock;
+  constexpr std::uint16_t kNest = 3;  // ompt_mutex_nest_lock
+  const std::uint64_t wait_id = N::wait_id.get(e);
+  if (N::endpoint.get(e) == 1) {  // begin: the thread sets a nest lock it already holds
+    std::uint64_t codeptr = 0;
+    for (std::size_t i = acquiring_.size(); i-- > 0;) {
+      if (acquiring_[i].family != kNest || acquiring_[i].wait_id != wait_id) continue;
+      const OpenAcquire a = acquiring_[i];
+      acquiring_.erase(acquiring_.begin() + long(i));
+      codeptr = a.codeptr;
+      mutex_span(kNest, a.kernel, a.codeptr, e.ns - a.start, false, false, false, e.ns, seq());
+      break;
+    }
+    holds_.push_back({kNest, true, wait_id, N::kernel.get(e), codeptr, e.ns});
+    return;
+  }
+  std::size_t i = holds_.size();
+  while (i-- > 0 && (!holds_[i].nested || holds_[i].wait_id != wait_id)) {
+  }
+  if (i == std::size_t(-1)) return decline("a nest lock end with no nest lock begin on its thread");
+  const OpenHold h = holds_[i];
+  holds_.erase(holds_.begin() + long(i));
+  mutex_span(kNest, h.kernel, h.codeptr, e.ns - h.start, true, true, false, e.ns, seq());
+}
+
+void ThreadFold::mutex_span(std::uint16_t family, std::uint64_t kernel, std::uint64_t codeptr, std::uint64_t dur, bool hold, bool nested,
+                            bool failed, std::uint64_t end, std::uint64_t seq) {
+  // As summary_fold_constructs.hpp count_mutex, for the family and for the site's row.
+  const auto count = [&](std::uint64_t& holds, std::uint64_t& wait, std::uint64_t& held, std::uint64_t& nested_holds,
+                         std::uint64_t& failed_tries) {
+    if (!hold) {
+      wait += dur;
+      failed_tries += failed ? 1 : 0;
+    } else if (nested) {
+      ++nested_holds;
+    } else {
+      ++holds;
+      held += dur;
+    }
+  };
+  MutexFigure& m = mutex[family];
+  m.seen = true;
+  count(m.holds, m.wait, m.hold, m.nested_holds, m.failed_tries);
+  if (!with_rows_ || kernel != 0 || codeptr == 0) return;
+  const std::uint32_t i = find_hit(construct_kind(Category::Mutex, family), codeptr, end, seq);
+  ConstructHit& h = hits[i];
+  count(h.calls, h.wait, h.hold, h.nested_holds, h.failed_tries);
+  // kob diff's call: an outer hold, with the waits before it on this thread (ConstructRows::mutex).
+  if (!keep_calls_ || nested) return;
+  if (!hold) {
+    lock_wait_ += dur;
+  } else {
+    add_call(hit_calls, i, lock_wait_ + dur);
+    lock_wait_ = 0;
+  }
 }
 
 // The OpenMP events the loop in events() does not take itself.
@@ -279,7 +381,11 @@ void ThreadFold::add_call(std::vector<std::vector<std::uint64_t>>& calls, std::u
     case Ev::OmpSyncEnd: sync_end(e); break;
     case Ev::OmpSyncWaitBegin: waits_.push_back({fields::OmpSync::kind.get(e), ns}); break;
     case Ev::OmpSyncWaitEnd: wait_end(e); break;
-    default: decline("explicit tasks, locks, target offload or device records"); break;
+    case Ev::OmpMutexAcquire: mutex_acquire(e); break;
+    case Ev::OmpMutexAcquired: mutex_acquired(e); break;
+    case Ev::OmpMutexReleased: mutex_released(e); break;
+    case Ev::OmpNestLock: nest_lock(e); break;
+    default: decline("explicit tasks, target offload or device records"); break;
   }
 }
 
@@ -636,6 +742,15 @@ void ThreadFold::finish() {
     open_non_initial_ = 0;
   }
   if (!waits_.empty() || !sync_.empty()) return decline("an OpenMP sync region or wait never ended");
+  if (!holds_.empty()) return decline("an OpenMP mutex hold never ended");
+  // A test that never got its lock, nor was tried again: a failed try, known at the end (after
+  // every event, in the order of the tries).
+  for (std::size_t i = 0; i < acquiring_.size(); ++i) {
+    const OpenAcquire& a = acquiring_[i];
+    if (!a.test) return decline("an OpenMP mutex acquire never ended");
+    mutex_span(a.family, a.kernel, a.codeptr, 0, false, false, true, UINT64_MAX, seq_base_ + 1 + i);
+  }
+  acquiring_.clear();
   // The initial task lives as long as the program: counted, silently.
   initial_tasks += implicit_.size();
   implicit_.clear();

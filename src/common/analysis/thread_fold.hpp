@@ -6,9 +6,10 @@
 // sync regions inside an implicit task (cut with it). Everything else is summed here, in arrays
 // indexed by dense ids (interned names, ompt kinds).
 //
-// The engine covers the Kokkos, MPI and OpenMP host events of a run that ended cleanly and lost
-// nothing; anything else (explicit tasks, locks, target offload, nested parallel regions, libomp's hidden-helper team, an odd hook order that the timeline builder
-// would name as a problem) makes the pass decline, and the conversion takes the timeline
+// The engine covers the Kokkos, MPI and OpenMP host events (locks too) of a run that ended cleanly
+// and lost nothing; anything else (explicit tasks, target offload, nested parallel regions, libomp's
+// hidden-helper team, a lock released by another thread than the one that acquired it, an odd hook
+// order that the timeline builder would name as a problem) makes the pass decline, and the conversion takes the timeline
 // builder's path instead (run_outputs.cpp). declined() says why.
 #pragma once
 
@@ -55,9 +56,16 @@ struct CountFigure {
 // calls and times, resolved to a constructs-table row when the threads are joined.
 struct ConstructHit {
   std::uint64_t codeptr = 0;
-  std::uint32_t kind = 0;  // (Category << 16) | ompt kind
-  std::uint64_t calls = 0, total = 0, wait = 0;
+  std::uint32_t kind = 0;  // (Category << 16) | ompt kind (a mutex: its family)
+  std::uint64_t calls = 0, total = 0, wait = 0;  // a mutex: calls are outer holds, wait its waits
   std::uint64_t first_end = 0, first_seq = 0;  // when its first call ended: the table keeps first-seen order
+  std::uint64_t hold = 0, nested_holds = 0, failed_tries = 0;  // a mutex only (OmpConstructStats' fields)
+};
+
+// A mutex family's figures on this thread (OmpMutexStats' fields; summary_fold_constructs.hpp count_mutex).
+struct MutexFigure {
+  std::uint64_t holds = 0, nested_holds = 0, wait = 0, hold = 0, failed_tries = 0;
+  bool seen = false;  // a span of the family ended here (the summary lists the family, even with all figures 0)
 };
 
 // A worksharing construct's time on this thread inside one implicit task (its region's team
@@ -214,7 +222,8 @@ class ThreadFold {
   std::array<CountFigure, kKinds> work{}, sync{}, dispatch{};
   std::uint64_t dependences = 0, tasks_with_dependences = 0, task_dependences = 0, lock_inits = 0, lock_destroys = 0, cancels = 0,
                 flushes = 0, errors_warning = 0, errors_fatal = 0;
-  std::vector<ConstructHit> hits;  // outside kernels: works and syncs (not those in a worker's implicit task)
+  std::vector<ConstructHit> hits;  // outside kernels: works, syncs (not those in a worker's implicit task) and mutexes
+  std::array<MutexFigure, kKinds> mutex{};  // by ompt_mutex_t family (omp_names::mutex_family)
 
   // Every call's time (ns) by kernel part, region node and construct hit (the indexes above), kept
   // only after keep_calls(): kob diff's noise model takes each row's calls in any order
@@ -269,6 +278,17 @@ class ThreadFold {
     std::uint32_t part = kNone;
     std::uint64_t parallel_id = 0, end = 0;
   };
+  // A mutex being acquired, and one held (OmpMatcher's Acquire and hold spans).
+  struct OpenAcquire {
+    std::uint16_t family;
+    bool test;  // omp_test_lock / omp_test_nest_lock: a later acquire means this try failed
+    std::uint64_t wait_id, kernel, codeptr, start;
+  };
+  struct OpenHold {
+    std::uint16_t family;
+    bool nested;  // a nest lock set again by the thread that holds it
+    std::uint64_t wait_id, kernel, codeptr, start;
+  };
 
   void decline(const char* why);
   void kernel_begin(const Event& e);
@@ -293,6 +313,16 @@ class ThreadFold {
   void wait_end(const Event& e);
   void add_wait(std::uint16_t kind, std::uint64_t start, std::uint64_t end);
   void hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait, std::uint64_t end);
+  // The hit of (kind, codeptr), made (first call ending at `end`, the thread's `seq`) when new.
+  std::uint32_t find_hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t end, std::uint64_t seq);
+  void mutex_acquire(const Event& e);
+  void mutex_acquired(const Event& e);
+  void mutex_released(const Event& e);
+  void nest_lock(const Event& e);
+  // A wait for a mutex (hold false; failed: a test that did not get it) or a hold ended: counted
+  // for its family and its site's row. end and seq: when it was known (its row's first-seen order).
+  void mutex_span(std::uint16_t family, std::uint64_t kernel, std::uint64_t codeptr, std::uint64_t dur, bool hold, bool nested,
+                  bool failed, std::uint64_t end, std::uint64_t seq);
   // The order of this thread's facts among themselves: the current event's cell among all the
   // thread's cells so far (seq()), set per event as cur_ (a store, not a count kept in memory).
   const Event* cur_ = nullptr;
@@ -322,6 +352,9 @@ class ThreadFold {
   std::vector<Wait> waits_;
   LastWork last_work_;
   std::uint32_t open_non_initial_ = 0;
+  std::vector<OpenAcquire> acquiring_;
+  std::vector<OpenHold> holds_;
+  std::uint64_t lock_wait_ = 0;  // the waits for mutexes with a row since this thread's last outer hold (a call's time)
   // Construct hits by (kind, codeptr): open addressing into hits.
   std::vector<std::uint32_t> hit_slots_;
   std::uint32_t last_hit_ = kNone;  // the hit added to last

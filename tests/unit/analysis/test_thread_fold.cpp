@@ -214,6 +214,20 @@ TEST_CASE("thread fold: odd hook orders and records it does not cover make it de
          fields::Kernel::id.set(r.add(Ev::KernelBegin, 1), 9);
        }},
       {nullptr, [](Recorder& r) { r.add(Ev::OmpTaskCreate, 1); }},  // an explicit task
+      {"a mutex acquired with no mutex_acquire on its thread",
+       [](Recorder& r) { fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquired, 1), 1); }},
+      {"a mutex released that its thread did not hold",  // as by another thread (an untied task moved)
+       [](Recorder& r) { fields::OmpMutex::kind.set(r.add(Ev::OmpMutexReleased, 1), 1); }},
+      {"a mutex acquired twice without mutex_acquired",
+       [](Recorder& r) {
+         fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquire, 1), 1);
+         fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquire, 1), 1);
+       }},
+      {"an OpenMP mutex hold never ended",
+       [](Recorder& r) {
+         fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquire, 1), 5);
+         fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquired, 1), 5);
+       }},
   };
   for (const Case& c : cases) {
     Recorder rec;
@@ -222,6 +236,99 @@ TEST_CASE("thread fold: odd hook orders and records it does not cover make it de
     CAPTURE(f.why());
     CHECK(f.declined());
     if (c.why != nullptr) CHECK(f.why() == c.why);
+  }
+}
+
+TEST_CASE("thread fold: locks are waits and holds, tries that failed and nest locks set again, by family and by site") {
+  using M = fields::OmpMutex;
+  using N = fields::OmpNestLock;
+  constexpr std::uint16_t kLock = 1, kTestLock = 2, kNestLock = 3, kCritical = 5;
+  Recorder rec;
+  const auto mutex = [&](Ev type, std::uint64_t step, std::uint16_t kind, std::uint64_t wait_id, std::uint64_t codeptr,
+                         std::uint64_t kernel = 0) {
+    Record& r = rec.add(type, step);
+    M::kind.set(r, kind);
+    M::wait_id.set(r, wait_id);
+    M::codeptr.set(r, codeptr);
+    M::kernel.set(r, kernel);
+  };
+  const auto nest = [&](std::uint64_t step, std::uint16_t endpoint, std::uint64_t wait_id) {
+    Record& r = rec.add(Ev::OmpNestLock, step);
+    N::endpoint.set(r, endpoint);
+    N::wait_id.set(r, wait_id);
+  };
+  // A lock at site 0x100: waited 10, held 20.
+  mutex(Ev::OmpMutexAcquire, 1, kLock, 7, 0x100);
+  mutex(Ev::OmpMutexAcquired, 10, kLock, 7, 0x100);
+  mutex(Ev::OmpMutexReleased, 20, kLock, 7, 0x100);
+  // A test that failed (known at the next acquire of the lock), then waited 4, held 6.
+  mutex(Ev::OmpMutexAcquire, 5, kTestLock, 7, 0x100);
+  mutex(Ev::OmpMutexAcquire, 3, kLock, 7, 0x100);
+  mutex(Ev::OmpMutexAcquired, 4, kLock, 7, 0x100);
+  mutex(Ev::OmpMutexReleased, 6, kLock, 7, 0x100);
+  // A nest lock at 0x200: waited 2, set again (waited 1) and unset, held 1 + 1 + 5 + 7 = 14.
+  mutex(Ev::OmpMutexAcquire, 1, kNestLock, 9, 0x200);
+  mutex(Ev::OmpMutexAcquired, 2, kNestLock, 9, 0x200);
+  mutex(Ev::OmpMutexAcquire, 1, kNestLock, 9, 0x200);
+  nest(1, 1, 9);
+  nest(5, 2, 9);
+  mutex(Ev::OmpMutexReleased, 7, kNestLock, 9, 0x200);
+  // A critical section in a Kokkos kernel (no site row): waited 3, held 8.
+  mutex(Ev::OmpMutexAcquire, 1, kCritical, 11, 0x300, 42);
+  mutex(Ev::OmpMutexAcquired, 3, kCritical, 11, 0x300, 42);
+  mutex(Ev::OmpMutexReleased, 8, kCritical, 11, 0x300, 42);
+  // A test never followed by another acquire: failed, known at the end.
+  mutex(Ev::OmpMutexAcquire, 2, kTestLock, 7, 0x100);
+
+  for (const std::size_t chunk : {std::size_t{1}, std::size_t{4}, std::size_t{64}}) {
+    CAPTURE(chunk);
+    ThreadFold f(0, 0, kob::CodeRange{}, true);
+    f.keep_calls();
+    kob::clock::Line line;
+    kob::EventDecoder decoder(line, kob::EventDecoder::SyncSteps::InBegin);
+    kob::EventChunk events;
+    for (std::size_t i = 0; i < rec.recs.size(); i += chunk) {
+      events.clear();
+      decoder.append(rec.recs.data() + i, std::min(chunk, rec.recs.size() - i), events);
+      f.events(events.begin(), events.end());
+    }
+    f.finish();
+    REQUIRE_MESSAGE(!f.declined(), f.why());
+    const kob::engine::MutexFigure& lock = f.mutex[kLock];
+    CHECK(lock.holds == 2);
+    CHECK(lock.wait == 14);
+    CHECK(lock.hold == 26);
+    CHECK(lock.failed_tries == 2);
+    CHECK(lock.nested_holds == 0);
+    const kob::engine::MutexFigure& nl = f.mutex[kNestLock];
+    CHECK(nl.holds == 1);
+    CHECK(nl.nested_holds == 1);
+    CHECK(nl.wait == 3);
+    CHECK(nl.hold == 14);
+    const kob::engine::MutexFigure& crit = f.mutex[kCritical];
+    CHECK(crit.holds == 1);
+    CHECK(crit.wait == 3);
+    CHECK(crit.hold == 8);
+    CHECK(!f.mutex[kTestLock].seen);  // a test counts as its family
+    // The sites outside kernels, in the order their first span ended; a call is an outer hold with
+    // the waits before it on the thread.
+    REQUIRE(f.hits.size() == 2);
+    const kob::engine::ConstructHit& a = f.hits[0];
+    CHECK(a.codeptr == 0x100);
+    CHECK(a.calls == 2);
+    CHECK(a.wait == 14);
+    CHECK(a.hold == 26);
+    CHECK(a.failed_tries == 2);
+    CHECK(a.first_end == 1011);  // the first wait's end
+    const kob::engine::ConstructHit& b = f.hits[1];
+    CHECK(b.codeptr == 0x200);
+    CHECK(b.calls == 1);
+    CHECK(b.nested_holds == 1);
+    CHECK(b.wait == 3);
+    CHECK(b.hold == 14);
+    REQUIRE(f.hit_calls.size() == 2);
+    CHECK(f.hit_calls[0] == std::vector<std::uint64_t>{30, 10});
+    CHECK(f.hit_calls[1] == std::vector<std::uint64_t>{17});
   }
 }
 
