@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "common/analysis/epoch_plan.hpp"
 #include "common/analysis/summary_fold.hpp"
@@ -52,16 +53,26 @@ struct Join {
   std::uint32_t construct_row = ConstructRows::kNoRow;
   std::uint32_t tasks = 0, team_size = 0;  // implicit tasks folded, and the team size they report
   std::uint64_t max_busy = 0, sum_busy = 0, task_time = 0, wait_time = 0, max_work = 0, sum_work = 0;
-  bool constructs = false, loop = false;
+  bool constructs = false, loop = false, tasks_ran = false;
+  std::uint32_t creators = 0;  // implicit tasks that created explicit tasks
   std::vector<RowShare> shares;  // keeps its capacity when the slot is used again
   void reset() {
     used = have_parallel = false;
     construct_row = ConstructRows::kNoRow;
-    tasks = team_size = 0;
+    tasks = team_size = creators = 0;
     max_busy = sum_busy = task_time = wait_time = max_work = sum_work = 0;
-    constructs = loop = false;
+    constructs = loop = tasks_ran = false;
     shares.clear();
   }
+};
+
+// An explicit task created and not ended yet, by task id (ConstructRows' PendingTask): its
+// creation site's row, when it was created, whether it ran yet, and its run so far.
+struct LiveTask {
+  std::uint32_t row = ConstructRows::kNoRow;
+  std::uint32_t flags = 0;
+  std::uint64_t created = 0, run = 0;
+  bool started = false;
 };
 
 // An implicit task whose region's row has not come yet, with what it carries.
@@ -118,6 +129,9 @@ class Engine {
   void kernels_inside();
   void parallel_rows();
   void implicit_rows();
+  void task_rows(std::uint64_t horizon);
+  void task_create(const TaskCreateRow& c);
+  void task_stretch(const TaskStretchRow& k);
   Join* slot(std::uint64_t parallel_id, bool make);
   void fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs);
   bool end_open_task(ImplicitRow& r, std::uint32_t t, bool other_thread, std::uint64_t cut, const OpenWait* waits, OpenSync* syncs);
@@ -141,6 +155,13 @@ class Engine {
   std::vector<Join> joins_ = std::vector<Join>(64);
   std::size_t live_ = 0;
   std::vector<Pending> pending_;
+  // Explicit tasks by id until they end; the creates and stretches not taken yet (task_rows);
+  // creates taken, and whether a stretch ran with no create.
+  std::unordered_map<std::uint64_t, LiveTask> live_tasks_;
+  std::vector<TaskCreateRow> task_creates_;
+  std::vector<TaskStretchRow> task_stretches_;
+  std::uint64_t creates_seen_ = 0;
+  bool ran_uncreated_ = false;
   // By track: the figures the joins fold (sync regions inside implicit tasks, implicit tasks).
   std::vector<std::array<CountFigure, kKinds>> sync_;
   std::vector<std::uint64_t> busy_, implicit_tasks_, wait_added_, wait_taken_;
@@ -434,7 +455,11 @@ void Engine::fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const Wor
   const std::uint64_t busy = dur - std::min(r.wait, dur);
   ++implicit_tasks_[t];
   if (r.level == 0) busy_[t] += busy;
-  std::uint64_t work = 0;
+  // Its thread's explicit tasks (SummaryFold::omp_implicit_task), then its work constructs.
+  std::uint64_t work = r.task_work;
+  j.tasks_ran = j.tasks_ran || work != 0;
+  j.constructs = j.constructs || work != 0;
+  j.creators += r.created_tasks ? 1 : 0;
   for (std::uint32_t k = 0; k < r.part_count; ++k) {
     work += parts[k].busy;
     j.constructs = true;
@@ -482,6 +507,8 @@ void Engine::complete(Join& j) {
     r.implicit_busy_max = j.max_busy;
     r.construct_regions = j.constructs ? 1 : 0;
     r.loop_regions = j.loop ? 1 : 0;
+    r.task_regions = j.tasks_ran || j.creators != 0 ? 1 : 0;
+    r.producer_regions = j.creators == 1 ? 1 : 0;
     r.requested_one = p.requested == 1 ? 1 : 0;
     r.nested_regions = p.level != 0 ? 1 : 0;
     if (kernel_acc != nullptr) kernel_acc->add(r);
@@ -531,6 +558,73 @@ void Engine::implicit_rows() {
       q.row.pieces = q.row.parts = q.row.open_waits = q.row.open_syncs = 0;
       pending_.push_back(std::move(q));
     }
+}
+
+// Explicit tasks joined by id, their creates and stretches taken in the order the builder gives
+// them (by time, a stretch at its end; ties: the lower track, then the thread's order), as far as
+// no thread's later chunk can come before them (the horizon): a task may be created on one thread
+// and run on others, in chunks of other epochs. A create makes a live task at its site's row; a
+// stretch adds to that row (ConstructRows::task): its time, the first one's delay since the
+// create, and at the task's end its whole run as one call (kob diff).
+void Engine::task_rows(std::uint64_t horizon) {
+  for (const EpochRows& f : *rows_) {
+    task_creates_.insert(task_creates_.end(), f.task_creates.begin(), f.task_creates.end());
+    task_stretches_.insert(task_stretches_.end(), f.task_stretches.begin(), f.task_stretches.end());
+  }
+  if (task_creates_.empty() && task_stretches_.empty()) return;
+  std::stable_sort(task_creates_.begin(), task_creates_.end(), [](const TaskCreateRow& a, const TaskCreateRow& b) {
+    return std::tie(a.time, a.track, a.seq) < std::tie(b.time, b.track, b.seq);
+  });
+  std::stable_sort(task_stretches_.begin(), task_stretches_.end(), [](const TaskStretchRow& a, const TaskStretchRow& b) {
+    return std::tie(a.end, a.track, a.seq) < std::tie(b.end, b.track, b.seq);
+  });
+  std::size_t c = 0, k = 0;
+  for (;;) {
+    const bool has_c = c < task_creates_.size() && task_creates_[c].time < horizon;
+    const bool has_k = k < task_stretches_.size() && task_stretches_[k].end < horizon;
+    if (!has_c && !has_k) break;
+    const bool create_first =
+        has_c && (!has_k || std::tie(task_creates_[c].time, task_creates_[c].track, task_creates_[c].seq) <
+                                std::tie(task_stretches_[k].end, task_stretches_[k].track, task_stretches_[k].seq));
+    if (create_first) task_create(task_creates_[c++]);
+    else task_stretch(task_stretches_[k++]);
+    if (declined()) return;
+  }
+  task_creates_.erase(task_creates_.begin(), task_creates_.begin() + long(c));
+  task_stretches_.erase(task_stretches_.begin(), task_stretches_.begin() + long(k));
+}
+
+void Engine::task_create(const TaskCreateRow& c) {
+  ConstructRows& rows = st_.constructs;
+  ++creates_seen_;
+  LiveTask t;
+  t.row = c.codeptr != 0 ? rows.row_of(Category::Task, 0, c.codeptr) : ConstructRows::kNoRow;
+  t.flags = c.flags;
+  t.created = c.time;
+  if (!live_tasks_.emplace(c.task_id, t).second) return decline("a task_create with a task id already used");
+  if (c.prev_codeptr != 0 && rows.row_of(Category::Task, 0, c.prev_codeptr) == t.row) rows.create_gap(t.row, c.gap);
+}
+
+void Engine::task_stretch(const TaskStretchRow& k) {
+  constexpr std::uint32_t kTaskwaitFlag = 0x10;
+  auto it = live_tasks_.find(k.task_id);
+  if (it == live_tasks_.end()) {
+    ran_uncreated_ = true;
+    return;
+  }
+  LiveTask& t = it->second;
+  if (k.taskwait != ((t.flags & kTaskwaitFlag) != 0)) return decline("a taskwait-depend task that ran");
+  const bool ends = summary_fold_detail::task_ends(k.status);
+  if (t.row != ConstructRows::kNoRow) {
+    if (!k.taskwait) {
+      const std::uint64_t d = k.end - k.start;
+      t.run += d;
+      st_.constructs.add_task_stretch(t.row, d, t.started ? 0 : (k.start > t.created ? k.start - t.created : 0), !t.started);
+      t.started = true;
+    }
+    if (ends && run_.calls != nullptr) st_.constructs.add_call_times(t.row, &t.run, 1);
+  }
+  if (ends) live_tasks_.erase(it);
 }
 
 // Allocations, frees and profile sections in time order over all threads (ties: the lower track
@@ -649,6 +743,8 @@ void Engine::join(std::vector<EpochRows>& rows, std::uint64_t horizon, bool last
   if (declined()) return;
   implicit_rows();
   if (declined()) return;
+  task_rows(horizon);
+  if (declined()) return;
   ordered(horizon);
   if (last && !open_sections_.empty()) decline("a profile section never stopped");
   rows_ = nullptr;
@@ -748,6 +844,8 @@ void Engine::merge_omp(const ThreadFold& f) {
   c.flushes += f.flushes;
   c.errors_warning += f.errors_warning;
   c.errors_fatal += f.errors_fatal;
+  c.tasks_created += f.tasks_created;
+  c.task_stretches += f.task_stretch_count;
   for (std::uint16_t k = 0; k < kKinds; ++k) {
     const MutexFigure& m = f.mutex[k];
     if (!m.seen) continue;
@@ -763,6 +861,7 @@ void Engine::merge_omp(const ThreadFold& f) {
     const auto category = static_cast<Category>(h.kind >> 16);
     const std::uint32_t row = st_.constructs.row_of(category, static_cast<std::uint16_t>(h.kind & 0xffff), h.codeptr);
     if (category == Category::Mutex) st_.constructs.add_mutex(row, h.calls, h.wait, h.hold, h.nested_holds, h.failed_tries);
+    else if (category == Category::Task) st_.constructs.add_task_creates(row, h.calls);
     else st_.constructs.add_calls(row, h.calls, h.total, h.wait);
     if (i < f.hit_calls.size()) st_.constructs.add_call_times(row, f.hit_calls[i].data(), f.hit_calls[i].size());
   }
@@ -784,10 +883,15 @@ bool Engine::finish_state(Timeline& rest) {
     tr.omp_wait_ns = waits - std::min(waits, wait_taken_[i]);
     rest.tracks.push_back(tr);
     rest.omp_records += f.omp_records;
+    rest.omp_tasks_completed += f.tasks_completed;
     t_min = std::min(t_min, f.t_min);
     t_max = std::max(t_max, f.t_max);
     merge_kokkos(f);
     merge_omp(f);
+  }
+  if (ran_uncreated_ && creates_seen_ != 0) {  // the builder names it a problem
+    why_ = "an OpenMP explicit task ran without a task_create";
+    return false;
   }
   if (st_.copy_sites.size() > kMaxSites) {
     why_ = "more deep-copy sites than the summary tells apart";

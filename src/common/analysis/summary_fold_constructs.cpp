@@ -10,10 +10,6 @@ namespace kob::summary_fold_detail {
 
 namespace {
 
-// ompt_task_status_t after which a task runs no more: complete, cancel, detach (its fulfill comes
-// later, with no stretch), taskwait_complete.
-bool task_ends(std::uint32_t status) { return status == 1 || status == 3 || status == 4 || status == 8; }
-
 constexpr std::uint32_t kTaskwaitFlag = 0x10;  // ompt_task_taskwait: never runs, its span is a wait
 
 std::size_t slot_of(std::uint64_t codeptr, std::uint32_t kind, std::size_t mask) {

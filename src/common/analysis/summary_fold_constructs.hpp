@@ -39,6 +39,10 @@ inline OmpTeamStats one_region(std::uint64_t tasks, std::uint64_t max_busy, std:
   return r;
 }
 
+// ompt_task_status_t after which a task runs no more: complete, cancel, detach (its fulfill comes
+// later, with no stretch), taskwait_complete.
+constexpr bool task_ends(std::uint32_t status) { return status == 1 || status == 3 || status == 4 || status == 8; }
+
 // ompt_sync_region_t kinds the program wrote itself: barrier (the generic one), barrier_explicit,
 // taskwait, taskgroup. Implicit barriers belong to their loop or region, whose rows tell them.
 constexpr bool explicit_sync(std::uint16_t kind) { return kind == 1 || kind == 3 || kind == 5 || kind == 6; }
@@ -154,6 +158,22 @@ class ConstructRows {
     r.hold += hold;
     r.nested_holds += nested_holds;
     r.failed_tries += failed_tries;
+  }
+  // A task creation site's creates on one thread.
+  void add_task_creates(std::uint32_t row, std::uint64_t creates) {
+    if (row < rows_.size()) rows_[row].calls += creates;
+  }
+  // One stretch of a task created at the row's site (task): its time; first: the task's first
+  // stretch, `delay` after its creation.
+  void add_task_stretch(std::uint32_t row, std::uint64_t dur, std::uint64_t delay, bool first) {
+    if (row >= rows_.size()) return;
+    OmpConstructStats& r = rows_[row];
+    ++r.stretches;
+    r.total += dur;
+    if (first) {
+      ++r.tasks_started;
+      r.start_delay += delay;
+    }
   }
   // Each call's time of the calls add_calls added (keep_calls), in any order.
   void add_call_times(std::uint32_t row, const std::uint64_t* ns, std::size_t n) {

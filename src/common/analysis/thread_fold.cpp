@@ -52,6 +52,8 @@ void ThreadFold::hand_over(EpochRows& out, bool last) {
   move(open_syncs, out.open_syncs);
   move(pieces, out.pieces);
   move(parts, out.parts);
+  move(task_creates, out.task_creates);
+  move(task_stretches, out.task_stretches);
   // The pieces and parts of the implicit task still open stay with it, renumbered from 0.
   if (OpenImplicit* t = last ? nullptr : worker_task()) {
     pieces.assign(out.pieces.begin() + t->pieces, out.pieces.end());
@@ -340,6 +342,97 @@ void ThreadFold::mutex_span(std::uint16_t family, std::uint64_t kernel, std::uin
   }
 }
 
+// Explicit tasks, matched on the thread as OmpMatcher matches them: a stretch from the
+// task_schedule that names a task as next to the one that names it as prior. What crosses threads
+// (a task runs where it was not created: its creation site and time) is joined by task id.
+// Cancelled and detached tasks (their counts need every thread's schedules in time order), and a
+// stretch ended on another thread, decline.
+namespace {
+constexpr std::uint32_t kTaskwaitFlag = 0x10;  // ompt_task_taskwait: never runs, its span is a wait
+constexpr std::uint32_t kCancel = 3, kDetach = 4, kEarlyFulfill = 5, kLateFulfill = 6, kSwitch = 7, kTaskwaitComplete = 8;
+}  // namespace
+
+void ThreadFold::task_create(const Event& e) {
+  using F = fields::OmpTaskCreate;
+  TaskCreateRow c;
+  c.task_id = F::task_id.get(e);
+  c.time = e.ns;
+  c.seq = seq();
+  c.track = track;
+  c.flags = F::flags.get(e);
+  const std::uint64_t codeptr = F::codeptr.get(e);
+  ++tasks_created;
+  ++creates_since_;
+  if (with_rows_ && F::kernel.get(e) == 0 && codeptr != 0) {  // ConstructRows::task_create
+    c.codeptr = codeptr;
+    ++hits[find_hit(construct_kind(Category::Task, 0), codeptr, e.ns, seq())].calls;
+    // Right after a create with a row and no task run between: a gap, if both sites are one row
+    // (two addresses can be one place: the join tells).
+    if (last_create_codeptr_ != 0 && e.ns >= last_create_time_) {
+      c.prev_codeptr = last_create_codeptr_;
+      c.gap = e.ns - last_create_time_;
+    }
+  }
+  last_create_codeptr_ = c.codeptr;
+  last_create_time_ = e.ns;
+  task_creates.push_back(c);
+  if (c.flags & kTaskwaitFlag) taskwait_creates_.push_back({c.task_id, e.ns});
+}
+
+void ThreadFold::task_schedule(const Event& e) {
+  using F = fields::OmpTaskSchedule;
+  const std::uint64_t prior = F::prior_task_id.get(e), next = F::next_task_id.get(e);
+  if (prior != 0) task_prior(e.ns, prior, F::prior_status.get(e), next);
+  if (next == 0 || declined()) return;
+  for (const RunningTask& k : running_)
+    if (k.task_id == next) return decline("a task_schedule starts a task already running on its thread");
+  running_.push_back({next, e.ns});
+}
+
+void ThreadFold::task_prior(std::uint64_t ns, std::uint64_t prior, std::uint32_t status, std::uint64_t next) {
+  if (status == kCancel || status == kDetach || status == kEarlyFulfill || status == kLateFulfill)
+    return decline("a cancelled or detached explicit task");
+  if (omp_names::task_status_completes(status)) ++tasks_completed;
+  for (std::size_t i = running_.size(); i-- > 0;) {
+    if (running_[i].task_id != prior) continue;
+    const std::uint64_t start = running_[i].start;
+    running_.erase(running_.begin() + long(i));
+    return task_stretch({prior, start, ns, seq(), track, status, false});
+  }
+  if (status == kTaskwaitComplete) {  // shown from its creation to the moment it is met
+    for (std::size_t i = 0; i < taskwait_creates_.size(); ++i) {
+      if (taskwait_creates_[i].first != prior) continue;
+      const std::uint64_t created = taskwait_creates_[i].second;
+      taskwait_creates_.erase(taskwait_creates_.begin() + long(i));
+      return task_stretch({prior, created, std::max(ns, created), seq(), track, status, true});
+    }
+    return;
+  }
+  if (status == kSwitch && next == prior) return;  // an untied task's next part
+  decline("a task_schedule names as prior a task not running on its thread");
+}
+
+// A stretch ended (SummaryFold::omp_task): the thread's task work, and the row for its site's join.
+void ThreadFold::task_stretch(const TaskStretchRow& k) {
+  if (!k.taskwait) {
+    ++task_stretch_count;
+    const std::uint64_t d = k.end - k.start;
+    task_run_ += d;
+    task_run_end_ = std::max(task_run_end_, k.end);
+    recent_run_ += d;
+    recent_end_ = std::max(recent_end_, k.end);
+    last_create_codeptr_ = 0;  // a task ran: the next creation's gap holds it
+  }
+  task_stretches.push_back(k);
+}
+
+void ThreadFold::take_task_work(std::uint64_t start, std::uint64_t& work, bool& created) {
+  if ((task_run_ | creates_since_) == 0) return;
+  work = task_run_end_ > start ? task_run_ : 0;
+  created = creates_since_ != 0;
+  task_run_ = creates_since_ = recent_run_ = 0;
+}
+
 // The OpenMP events the loop in events() does not take itself.
 [[gnu::always_inline]] inline void ThreadFold::omp_event(const Event& e) {
   const std::uint64_t ns = e.ns;
@@ -385,7 +478,9 @@ void ThreadFold::mutex_span(std::uint16_t family, std::uint64_t kernel, std::uin
     case Ev::OmpMutexAcquired: mutex_acquired(e); break;
     case Ev::OmpMutexReleased: mutex_released(e); break;
     case Ev::OmpNestLock: nest_lock(e); break;
-    default: decline("explicit tasks, target offload or device records"); break;
+    case Ev::OmpTaskCreate: task_create(e); break;
+    case Ev::OmpTaskSchedule: task_schedule(e); break;
+    default: decline("target offload or device records"); break;
   }
 }
 
@@ -464,9 +559,13 @@ void ThreadFold::mutex_span(std::uint16_t family, std::uint64_t kernel, std::uin
     return;
   }
   --open_non_initial_;
+  std::uint64_t task_work = 0;
+  bool created_tasks = false;
+  take_task_work(t.start, task_work, created_tasks);
   // The region's own thread: its task is not cut (its region ends on this thread, after it); with
-  // no work construct its figures go with the region's row (its syncs were folded as they ended).
-  if (t.own && t.parts == parts.size()) {
+  // no work construct (nor explicit tasks) its figures go with the region's row (its syncs were
+  // folded as they ended).
+  if (t.own && t.parts == parts.size() && task_work == 0 && !created_tasks) {
     std::size_t o = open_parallels_.size();
     while (o-- > 0 && open_parallels_[o].row.id != t.parallel_id) {
     }
@@ -498,6 +597,8 @@ void ThreadFold::mutex_span(std::uint16_t family, std::uint64_t kernel, std::uin
   r.piece_count = static_cast<std::uint32_t>(pieces.size()) - t.pieces;
   r.parts = t.parts;
   r.part_count = static_cast<std::uint32_t>(parts.size()) - t.parts;
+  r.task_work = task_work;
+  r.created_tasks = created_tasks;
   implicit_.pop_back();
 }
 
@@ -509,6 +610,9 @@ void ThreadFold::work_end(const Event& e) {
   if (i < 0) return decline("a work end with no begin on its thread");
   const OpenWork w = work_[std::size_t(i)];
   remove_at(work_, std::size_t(i));
+  // Explicit tasks that ran inside the construct are its time, not the implicit task's task work.
+  if (recent_run_ != 0 && recent_end_ > w.start) task_run_ -= std::min(task_run_, recent_run_);
+  recent_run_ = 0;
   const std::uint64_t d = e.ns - w.start;
   CountFigure& c = work[w.type];
   ++c.count;
@@ -721,6 +825,7 @@ void ThreadFold::finish() {
     r.parts = t->parts;
     r.part_count = static_cast<std::uint32_t>(parts.size()) - t->parts;
     r.open = true;
+    take_task_work(t->start, r.task_work, r.created_tasks);
     // Innermost first, as OmpMatcher::finish closes them.
     r.open_waits = static_cast<std::uint32_t>(open_waits.size());
     for (std::size_t w = waits_.size(); w-- > 0 && waits_[w].start >= t->start;) {
@@ -743,6 +848,7 @@ void ThreadFold::finish() {
   }
   if (!waits_.empty() || !sync_.empty()) return decline("an OpenMP sync region or wait never ended");
   if (!holds_.empty()) return decline("an OpenMP mutex hold never ended");
+  if (!running_.empty()) return decline("an OpenMP explicit task never ended");
   // A test that never got its lock, nor was tried again: a failed try, known at the end (after
   // every event, in the order of the tries).
   for (std::size_t i = 0; i < acquiring_.size(); ++i) {

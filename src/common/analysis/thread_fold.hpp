@@ -6,10 +6,11 @@
 // sync regions inside an implicit task (cut with it). Everything else is summed here, in arrays
 // indexed by dense ids (interned names, ompt kinds).
 //
-// The engine covers the Kokkos, MPI and OpenMP host events (locks too) of a run that ended cleanly
-// and lost nothing; anything else (explicit tasks, target offload, nested parallel regions, libomp's
-// hidden-helper team, a lock released by another thread than the one that acquired it, an odd hook
-// order that the timeline builder would name as a problem) makes the pass decline, and the conversion takes the timeline
+// The engine covers the Kokkos, MPI and OpenMP host events (locks and explicit tasks too) of a run
+// that ended cleanly and lost nothing; anything else (target offload, nested parallel regions,
+// libomp's hidden-helper team, a lock released by another thread than the one that acquired it, a
+// task cancelled or detached or ended on another thread than the one it ran on, an odd hook order
+// that the timeline builder would name as a problem) makes the pass decline, and the conversion takes the timeline
 // builder's path instead (run_outputs.cpp). declined() says why.
 #pragma once
 
@@ -62,6 +63,25 @@ struct ConstructHit {
   std::uint64_t hold = 0, nested_holds = 0, failed_tries = 0;  // a mutex only (OmpConstructStats' fields)
 };
 
+// An explicit task created on this thread, for the join by task id (its runs may be on other
+// threads): its creation site's row (codeptr 0: none, or in a Kokkos kernel) and time.
+struct TaskCreateRow {
+  std::uint64_t task_id = 0, time = 0, codeptr = 0, seq = 0;  // seq: as KernelTimes::seq
+  std::uint32_t track = 0, flags = 0;                        // flags: ompt_task_flag_t
+  // The create before it on this thread, with a row and no task run between: its site and the
+  // time since (ConstructRows::create_gap when both sites are one row); 0: none.
+  std::uint64_t prev_codeptr = 0, gap = 0;
+};
+
+// A stretch of an explicit task on this thread, from the task_schedule that started it to the one
+// that ended it (status); taskwait: a taskwait-depend task's wait, from its creation on this
+// thread to when it was met (it never runs). seq: as KernelTimes::seq (its end's order).
+struct TaskStretchRow {
+  std::uint64_t task_id = 0, start = 0, end = 0, seq = 0;
+  std::uint32_t track = 0, status = 0;
+  bool taskwait = false;
+};
+
 // A mutex family's figures on this thread (OmpMutexStats' fields; summary_fold_constructs.hpp count_mutex).
 struct MutexFigure {
   std::uint64_t holds = 0, nested_holds = 0, wait = 0, hold = 0, failed_tries = 0;
@@ -111,6 +131,11 @@ struct ImplicitRow {
   std::uint32_t pieces = 0, piece_count = 0;  // its SyncPieces
   std::uint32_t parts = 0, part_count = 0;    // its WorkPieces
   bool open = false;
+  // The explicit tasks this thread ran or created since its last implicit task ended
+  // (SummaryFold::omp_implicit_task): their run time when they ended inside this task, and
+  // whether any were created.
+  std::uint64_t task_work = 0;
+  bool created_tasks = false;
   std::uint32_t open_waits = 0, open_wait_count = 0;  // ThreadFold::open_waits_ (open only)
   std::uint32_t open_syncs = 0, open_sync_count = 0;  // ThreadFold::open_syncs_ (open only)
 };
@@ -171,6 +196,8 @@ struct EpochRows {
   std::vector<OpenSync> open_syncs;
   std::vector<HitSeen> hits;
   std::vector<KernelSeen> kernels;  // ThreadFold::kernels' new parts, in order
+  std::vector<TaskCreateRow> task_creates;
+  std::vector<TaskStretchRow> task_stretches;
 };
 
 class ThreadFold {
@@ -197,6 +224,8 @@ class ThreadFold {
   std::vector<KernelTimes> kernel_times;
   std::vector<OpenWait> open_waits;
   std::vector<OpenSync> open_syncs;
+  std::vector<TaskCreateRow> task_creates;
+  std::vector<TaskStretchRow> task_stretches;
   // Moves the epoch's rows into out (what out held is dropped, its memory reused), with the hits
   // and kernel parts first made since the last hand-over. The pieces and parts of an implicit task
   // still open stay here, renumbered from 0, unless last (after finish(): everything goes).
@@ -224,6 +253,7 @@ class ThreadFold {
                 flushes = 0, errors_warning = 0, errors_fatal = 0;
   std::vector<ConstructHit> hits;  // outside kernels: works, syncs (not those in a worker's implicit task) and mutexes
   std::array<MutexFigure, kKinds> mutex{};  // by ompt_mutex_t family (omp_names::mutex_family)
+  std::uint64_t tasks_created = 0, task_stretch_count = 0, tasks_completed = 0;  // explicit tasks (stretches: not taskwait waits)
 
   // Every call's time (ns) by kernel part, region node and construct hit (the indexes above), kept
   // only after keep_calls(): kob diff's noise model takes each row's calls in any order
@@ -289,6 +319,9 @@ class ThreadFold {
     bool nested;  // a nest lock set again by the thread that holds it
     std::uint64_t wait_id, kernel, codeptr, start;
   };
+  struct RunningTask {
+    std::uint64_t task_id, start;
+  };
 
   void decline(const char* why);
   void kernel_begin(const Event& e);
@@ -319,6 +352,13 @@ class ThreadFold {
   void mutex_acquired(const Event& e);
   void mutex_released(const Event& e);
   void nest_lock(const Event& e);
+  void task_create(const Event& e);
+  void task_schedule(const Event& e);
+  void task_prior(std::uint64_t ns, std::uint64_t prior, std::uint32_t status, std::uint64_t next);
+  void task_stretch(const TaskStretchRow& k);
+  // The explicit tasks' part of an implicit task that ends (its start given): ImplicitRow's task
+  // figures, the thread's counts started again.
+  void take_task_work(std::uint64_t start, std::uint64_t& work, bool& created);
   // A wait for a mutex (hold false; failed: a test that did not get it) or a hold ended: counted
   // for its family and its site's row. end and seq: when it was known (its row's first-seen order).
   void mutex_span(std::uint16_t family, std::uint64_t kernel, std::uint64_t codeptr, std::uint64_t dur, bool hold, bool nested,
@@ -355,6 +395,14 @@ class ThreadFold {
   std::vector<OpenAcquire> acquiring_;
   std::vector<OpenHold> holds_;
   std::uint64_t lock_wait_ = 0;  // the waits for mutexes with a row since this thread's last outer hold (a call's time)
+  // Explicit tasks (SummaryFold's OmpTrackAcc): the tasks running here, taskwait-depend tasks
+  // created here and not met yet, the run time since the last implicit task ended (and of the
+  // latest stretches, which a work construct holding them takes back), creates since then, and
+  // the site of the last create (a create right after one at the same site: its cost, create_gap).
+  std::vector<RunningTask> running_;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> taskwait_creates_;  // task id, creation time
+  std::uint64_t task_run_ = 0, task_run_end_ = 0, recent_run_ = 0, recent_end_ = 0, creates_since_ = 0;
+  std::uint64_t last_create_codeptr_ = 0, last_create_time_ = 0;
   // Construct hits by (kind, codeptr): open addressing into hits.
   std::vector<std::uint32_t> hit_slots_;
   std::uint32_t last_hit_ = kNone;  // the hit added to last

@@ -213,7 +213,7 @@ TEST_CASE("thread fold: odd hook orders and records it does not cover make it de
          fields::Kernel::id.set(r.add(Ev::KernelBegin, 1), 9);
          fields::Kernel::id.set(r.add(Ev::KernelBegin, 1), 9);
        }},
-      {nullptr, [](Recorder& r) { r.add(Ev::OmpTaskCreate, 1); }},  // an explicit task
+      {nullptr, [](Recorder& r) { r.add(Ev::OmpTargetBegin, 1); }},  // target offload
       {"a mutex acquired with no mutex_acquire on its thread",
        [](Recorder& r) { fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquired, 1), 1); }},
       {"a mutex released that its thread did not hold",  // as by another thread (an untied task moved)
@@ -223,6 +223,25 @@ TEST_CASE("thread fold: odd hook orders and records it does not cover make it de
          fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquire, 1), 1);
          fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquire, 1), 1);
        }},
+      {"a cancelled or detached explicit task",
+       [](Recorder& r) {
+         fields::OmpTaskSchedule::next_task_id.set(r.add(Ev::OmpTaskSchedule, 1), 4);
+         Record& e = r.add(Ev::OmpTaskSchedule, 1);
+         fields::OmpTaskSchedule::prior_task_id.set(e, 4);
+         fields::OmpTaskSchedule::prior_status.set(e, 3);  // ompt_task_cancel
+       }},
+      {"a task_schedule names as prior a task not running on its thread",
+       [](Recorder& r) {
+         Record& e = r.add(Ev::OmpTaskSchedule, 1);
+         fields::OmpTaskSchedule::prior_task_id.set(e, 4);
+         fields::OmpTaskSchedule::prior_status.set(e, 1);
+       }},
+      {"a task_schedule starts a task already running on its thread",
+       [](Recorder& r) {
+         fields::OmpTaskSchedule::next_task_id.set(r.add(Ev::OmpTaskSchedule, 1), 4);
+         fields::OmpTaskSchedule::next_task_id.set(r.add(Ev::OmpTaskSchedule, 1), 4);
+       }},
+      {"an OpenMP explicit task never ended", [](Recorder& r) { fields::OmpTaskSchedule::next_task_id.set(r.add(Ev::OmpTaskSchedule, 1), 4); }},
       {"an OpenMP mutex hold never ended",
        [](Recorder& r) {
          fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquire, 1), 5);
@@ -329,6 +348,80 @@ TEST_CASE("thread fold: locks are waits and holds, tries that failed and nest lo
     REQUIRE(f.hit_calls.size() == 2);
     CHECK(f.hit_calls[0] == std::vector<std::uint64_t>{30, 10});
     CHECK(f.hit_calls[1] == std::vector<std::uint64_t>{17});
+  }
+}
+
+TEST_CASE("thread fold: explicit tasks are stretches between schedules, their creates the rows the join needs") {
+  using T = fields::OmpTaskSchedule;
+  using C = fields::OmpTaskCreate;
+  constexpr std::uint32_t kComplete = 1, kYield = 2;
+  Recorder rec;
+  const auto create = [&](std::uint64_t step, std::uint64_t id, std::uint64_t codeptr) {
+    Record& r = rec.add(Ev::OmpTaskCreate, step);
+    C::task_id.set(r, id);
+    C::codeptr.set(r, codeptr);
+  };
+  const auto schedule = [&](std::uint64_t step, std::uint64_t prior, std::uint32_t status, std::uint64_t next) {
+    Record& r = rec.add(Ev::OmpTaskSchedule, step);
+    T::prior_task_id.set(r, prior);
+    T::prior_status.set(r, status);
+    T::next_task_id.set(r, next);
+  };
+  // A team of one: the region's own implicit task creates three tasks at one site and runs two.
+  Record& p = rec.add(Ev::OmpParallelBegin, 1);
+  fields::OmpParallel::parallel_id.set(p, 1);
+  fields::OmpParallel::requested_team_size.set(p, 1);
+  Record& i = rec.add(Ev::OmpImplicitTaskBegin, 1);
+  fields::OmpImplicitTask::parallel_id.set(i, 1);
+  fields::OmpImplicitTask::team_size.set(i, 1);
+  fields::OmpImplicitTask::flags.set(i, 2);
+  create(10, 11, 0x500);
+  create(7, 12, 0x500);        // 7 ns after the first, no task run between: a creation gap
+  schedule(3, 0, 0, 11);       // task 11 runs 20 ns
+  schedule(20, 11, kComplete, 0);
+  create(4, 13, 0x500);        // a task ran since the last create: no gap
+  schedule(2, 0, 0, 13);       // task 13: 5 ns, switched away, then 6 ns
+  schedule(5, 13, kYield, 0);
+  schedule(1, 0, 0, 13);
+  schedule(6, 13, kComplete, 0);
+  Record& ie = rec.add(Ev::OmpImplicitTaskEnd, 2);
+  fields::OmpImplicitTask::parallel_id.set(ie, 1);
+  fields::OmpParallel::parallel_id.set(rec.add(Ev::OmpParallelEnd, 1), 1);
+
+  for (const std::size_t chunk : {std::size_t{1}, std::size_t{3}, std::size_t{64}}) {
+    CAPTURE(chunk);
+    ThreadFold f(0, 0, kob::CodeRange{}, true);
+    kob::clock::Line line;
+    kob::EventDecoder decoder(line, kob::EventDecoder::SyncSteps::InBegin);
+    kob::EventChunk events;
+    for (std::size_t k = 0; k < rec.recs.size(); k += chunk) {
+      events.clear();
+      decoder.append(rec.recs.data() + k, std::min(chunk, rec.recs.size() - k), events);
+      f.events(events.begin(), events.end());
+    }
+    f.finish();
+    REQUIRE_MESSAGE(!f.declined(), f.why());
+    CHECK(f.tasks_created == 3);
+    CHECK(f.task_stretch_count == 3);
+    CHECK(f.tasks_completed == 2);
+    REQUIRE(f.task_creates.size() == 3);
+    CHECK(f.task_creates[0].prev_codeptr == 0);
+    CHECK(f.task_creates[1].prev_codeptr == 0x500);
+    CHECK(f.task_creates[1].gap == 7);
+    CHECK(f.task_creates[2].prev_codeptr == 0);
+    REQUIRE(f.task_stretches.size() == 3);
+    CHECK(f.task_stretches[0].task_id == 11);
+    CHECK(f.task_stretches[0].end - f.task_stretches[0].start == 20);
+    CHECK(f.task_stretches[1].status == kYield);
+    CHECK(f.task_stretches[1].end - f.task_stretches[1].start == 5);
+    CHECK(f.task_stretches[2].end - f.task_stretches[2].start == 6);
+    // The implicit task that ran them is a row of its own (its region's figures count its task
+    // work), not folded into its region's row here.
+    REQUIRE(f.implicits.size() == 1);
+    CHECK(f.implicits[0].task_work == 31);
+    CHECK(f.implicits[0].created_tasks);
+    REQUIRE(f.hits.size() == 1);
+    CHECK(f.hits[0].calls == 3);
   }
 }
 
