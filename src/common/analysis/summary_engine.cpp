@@ -457,9 +457,11 @@ void Engine::fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const Wor
   if (r.level == 0) busy_[t] += busy;
   // Its thread's explicit tasks (SummaryFold::omp_implicit_task), then its work constructs.
   std::uint64_t work = r.task_work;
-  j.tasks_ran = j.tasks_ran || work != 0;
-  j.constructs = j.constructs || work != 0;
-  j.creators += r.created_tasks ? 1 : 0;
+  if (work != 0 || r.created_tasks) [[unlikely]] {
+    j.tasks_ran = j.tasks_ran || work != 0;
+    j.constructs = j.constructs || work != 0;
+    j.creators += r.created_tasks ? 1 : 0;
+  }
   for (std::uint32_t k = 0; k < r.part_count; ++k) {
     work += parts[k].busy;
     j.constructs = true;
@@ -507,8 +509,10 @@ void Engine::complete(Join& j) {
     r.implicit_busy_max = j.max_busy;
     r.construct_regions = j.constructs ? 1 : 0;
     r.loop_regions = j.loop ? 1 : 0;
-    r.task_regions = j.tasks_ran || j.creators != 0 ? 1 : 0;
-    r.producer_regions = j.creators == 1 ? 1 : 0;
+    if (j.tasks_ran || j.creators != 0) [[unlikely]] {
+      r.task_regions = 1;
+      r.producer_regions = j.creators == 1 ? 1 : 0;
+    }
     r.requested_one = p.requested == 1 ? 1 : 0;
     r.nested_regions = p.level != 0 ? 1 : 0;
     if (kernel_acc != nullptr) kernel_acc->add(r);

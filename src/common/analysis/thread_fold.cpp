@@ -363,6 +363,7 @@ void ThreadFold::task_create(const Event& e) {
   const std::uint64_t codeptr = F::codeptr.get(e);
   ++tasks_created;
   ++creates_since_;
+  tasks_seen_ = true;
   if (with_rows_ && F::kernel.get(e) == 0 && codeptr != 0) {  // ConstructRows::task_create
     c.codeptr = codeptr;
     ++hits[find_hit(construct_kind(Category::Task, 0), codeptr, e.ns, seq())].calls;
@@ -414,6 +415,7 @@ void ThreadFold::task_prior(std::uint64_t ns, std::uint64_t prior, std::uint32_t
 
 // A stretch ended (SummaryFold::omp_task): the thread's task work, and the row for its site's join.
 void ThreadFold::task_stretch(const TaskStretchRow& k) {
+  tasks_seen_ = true;
   if (!k.taskwait) {
     ++task_stretch_count;
     const std::uint64_t d = k.end - k.start;
@@ -561,7 +563,8 @@ void ThreadFold::take_task_work(std::uint64_t start, std::uint64_t& work, bool& 
   --open_non_initial_;
   std::uint64_t task_work = 0;
   bool created_tasks = false;
-  take_task_work(t.start, task_work, created_tasks);
+  if (tasks_seen_) [[unlikely]]
+    take_task_work(t.start, task_work, created_tasks);
   // The region's own thread: its task is not cut (its region ends on this thread, after it); with
   // no work construct (nor explicit tasks) its figures go with the region's row (its syncs were
   // folded as they ended).
@@ -611,8 +614,10 @@ void ThreadFold::work_end(const Event& e) {
   const OpenWork w = work_[std::size_t(i)];
   remove_at(work_, std::size_t(i));
   // Explicit tasks that ran inside the construct are its time, not the implicit task's task work.
-  if (recent_run_ != 0 && recent_end_ > w.start) task_run_ -= std::min(task_run_, recent_run_);
-  recent_run_ = 0;
+  if (recent_run_ != 0) [[unlikely]] {
+    if (recent_end_ > w.start) task_run_ -= std::min(task_run_, recent_run_);
+    recent_run_ = 0;
+  }
   const std::uint64_t d = e.ns - w.start;
   CountFigure& c = work[w.type];
   ++c.count;

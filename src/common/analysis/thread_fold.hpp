@@ -403,6 +403,7 @@ class ThreadFold {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> taskwait_creates_;  // task id, creation time
   std::uint64_t task_run_ = 0, task_run_end_ = 0, recent_run_ = 0, recent_end_ = 0, creates_since_ = 0;
   std::uint64_t last_create_codeptr_ = 0, last_create_time_ = 0;
+  bool tasks_seen_ = false;  // an explicit task was created or ran here: implicit tasks take their part
   // Construct hits by (kind, codeptr): open addressing into hits.
   std::vector<std::uint32_t> hit_slots_;
   std::uint32_t last_hit_ = kNone;  // the hit added to last
