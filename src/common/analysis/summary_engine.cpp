@@ -6,7 +6,6 @@
 #include <cstring>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 
 #include "common/analysis/epoch_plan.hpp"
 #include "common/analysis/summary_fold.hpp"
@@ -15,6 +14,7 @@
 #include "common/record/clock.hpp"
 #include "common/record/event_decoder.hpp"
 #include "common/record/intern.hpp"
+#include "common/support/pooled_map.hpp"
 #include "common/support/worker_pool.hpp"
 #include "common/timeline/memory_levels.hpp"
 
@@ -112,6 +112,7 @@ class Engine {
     wait_taken_.assign(n, 0);
     omp_acc_.resize(n);
     kernel_keys_.resize(n);
+    task_queues_.resize(n);
     st_.constructs.set_sources(run.sources);
   }
 
@@ -157,9 +158,13 @@ class Engine {
   std::vector<Pending> pending_;
   // Explicit tasks by id until they end; the creates and stretches not taken yet (task_rows);
   // creates taken, and whether a stretch ran with no create.
-  std::unordered_map<std::uint64_t, LiveTask> live_tasks_;
-  std::vector<TaskCreateRow> task_creates_;
-  std::vector<TaskStretchRow> task_stretches_;
+  PooledMap<std::uint64_t, LiveTask> live_tasks_;
+  struct TaskQueue {  // a thread's creates and stretches from c and k on, not taken yet
+    std::vector<TaskCreateRow> creates;
+    std::vector<TaskStretchRow> stretches;
+    std::size_t c = 0, k = 0;
+  };
+  std::vector<TaskQueue> task_queues_;  // by track
   std::uint64_t creates_seen_ = 0;
   bool ran_uncreated_ = false;
   // By track: the figures the joins fold (sync regions inside implicit tasks, implicit tasks).
@@ -571,31 +576,51 @@ void Engine::implicit_rows() {
 // stretch adds to that row (ConstructRows::task): its time, the first one's delay since the
 // create, and at the task's end its whole run as one call (kob diff).
 void Engine::task_rows(std::uint64_t horizon) {
+  // Each thread's creates and stretches come in its own order, already the merge's: a merge of the
+  // queues' heads (a small heap, two a thread) gives the order over all threads. A thread's rows
+  // can wait for the horizon for many epochs (a thread whose next chunk starts late).
   for (const EpochRows& f : *rows_) {
-    task_creates_.insert(task_creates_.end(), f.task_creates.begin(), f.task_creates.end());
-    task_stretches_.insert(task_stretches_.end(), f.task_stretches.begin(), f.task_stretches.end());
+    TaskQueue& q = task_queues_[f.track];
+    q.creates.insert(q.creates.end(), f.task_creates.begin(), f.task_creates.end());
+    q.stretches.insert(q.stretches.end(), f.task_stretches.begin(), f.task_stretches.end());
   }
-  if (task_creates_.empty() && task_stretches_.empty()) return;
-  std::stable_sort(task_creates_.begin(), task_creates_.end(), [](const TaskCreateRow& a, const TaskCreateRow& b) {
-    return std::tie(a.time, a.track, a.seq) < std::tie(b.time, b.track, b.seq);
-  });
-  std::stable_sort(task_stretches_.begin(), task_stretches_.end(), [](const TaskStretchRow& a, const TaskStretchRow& b) {
-    return std::tie(a.end, a.track, a.seq) < std::tie(b.end, b.track, b.seq);
-  });
-  std::size_t c = 0, k = 0;
-  for (;;) {
-    const bool has_c = c < task_creates_.size() && task_creates_[c].time < horizon;
-    const bool has_k = k < task_stretches_.size() && task_stretches_[k].end < horizon;
-    if (!has_c && !has_k) break;
-    const bool create_first =
-        has_c && (!has_k || std::tie(task_creates_[c].time, task_creates_[c].track, task_creates_[c].seq) <
-                                std::tie(task_stretches_[k].end, task_stretches_[k].track, task_stretches_[k].seq));
-    if (create_first) task_create(task_creates_[c++]);
-    else task_stretch(task_stretches_[k++]);
-    if (declined()) return;
+  struct Head {
+    std::uint64_t time, seq;
+    std::uint32_t track;
+    bool create;
+  };
+  const auto after = [](const Head& a, const Head& b) { return std::tie(a.time, a.track, a.seq) > std::tie(b.time, b.track, b.seq); };
+  std::vector<Head> heads;
+  const auto push = [&](std::uint32_t t, bool create) {
+    const TaskQueue& q = task_queues_[t];
+    if (create ? q.c == q.creates.size() : q.k == q.stretches.size()) return;
+    heads.push_back(create ? Head{q.creates[q.c].time, q.creates[q.c].seq, t, true}
+                           : Head{q.stretches[q.k].end, q.stretches[q.k].seq, t, false});
+    std::push_heap(heads.begin(), heads.end(), after);
+  };
+  for (std::uint32_t t = 0; t < task_queues_.size(); ++t) {
+    push(t, true);
+    push(t, false);
   }
-  task_creates_.erase(task_creates_.begin(), task_creates_.begin() + long(c));
-  task_stretches_.erase(task_stretches_.begin(), task_stretches_.begin() + long(k));
+  while (!heads.empty() && heads.front().time < horizon && !declined()) {
+    std::pop_heap(heads.begin(), heads.end(), after);
+    const Head h = heads.back();
+    heads.pop_back();
+    TaskQueue& q = task_queues_[h.track];
+    if (h.create) task_create(q.creates[q.c++]);
+    else task_stretch(q.stretches[q.k++]);
+    push(h.track, h.create);
+  }
+  for (TaskQueue& q : task_queues_) {  // what was taken goes, once it is most of a queue
+    if (2 * q.c >= q.creates.size()) {
+      q.creates.erase(q.creates.begin(), q.creates.begin() + long(q.c));
+      q.c = 0;
+    }
+    if (2 * q.k >= q.stretches.size()) {
+      q.stretches.erase(q.stretches.begin(), q.stretches.begin() + long(q.k));
+      q.k = 0;
+    }
+  }
 }
 
 void Engine::task_create(const TaskCreateRow& c) {
