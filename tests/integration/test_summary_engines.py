@@ -77,6 +77,8 @@ for ext in ref:
 with open(os.path.join(wd, "builder.summary.json")) as f:
     s = kc.json_load(f)
 kc.check(s["openmp"]["records"] > 0 or len(s["kernels"]) > 0, "the run has OpenMP records or Kokkos kernels to compare")
+if "--include" in a.tool_args or "--exclude" in a.tool_args:
+    kc.check(s["filtered_kernel_calls"] + s["filtered_region_entries"] > 0, "--include/--exclude left some kernels or regions out")
 if a.diff:
     reports = {}
     for engine in ("builder", "per-thread"):

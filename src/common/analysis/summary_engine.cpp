@@ -17,6 +17,7 @@
 #include "common/support/pooled_map.hpp"
 #include "common/support/worker_pool.hpp"
 #include "common/timeline/memory_levels.hpp"
+#include "common/timeline/name_filter.hpp"
 
 namespace kob {
 
@@ -100,7 +101,8 @@ class Engine {
     const std::size_t n = run.threads.size();
     folds_.reserve(n);
     for (std::size_t i = 0; i < n; ++i)
-      folds_.emplace_back(static_cast<std::uint32_t>(i), run.threads[i]->omp_thread_type, run.omp_runtime_code, run.sources != nullptr);
+      folds_.emplace_back(static_cast<std::uint32_t>(i), run.threads[i]->omp_thread_type, run.omp_runtime_code, run.sources != nullptr,
+                          keep_names());
     if (run.calls != nullptr) {
       fold.set_call_times(run.calls);
       for (ThreadFold& f : folds_) f.keep_calls();
@@ -144,8 +146,21 @@ class Engine {
   void merge_kokkos(const ThreadFold& f);
   void merge_omp(const ThreadFold& f);
 
+  // --include/--exclude's answer for every interned name, made before the folds start (they run on
+  // several threads; the filter caches as it goes): nullptr without a filter.
+  const std::vector<std::uint8_t>* keep_names() {
+    if (run_.filter == nullptr || !run_.filter->active()) return nullptr;
+    const std::size_t n = kob::names().size();
+    keep_names_.resize(n);
+    for (std::uint32_t id = 0; id < n; ++id) keep_names_[id] = run_.filter->keep(id) ? 1 : 0;
+    return &keep_names_;
+  }
+
   const EngineRun& run_;
   SummaryFold& fold_;
+  std::vector<std::uint8_t> keep_names_;
+  OmpAcc left_out_;  // the OpenMP figures of kernels left out by name: summed, never shown
+  std::uint64_t filtered_kernels_ = 0, filtered_regions_ = 0;
   SummaryEngineAccess::State& st_;
   std::string why_;
   std::vector<ThreadFold> folds_;
@@ -501,7 +516,7 @@ void Engine::complete(Join& j) {
     if (p.kernel_part >= cache.size()) cache.resize(std::size_t(p.kernel_part) + 1, nullptr);
     if (cache[p.kernel_part] == nullptr) {
       const KernelSeen& k = kernel_keys_[p.track][p.kernel_part];
-      cache[p.kernel_part] = &st_.omp_kernels[KernelKey{k.name, k.kind, k.space}];
+      cache[p.kernel_part] = k.kept ? &st_.omp_kernels[KernelKey{k.name, k.kind, k.space}] : &left_out_;
     }
     kernel_acc = cache[p.kernel_part];
     kernel_acc->parallel_regions += 1;
@@ -785,6 +800,10 @@ void Engine::merge_kokkos(const ThreadFold& f) {
   const InternTable& names = kob::names();
   for (const KernelPart& k : f.kernels) {
     if (k.calls == 0) continue;
+    if (!k.kept) {
+      filtered_kernels_ += k.calls;
+      continue;
+    }
     summary_fold_detail::KernelAcc& a = st_.kernels[KernelKey{k.name, k.kind, k.space}];
     summary_fold_detail::add_track(a.tracks, f.track);
     if (a.calls == 0 || k.first_start < a.first_start) {
@@ -803,6 +822,10 @@ void Engine::merge_kokkos(const ThreadFold& f) {
     const RegionNode& node = f.regions[r];  // parents come before their children
     paths[r] = node.parent == kNone ? std::string(names.str(node.name)) : paths[node.parent] + '/' + names.str(node.name);
     if (node.calls == 0) continue;
+    if (!node.kept) {
+      filtered_regions_ += node.calls;
+      continue;
+    }
     summary_fold_detail::RegionAcc& a = st_.regions[paths[r]];
     if (a.st.calls == 0) {
       a.st.path = paths[r];
@@ -930,6 +953,8 @@ bool Engine::finish_state(Timeline& rest) {
   rest.t0 = t_min;
   rest.t_end = t_max;
   rest.run_end = run_.run_end;
+  rest.filtered_kernels = filtered_kernels_;
+  rest.filtered_regions = filtered_regions_;
   problems_.flush(rest.problems);
   return true;
 }

@@ -27,6 +27,7 @@ namespace kob {
 
 class SourceResolver;
 struct CallTimes;
+class NameFilter;
 
 struct EngineRun {
   std::vector<const ThreadSource*> threads;
@@ -38,6 +39,7 @@ struct EngineRun {
   std::size_t epoch_chunks = 0;   // chunks an epoch holds (over all threads); 0: the default
   unsigned jobs = 1;              // threads that fold an epoch's program threads side by side (the caller's included)
   CallTimes* calls = nullptr;     // every call's time too (kob diff), as SummaryFold::set_call_times; filled only when the engine covers the run
+  NameFilter* filter = nullptr;   // --include/--exclude (FilterSink's): kernels and regions left out by name; nullptr: none
 };
 
 // The run's summary, or nothing when the run holds what the engine does not cover (why, if

@@ -28,8 +28,18 @@ template <class V>
 
 }  // namespace
 
-ThreadFold::ThreadFold(std::uint32_t t, int thread_type, CodeRange omp_runtime_code, bool with_rows)
-    : track(t), omp_thread_type(thread_type), runtime_code_(omp_runtime_code), with_rows_(with_rows) {}
+ThreadFold::ThreadFold(std::uint32_t t, int thread_type, CodeRange omp_runtime_code, bool with_rows,
+                       const std::vector<std::uint8_t>* keep_names)
+    : track(t), omp_thread_type(thread_type), runtime_code_(omp_runtime_code), with_rows_(with_rows), keep_names_(keep_names) {}
+
+bool ThreadFold::kept(std::uint32_t name) {
+  if (keep_names_ == nullptr) return true;
+  if (name >= keep_names_->size()) {
+    decline("a kernel or region name the trace's table does not hold");
+    return true;
+  }
+  return (*keep_names_)[name] != 0;
+}
 
 void ThreadFold::decline(const char* why) {
   if (why_.empty()) why_ = why;
@@ -73,7 +83,7 @@ void ThreadFold::hand_over(EpochRows& out, bool last) {
   out.kernels.clear();
   for (; handed_kernels_ < kernels.size(); ++handed_kernels_) {
     const KernelPart& k = kernels[handed_kernels_];
-    out.kernels.push_back({k.name, k.kind, k.space});
+    out.kernels.push_back({k.name, k.kind, k.space, k.kept});
   }
 }
 
@@ -99,6 +109,7 @@ ThreadFold::OpenImplicit* ThreadFold::worker_task() {
     k.kind = kind;
     k.space = space;
     k.next = kernel_by_name_[name];
+    k.kept = kept(name);
     kernels.push_back(k);
     kernel_by_name_[name] = p;
   }
@@ -128,7 +139,8 @@ ThreadFold::OpenImplicit* ThreadFold::worker_task() {
   p.total += d;
   p.min = std::min(p.min, d);
   p.max = std::max(p.max, d);
-  kernel_times.push_back({e.ns, k.start, track, seq()});
+  if (p.kept) [[likely]]
+    kernel_times.push_back({e.ns, k.start, track, seq()});
   if (keep_calls_) [[unlikely]]
     add_call(kernel_calls, k.part, d);
 }
@@ -145,6 +157,7 @@ void ThreadFold::region_push(const Event& e) {
     r.parent = parent;
     r.name = name;
     r.depth = static_cast<std::uint32_t>(open_regions_.size());
+    r.kept = kept(name);
     if (parent == kNone) {
       if (n != 0) {  // append to the roots' chain
         std::uint32_t last = 0;
@@ -166,10 +179,18 @@ void ThreadFold::region_pop(const Event& e) {
   open_regions_.pop_back();
   const std::uint64_t d = e.ns - r.start;
   RegionNode& n = regions[r.node];
-  ++n.calls;
+  ++n.calls;  // (a region left out: counted as such when the threads are merged)
+  if (!n.kept) [[unlikely]]
+    return;
   n.inclusive += d;
   n.exclusive += d - std::min(r.children, d);
-  if (!open_regions_.empty()) open_regions_.back().children += d;
+  // Its time is the exclusive time's share of the kept region that holds it (SummaryFold::region:
+  // a region's children are the kept regions it holds directly).
+  for (std::size_t i = open_regions_.size(); i-- > 0;)
+    if (regions[open_regions_[i].node].kept) [[likely]] {
+      open_regions_[i].children += d;
+      break;
+    }
   if (keep_calls_) [[unlikely]]
     add_call(region_calls, r.node, d);
 }

@@ -38,6 +38,7 @@ struct KernelPart {
   std::uint32_t next = kNone;  // the next part of the same name
   std::uint32_t devid = 0;     // of the earliest call
   std::uint64_t calls = 0, total = 0, min = 0, max = 0, first_start = 0;
+  bool kept = true;  // --include/--exclude keep its name (else its calls are only counted, as left out)
 };
 
 // A Kokkos profile region path on this thread: a node per (parent path, name).
@@ -45,6 +46,7 @@ struct RegionNode {
   std::uint32_t parent = kNone, name = 0, depth = 0;
   std::uint32_t first_child = kNone, next_sibling = kNone;
   std::uint64_t calls = 0, inclusive = 0, exclusive = 0;
+  bool kept = true;  // as KernelPart::kept: a region left out passes its kept regions to the kept one holding it
 };
 
 // Per-kind OpenMP figures (ompt_work_t, ompt_sync_region_t, ompt_dispatch_t are all below 32).
@@ -180,6 +182,7 @@ struct KernelSeen {
   std::uint32_t name = 0;
   KernelKind kind = KernelKind::ParallelFor;
   std::uint32_t space = 0;
+  bool kept = true;  // KernelPart::kept: a region in a kernel left out adds to no kernel row
 };
 
 // One thread's rows of one epoch, handed from its fold to the join (ThreadFold::hand_over): the
@@ -204,7 +207,10 @@ class ThreadFold {
  public:
   // track: the thread's index among the run's threads; with_rows: the constructs table is made
   // (a source resolver is set), so constructs outside kernels are told apart by address.
-  ThreadFold(std::uint32_t track, int omp_thread_type, CodeRange omp_runtime_code, bool with_rows);
+  // keep_names: by interned name id, whether --include/--exclude keep a kernel or region of that
+  // name (nullptr: all kept); read only, shared by the threads' folds.
+  ThreadFold(std::uint32_t track, int omp_thread_type, CodeRange omp_runtime_code, bool with_rows,
+             const std::vector<std::uint8_t>* keep_names = nullptr);
 
   // The thread's next events, in order (a decoded chunk, EventDecoder::SyncSteps::InBegin).
   void events(const Event* begin, const Event* end);
@@ -375,6 +381,8 @@ class ThreadFold {
 
   CodeRange runtime_code_;
   bool with_rows_ = false;
+  const std::vector<std::uint8_t>* keep_names_ = nullptr;
+  bool kept(std::uint32_t name);  // keep_names_'s answer (a name past its end: declined)
   bool keep_calls_ = false;
   // A call's time under index i of calls (out of line: only kob diff keeps them).
   static void add_call(std::vector<std::vector<std::uint64_t>>& calls, std::uint32_t i, std::uint64_t ns);

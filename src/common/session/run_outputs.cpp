@@ -255,9 +255,7 @@ std::optional<Summary> per_thread_summary(const RunData& run, const Facts& facts
                                           CallTimes* calls, unsigned jobs = 1) {
   const EngineChoice choice = engine_choice();
   if (choice == EngineChoice::Builder) return std::nullopt;
-  const char* why_not = !run.intact                                 ? "a damaged raw trace"
-                        : !c.include.empty() || !c.exclude.empty() ? "--include/--exclude"
-                                                                    : nullptr;
+  const char* why_not = !run.intact ? "a damaged raw trace" : nullptr;
   if (why_not != nullptr) {
     if (choice == EngineChoice::PerThread) log::warn(std::string("the per-thread engine declined: ") + why_not);
     return std::nullopt;
@@ -271,6 +269,8 @@ std::optional<Summary> per_thread_summary(const RunData& run, const Facts& facts
   e.available_threads = available_omp_threads(facts);
   e.jobs = jobs;
   e.calls = calls;
+  NameFilter filter(c.include, c.exclude);
+  e.filter = &filter;
   if (const char* chunks = std::getenv("KOB_EPOCH_CHUNKS")) e.epoch_chunks = std::strtoul(chunks, nullptr, 10);  // tests: small epochs
   std::string why;
   std::optional<Summary> s = summarize_per_thread(e, &why);

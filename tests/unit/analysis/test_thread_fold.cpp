@@ -199,6 +199,43 @@ TEST_CASE("thread fold: a region's exclusive time leaves out its children's") {
   CHECK(f.regions[1].exclusive == 30);
 }
 
+TEST_CASE("thread fold: names left out by --include/--exclude: counted only, their kept regions held by the kept one above") {
+  // Name 1 and 3 kept, 2 left out: regions 1 > 2 > 3, a kernel of name 2 inside.
+  const std::vector<std::uint8_t> keep = {0, 1, 0, 1};
+  Recorder rec;
+  fields::Named::name.set(rec.add(Ev::RegionPush, 1), 1);
+  fields::Named::name.set(rec.add(Ev::RegionPush, 10), 2);
+  fields::Named::name.set(rec.add(Ev::RegionPush, 10), 3);
+  Record& kb = rec.add(Ev::KernelBegin, 1);
+  fields::Kernel::name.set(kb, 2);
+  fields::Kernel::id.set(kb, 5);
+  fields::Kernel::id.set(rec.add(Ev::KernelEnd, 4), 5);
+  rec.add(Ev::RegionPop, 5);   // 3: 10 ns
+  rec.add(Ev::RegionPop, 10);  // 2: 30 ns, left out
+  rec.add(Ev::RegionPop, 10);  // 1: 50 ns, of which 3's 10 are its kept child's
+  ThreadFold f(0, 0, kob::CodeRange{}, false, &keep);
+  kob::clock::Line line;
+  kob::EventDecoder decoder(line, kob::EventDecoder::SyncSteps::InBegin);
+  kob::EventChunk events;
+  decoder.append(rec.recs.data(), rec.recs.size(), events);
+  f.events(events.begin(), events.end());
+  f.finish();
+  REQUIRE_MESSAGE(!f.declined(), f.why());
+  REQUIRE(f.regions.size() == 3);
+  CHECK(f.regions[0].kept);
+  CHECK(f.regions[0].inclusive == 50);
+  CHECK(f.regions[0].exclusive == 40);
+  CHECK(!f.regions[1].kept);
+  CHECK(f.regions[1].calls == 1);
+  CHECK(f.regions[1].inclusive == 0);
+  CHECK(f.regions[2].kept);
+  CHECK(f.regions[2].exclusive == 10);
+  REQUIRE(f.kernels.size() == 1);
+  CHECK(!f.kernels[0].kept);
+  CHECK(f.kernels[0].calls == 1);
+  CHECK(f.kernel_times.empty());  // a kernel left out ran during no region, as far as the constructs table knows
+}
+
 TEST_CASE("thread fold: odd hook orders and records it does not cover make it decline") {
   struct Case {
     const char* why;  // nullptr: any reason
