@@ -37,10 +37,9 @@ struct Recorder {
   }
 };
 
-// Feeds the records to a fold in chunks of `chunk` records (the decoder carries its place over).
-ThreadFold fold_records(const std::vector<Record>& recs, std::size_t chunk, bool keep_calls = false) {
-  ThreadFold f(0, 0, kob::CodeRange{}, false);
-  if (keep_calls) f.keep_calls();
+// Feeds the records to a fold in chunks of `chunk` records (the decoder carries its place over)
+// and finishes it.
+void feed(ThreadFold& f, const std::vector<Record>& recs, std::size_t chunk) {
   kob::clock::Line line;  // tsc false: ticks are ns
   kob::EventDecoder decoder(line, kob::EventDecoder::SyncSteps::InBegin);  // as the engine decodes
   kob::EventChunk events;
@@ -50,6 +49,12 @@ ThreadFold fold_records(const std::vector<Record>& recs, std::size_t chunk, bool
     f.events(events.begin(), events.end());
   }
   f.finish();
+}
+
+ThreadFold fold_records(const std::vector<Record>& recs, std::size_t chunk, bool keep_calls = false) {
+  ThreadFold f(0, 0, kob::CodeRange{}, false);
+  if (keep_calls) f.keep_calls();
+  feed(f, recs, chunk);
   return f;
 }
 
@@ -214,12 +219,7 @@ TEST_CASE("thread fold: names left out by --include/--exclude: counted only, the
   rec.add(Ev::RegionPop, 10);  // 2: 30 ns, left out
   rec.add(Ev::RegionPop, 10);  // 1: 50 ns, of which 3's 10 are its kept child's
   ThreadFold f(0, 0, kob::CodeRange{}, false, &keep);
-  kob::clock::Line line;
-  kob::EventDecoder decoder(line, kob::EventDecoder::SyncSteps::InBegin);
-  kob::EventChunk events;
-  decoder.append(rec.recs.data(), rec.recs.size(), events);
-  f.events(events.begin(), events.end());
-  f.finish();
+  feed(f, rec.recs, rec.recs.size());
   REQUIRE_MESSAGE(!f.declined(), f.why());
   REQUIRE(f.regions.size() == 3);
   CHECK(f.regions[0].kept);
@@ -340,15 +340,7 @@ TEST_CASE("thread fold: locks are waits and holds, tries that failed and nest lo
     CAPTURE(chunk);
     ThreadFold f(0, 0, kob::CodeRange{}, true);
     f.keep_calls();
-    kob::clock::Line line;
-    kob::EventDecoder decoder(line, kob::EventDecoder::SyncSteps::InBegin);
-    kob::EventChunk events;
-    for (std::size_t i = 0; i < rec.recs.size(); i += chunk) {
-      events.clear();
-      decoder.append(rec.recs.data() + i, std::min(chunk, rec.recs.size() - i), events);
-      f.events(events.begin(), events.end());
-    }
-    f.finish();
+    feed(f, rec.recs, chunk);
     REQUIRE_MESSAGE(!f.declined(), f.why());
     const kob::engine::MutexFigure& lock = f.mutex[kLock];
     CHECK(lock.holds == 2);
@@ -428,15 +420,7 @@ TEST_CASE("thread fold: explicit tasks are stretches between schedules, their cr
   for (const std::size_t chunk : {std::size_t{1}, std::size_t{3}, std::size_t{64}}) {
     CAPTURE(chunk);
     ThreadFold f(0, 0, kob::CodeRange{}, true);
-    kob::clock::Line line;
-    kob::EventDecoder decoder(line, kob::EventDecoder::SyncSteps::InBegin);
-    kob::EventChunk events;
-    for (std::size_t k = 0; k < rec.recs.size(); k += chunk) {
-      events.clear();
-      decoder.append(rec.recs.data() + k, std::min(chunk, rec.recs.size() - k), events);
-      f.events(events.begin(), events.end());
-    }
-    f.finish();
+    feed(f, rec.recs, chunk);
     REQUIRE_MESSAGE(!f.declined(), f.why());
     CHECK(f.tasks_created == 3);
     CHECK(f.task_stretch_count == 3);
