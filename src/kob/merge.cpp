@@ -123,7 +123,10 @@ struct MergedTraces {
       ShiftSink shifted(tee, align[i]);
       const Alignment a = align[i];
       if (db) db->next_alignment(merged[i].alignment, merged[i].offset_start_ns, merged[i].offset_end_ns, merged[i].rtt_ns);
-      merged[i].summary = stream_run(data, r.facts, shifted, info, db.get(), [a](std::uint64_t t) { return a.at(t); });
+      // Summaries alone (no trace, no database): each rank's by the per-thread engine where it
+      // covers the run (a summary's times are not shifted: durations, and counts).
+      if (!pf_sink && !otf2_sink && !db) merged[i].summary = summarize_run(data, r.facts);
+      else merged[i].summary = stream_run(data, r.facts, shifted, info, db.get(), [a](std::uint64_t t) { return a.at(t); });
       traces_ok = traces_ok && (!pf_sink || tee.ok(0));
     }
     return ok;

@@ -140,6 +140,17 @@ def check_merge(label, wd, expect_alignment):
     kc.expect_eq(warned, expect_alignment == "wall clock", f"{label}: the warning about the alignment, only without the MPI layer")
     for ext in (".pftrace", ".otf2/traces.otf2", ".sqlite", ".summary.txt", ".summary.json"):
         kc.check(os.path.isfile(out + ext), f"{label}: merged{ext} written")
+    # Summaries alone: each rank's by the per-thread engine (where it covers the run), the same
+    # files as the timeline builder's.
+    alone = {}
+    for engine in ("builder", "per-thread"):
+        rc, _, err = kc.run([kob, "merge"] + prefixes + ["-o", out + "-" + engine, "--to=summary,json", "--quiet"], {"KOB_ENGINE": engine})
+        kc.expect_eq(rc, 0, f"{label}: kob merge --to=summary,json with KOB_ENGINE={engine} ({err.strip()[-300:]})")
+        if engine == "per-thread":
+            kc.expect_eq([l for l in err.splitlines() if "the per-thread engine declined" in l], [],
+                         f"{label}: the per-thread engine covered every rank")
+        alone[engine] = [open(out + "-" + engine + ext, "rb").read() for ext in (".summary.json", ".summary.txt")]
+    kc.check(alone["per-thread"] == alone["builder"], f"{label}: kob merge's summaries alone: the per-thread engine's = the builder's")
     with open(out + ".summary.json") as f:
         ms = kc.json_load(f)
     runs = ms["runs"]
