@@ -650,7 +650,7 @@ void Engine::task_create(const TaskCreateRow& c) {
 }
 
 void Engine::task_stretch(const TaskStretchRow& k) {
-  constexpr std::uint32_t kTaskwaitFlag = 0x10;
+  using summary_fold_detail::kTaskwaitFlag;
   auto it = live_tasks_.find(k.task_id);
   if (it == live_tasks_.end()) {
     ran_uncreated_ = true;

@@ -10,7 +10,6 @@ namespace kob::summary_fold_detail {
 
 namespace {
 
-constexpr std::uint32_t kTaskwaitFlag = 0x10;  // ompt_task_taskwait: never runs, its span is a wait
 
 std::size_t slot_of(std::uint64_t codeptr, std::uint32_t kind, std::size_t mask) {
   std::uint64_t h = (codeptr ^ (std::uint64_t(kind) << 48)) * 0x9e3779b97f4a7c15ull;

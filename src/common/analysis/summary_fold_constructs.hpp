@@ -41,6 +41,7 @@ inline OmpTeamStats one_region(std::uint64_t tasks, std::uint64_t max_busy, std:
 
 // ompt_task_status_t after which a task runs no more: complete, cancel, detach (its fulfill comes
 // later, with no stretch), taskwait_complete.
+constexpr std::uint32_t kTaskwaitFlag = 0x10;  // ompt_task_taskwait: never runs, its span is a wait
 constexpr bool task_ends(std::uint32_t status) { return status == 1 || status == 3 || status == 4 || status == 8; }
 
 // ompt_sync_region_t kinds the program wrote itself: barrier (the generic one), barrier_explicit,
@@ -50,16 +51,20 @@ constexpr bool explicit_sync(std::uint16_t kind) { return kind == 1 || kind == 3
 // A mutex span into figures with OmpMutexStats' fields (the kind's row and a site's row):
 // waits and failed tries, nested holds, outer holds (counted in `holds`) and their time.
 template <class Stats>
-void count_mutex(Stats& s, std::uint64_t& holds, const OmpMutexSpan& m) {
-  if (!m.hold) {
-    s.wait += m.dur();
-    s.failed_tries += m.failed ? 1 : 0;
-  } else if (m.nested) {
+void count_mutex(Stats& s, std::uint64_t& holds, std::uint64_t dur, bool hold, bool nested, bool failed) {
+  if (!hold) {
+    s.wait += dur;
+    s.failed_tries += failed ? 1 : 0;
+  } else if (nested) {
     ++s.nested_holds;
   } else {
     ++holds;
-    s.hold += m.dur();
+    s.hold += dur;
   }
+}
+template <class Stats>
+void count_mutex(Stats& s, std::uint64_t& holds, const OmpMutexSpan& m) {
+  count_mutex(s, holds, m.dur(), m.hold, m.nested, m.failed);
 }
 
 class ConstructRows {

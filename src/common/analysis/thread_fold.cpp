@@ -333,26 +333,14 @@ void ThreadFold::nest_lock(const Event& e) {
 
 void ThreadFold::mutex_span(std::uint16_t family, std::uint64_t kernel, std::uint64_t codeptr, std::uint64_t dur, bool hold, bool nested,
                             bool failed, std::uint64_t end, std::uint64_t seq) {
-  // As summary_fold_constructs.hpp count_mutex, for the family and for the site's row.
-  const auto count = [&](std::uint64_t& holds, std::uint64_t& wait, std::uint64_t& held, std::uint64_t& nested_holds,
-                         std::uint64_t& failed_tries) {
-    if (!hold) {
-      wait += dur;
-      failed_tries += failed ? 1 : 0;
-    } else if (nested) {
-      ++nested_holds;
-    } else {
-      ++holds;
-      held += dur;
-    }
-  };
+  // For the family and for the site's row, as the builder's spans are counted.
   MutexFigure& m = mutex[family];
   m.seen = true;
-  count(m.holds, m.wait, m.hold, m.nested_holds, m.failed_tries);
+  summary_fold_detail::count_mutex(m, m.holds, dur, hold, nested, failed);
   if (!with_rows_ || kernel != 0 || codeptr == 0) return;
   const std::uint32_t i = find_hit(construct_kind(Category::Mutex, family), codeptr, end, seq);
   ConstructHit& h = hits[i];
-  count(h.calls, h.wait, h.hold, h.nested_holds, h.failed_tries);
+  summary_fold_detail::count_mutex(h, h.calls, dur, hold, nested, failed);
   // kob diff's call: an outer hold, with the waits before it on this thread (ConstructRows::mutex).
   if (!keep_calls_ || nested) return;
   if (!hold) {
@@ -369,7 +357,7 @@ void ThreadFold::mutex_span(std::uint16_t family, std::uint64_t kernel, std::uin
 // Cancelled and detached tasks (their counts need every thread's schedules in time order), and a
 // stretch ended on another thread, decline.
 namespace {
-constexpr std::uint32_t kTaskwaitFlag = 0x10;  // ompt_task_taskwait: never runs, its span is a wait
+using summary_fold_detail::kTaskwaitFlag;
 constexpr std::uint32_t kCancel = 3, kDetach = 4, kEarlyFulfill = 5, kLateFulfill = 6, kSwitch = 7, kTaskwaitComplete = 8;
 }  // namespace
 
