@@ -23,6 +23,10 @@ ap.add_argument("--case", action="append", default=[], help="an argument of the 
 ap.add_argument("--engine", choices=["yes", "no"], required=True)
 ap.add_argument("--epoch-chunks", type=int, default=0)
 ap.add_argument("--tool-args", default="", help="more tool options for the recording")
+ap.add_argument("--exit-signal", type=int, default=0,
+                help="the program ends by this signal (a run cut short: no clean end in its raw trace)")
+ap.add_argument("--cut-spans", type=int, default=None,
+                help="a run cut short: the spans still open at its end, cut at their thread's last event")
 ap.add_argument("--diff", action="store_true", help="also compare kob diff's reports of two runs")
 ap.add_argument("--kob-races-only", action="store_true",
                 help="under ThreadSanitizer: the program's races (Kokkos', libomp's uninstrumented) are not this "
@@ -39,8 +43,24 @@ if a.kind == "kokkos":
     env["KOKKOS_TOOLS_LIBS"] = lib
 if a.kob_races_only:
     env["TSAN_OPTIONS"] = os.environ.get("TSAN_OPTIONS", "") + ":report_bugs=0"
-rc, _, err = kc.run([os.path.abspath(a.program)] + a.case, env, cwd=wd)
-kc.expect_eq(rc, 0, f"program exit code ({err[-300:]})")
+
+
+def record():
+    rc, _, err = kc.run([os.path.abspath(a.program)] + a.case, env, cwd=wd)
+    # A run cut short has a clock calibration point only when the writer thread wrote one (every
+    # second) before the end: else each conversion takes this machine's clock rate at its own
+    # moment, and the two engines' files differ by a nanosecond here and there.
+    _, _, said = kc.run([a.kob, "summary", raw + ".kob"]) if a.exit_signal else (0, "", "")
+    return rc, err, "no clock calibration point" in said
+
+
+def no_calibration(result):
+    return "the raw trace has no clock calibration point" if result[2] else ""
+
+
+rc, err, uncalibrated = kc.until_settled(record, no_calibration)
+kc.expect_eq(rc, -a.exit_signal, f"program exit code ({err[-300:]})")
+kc.check(not uncalibrated, "the raw trace has a clock calibration point (the two conversions take the same clock line)")
 if a.diff:
     rc, _, err = kc.run([os.path.abspath(a.program)] + a.case, {**env, "KOB_ARGS": env["KOB_ARGS"].replace(raw, raw + "2")}, cwd=wd)
     kc.expect_eq(rc, 0, f"program exit code, second run ({err[-300:]})")
@@ -77,6 +97,8 @@ for ext in ref:
 with open(os.path.join(wd, "builder.summary.json")) as f:
     s = kc.json_load(f)
 kc.check(s["openmp"]["records"] > 0 or len(s["kernels"]) > 0, "the run has OpenMP records or Kokkos kernels to compare")
+if a.cut_spans is not None:
+    kc.expect_eq((s["cut_short"], s["cut_spans"]), (True, a.cut_spans), "a run cut short, and its spans cut")
 if "--include" in a.tool_args or "--exclude" in a.tool_args:
     kc.check(s["filtered_kernel_calls"] + s["filtered_region_entries"] > 0, "--include/--exclude left some kernels or regions out")
 if a.diff:

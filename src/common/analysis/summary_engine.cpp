@@ -143,6 +143,7 @@ class Engine {
   void complete(Join& j);
   void ordered(std::uint64_t horizon);
   bool finish_state(Timeline& rest);
+  void cut_problems(const ThreadFold::CutOpen& open, Timeline& rest);
   void merge_kokkos(const ThreadFold& f);
   void merge_omp(const ThreadFold& f);
 
@@ -238,10 +239,6 @@ bool Engine::run(std::string& why) {
       why = "events were lost";
       return false;
     }
-  if (!run_.ended_cleanly) {
-    why = "the run did not end cleanly";
-    return false;
-  }
   // Epochs: every epoch_chunks-th chunk's first tick over all threads bounds one. By default about
   // 8 chunks a thread: an epoch's rows then stay in the caches between its folds and its join
   // (64 a thread took 15 % more CPU with -j 2, and 1-2 % more instructions with -j 1).
@@ -278,7 +275,7 @@ bool Engine::run(std::string& why) {
       f.events(chunks[s].begin(), chunks[s].end());
     }
     const bool last = k + 1 == bounds.size();
-    if (last) f.finish();
+    if (last) f.finish(!run_.ended_cleanly);
     if (f.declined()) return &f.why();
     EpochPlan::Slot& slot = plan.slot(k);
     f.hand_over(slot.rows[i], last);
@@ -919,6 +916,19 @@ void Engine::merge_omp(const ThreadFold& f) {
   }
 }
 
+// The builder's problem lines for the spans a run cut short left open (TimelineBuilder::finish).
+void Engine::cut_problems(const ThreadFold::CutOpen& open, Timeline& rest) {
+  const builder::OpenEnd end(rest, true);
+  const auto add = [&](std::uint64_t n, const std::string& line) {
+    for (std::uint64_t i = 0; i < n; ++i) problems_.add(line);
+  };
+  add(open.kernels, end.never_ended("a Kokkos kernel"));
+  add(open.fences, end.never_ended("a Kokkos fence"));
+  add(open.copies, end.never_ended("a Kokkos deep copy"));
+  add(open.mpi, end.never_ended("an MPI call"));
+  add(open.regions, builder::region_never_popped(true));
+}
+
 bool Engine::finish_state(Timeline& rest) {
   std::uint64_t t_min = UINT64_MAX, t_max = 0;
   for (std::size_t i = 0; i < folds_.size(); ++i) {
@@ -936,6 +946,8 @@ bool Engine::finish_state(Timeline& rest) {
     rest.tracks.push_back(tr);
     rest.omp_records += f.omp_records;
     rest.omp_tasks_completed += f.tasks_completed;
+    rest.cut_spans += f.cut_spans;
+    cut_problems(f.cut_open, rest);
     t_min = std::min(t_min, f.t_min);
     t_max = std::max(t_max, f.t_max);
     merge_kokkos(f);
@@ -953,6 +965,7 @@ bool Engine::finish_state(Timeline& rest) {
   rest.t0 = t_min;
   rest.t_end = t_max;
   rest.run_end = run_.run_end;
+  rest.cut_short = !run_.ended_cleanly;
   rest.filtered_kernels = filtered_kernels_;
   rest.filtered_regions = filtered_regions_;
   problems_.flush(rest.problems);

@@ -127,8 +127,14 @@ ThreadFold::OpenImplicit* ThreadFold::worker_task() {
   if (i == std::size_t(-1)) return decline("a kernel end with no begin on its thread");
   const OpenKernel k = open_kernels_[i];
   remove_at(open_kernels_, i);
+  end_kernel(k, e.ns, e.ns, seq());
+}
+
+// arrival: where the builder hands the span on, for the kernels-inside order (KernelTimes::end).
+[[gnu::always_inline]] inline void ThreadFold::end_kernel(const OpenKernel& k, std::uint64_t end, std::uint64_t arrival,
+                                                          std::uint64_t at_seq) {
   KernelPart& p = kernels[k.part];
-  const std::uint64_t d = e.ns - k.start;
+  const std::uint64_t d = end - k.start;
   // As SummaryFold::kernel: the device of the earliest start; the rest summed.
   if (p.calls == 0 || k.start < p.first_start) {
     p.first_start = k.start;
@@ -140,7 +146,7 @@ ThreadFold::OpenImplicit* ThreadFold::worker_task() {
   p.min = std::min(p.min, d);
   p.max = std::max(p.max, d);
   if (p.kept) [[likely]]
-    kernel_times.push_back({e.ns, k.start, track, seq()});
+    kernel_times.push_back({arrival, k.start, track, at_seq});
   if (keep_calls_) [[unlikely]]
     add_call(kernel_calls, k.part, d);
 }
@@ -175,9 +181,13 @@ void ThreadFold::region_push(const Event& e) {
 
 void ThreadFold::region_pop(const Event& e) {
   if (open_regions_.empty()) return decline("a region pop with no region open on its thread");
+  end_region(e.ns);
+}
+
+void ThreadFold::end_region(std::uint64_t end) {
   const OpenRegion r = open_regions_.back();
   open_regions_.pop_back();
-  const std::uint64_t d = e.ns - r.start;
+  const std::uint64_t d = end - r.start;
   RegionNode& n = regions[r.node];
   ++n.calls;  // (a region left out: counted as such when the threads are merged)
   if (!n.kept) [[unlikely]]
@@ -203,7 +213,11 @@ void ThreadFold::deep_copy_end(const Event& e) {
   if (i == std::size_t(-1)) return decline("a deep copy end with no begin on its thread");
   const OpenCopy c = open_copies_[i];
   remove_at(open_copies_, i);
-  const std::uint64_t d = e.ns - c.start;
+  end_copy(c, e.ns);
+}
+
+void ThreadFold::end_copy(const OpenCopy& c, std::uint64_t end) {
+  const std::uint64_t d = end - c.start;
   CopyStats& st = copies[{c.dst_space, c.src_space}];
   ++st.calls;
   st.bytes += c.bytes;
@@ -816,8 +830,9 @@ std::uint64_t ThreadFold::partial_sync(const Event& begin, const OpenSyncRegion&
   return steps;
 }
 
-void ThreadFold::finish() {
+void ThreadFold::finish(bool cut) {
   if (declined()) return;
+  if (cut) close_cut();
   if (!open_kernels_.empty() || !open_fences_.empty() || !open_copies_.empty() || !open_regions_.empty() || !open_mpi_.empty())
     return decline("a Kokkos kernel, fence, deep copy or region, or an MPI call, never ended");
   if (!open_parallels_.empty() || !work_.empty()) return decline("an OpenMP parallel region or work construct never ended");
@@ -871,9 +886,35 @@ void ThreadFold::finish() {
     mutex_span(a.family, a.kernel, a.codeptr, 0, false, false, true, UINT64_MAX, seq_base_ + 1 + i);
   }
   acquiring_.clear();
-  // The initial task lives as long as the program: counted, silently.
+  // The initial task lives as long as the program: counted, silently (in a run cut short it ends
+  // at its thread's last event, and is counted as cut, as OmpMatcher::finish closes it).
   initial_tasks += implicit_.size();
+  if (cut) cut_spans += implicit_.size();
   implicit_.clear();
+}
+
+// A run cut short (no clean end in the raw trace: a crash, a signal, _exit): the Kokkos kernels,
+// fences, deep copies, regions and MPI calls still open end at the thread's last event, as the
+// builder's OpenEnd closes them, each counted as cut and by kind (the problem lines). The builder
+// hands them on after every span that ended: a kernel's arrival is after every parallel region's.
+void ThreadFold::close_cut() {
+  const auto end_of = [&](std::uint64_t start) { return std::max(last_ns, start); };
+  for (const OpenKernel& k : open_kernels_) end_kernel(k, end_of(k.start), UINT64_MAX, seq_base_ + 1);
+  for (const OpenFence& f : open_fences_) end_named(fences[f.name], f.start, end_of(f.start));
+  for (const OpenCopy& c : open_copies_) end_copy(c, end_of(c.start));
+  for (std::size_t i = open_mpi_.size(); i-- > 0;) end_named(mpi_calls[open_mpi_[i].call], open_mpi_[i].start, end_of(open_mpi_[i].start));
+  cut_open = {open_kernels_.size(), open_fences_.size(), open_copies_.size(), open_mpi_.size(), open_regions_.size()};
+  while (!open_regions_.empty()) end_region(end_of(open_regions_.back().start));  // innermost first
+  cut_spans += open_kernels_.size() + open_fences_.size() + open_copies_.size() + open_mpi_.size() + cut_open.regions;
+  open_kernels_.clear();
+  open_fences_.clear();
+  open_copies_.clear();
+  open_mpi_.clear();
+}
+
+void ThreadFold::end_named(NamedStats& st, std::uint64_t start, std::uint64_t end) {
+  ++st.calls;
+  st.total += end - start;
 }
 
 // The Kokkos and tool records other than kernels and regions: fewer, so kept out of the loop.
@@ -891,10 +932,9 @@ void ThreadFold::rare_host_event(const Event& e, Ev type, std::uint64_t ns) {
         decline("a fence end with no begin on its thread");
         break;
       }
-      NamedStats& st = fences[open_fences_[i].name];
-      ++st.calls;
-      st.total += ns - open_fences_[i].start;
+      const OpenFence f = open_fences_[i];
       remove_at(open_fences_, i);
+      end_named(fences[f.name], f.start, ns);
       break;
     }
     case Ev::Alloc:
@@ -932,9 +972,7 @@ void ThreadFold::rare_host_event(const Event& e, Ev type, std::uint64_t ns) {
         decline("an MPI call ended that had not begun on its thread");
         break;
       }
-      NamedStats& st = mpi_calls[open_mpi_.back().call];
-      ++st.calls;
-      st.total += ns - open_mpi_.back().start;
+      end_named(mpi_calls[open_mpi_.back().call], open_mpi_.back().start, ns);
       open_mpi_.pop_back();
       break;
     }

@@ -75,6 +75,12 @@ class OpenEnd {
   bool cut_;
 };
 
+// The problem line for a Kokkos profile region left open at the end of the records.
+inline std::string region_never_popped(bool cut) {
+  return cut ? "a Kokkos profile region never popped: cut at its thread's last event (the run did not end cleanly)"
+             : "a Kokkos profile region never popped: shown until the end of the run";
+}
+
 // Hands on the spans still open at the end of the records (a map id -> span), each ended by
 // open_end, with one problem line each; when events were dropped (their ends may be among them)
 // they are discarded instead. Empties the map.

@@ -528,8 +528,7 @@ void TimelineBuilder::Impl::finish(bool ended_cleanly, std::uint64_t run_end) {
       s.depth = static_cast<std::uint32_t>(st.names.size() - 1);
       open_end.close(s);
       sink.region(s);
-      problems.add(open_end.cut() ? "a Kokkos profile region never popped: cut at its thread's last event (the run did not end cleanly)"
-                                  : "a Kokkos profile region never popped: shown until the end of the run");
+      problems.add(builder::region_never_popped(open_end.cut()));
       st.names.pop_back();
       st.starts.pop_back();
       st.rebuild(names);

@@ -39,7 +39,7 @@ struct Recorder {
 
 // Feeds the records to a fold in chunks of `chunk` records (the decoder carries its place over)
 // and finishes it.
-void feed(ThreadFold& f, const std::vector<Record>& recs, std::size_t chunk) {
+void feed(ThreadFold& f, const std::vector<Record>& recs, std::size_t chunk, bool cut = false) {
   kob::clock::Line line;  // tsc false: ticks are ns
   kob::EventDecoder decoder(line, kob::EventDecoder::SyncSteps::InBegin);  // as the engine decodes
   kob::EventChunk events;
@@ -48,7 +48,7 @@ void feed(ThreadFold& f, const std::vector<Record>& recs, std::size_t chunk) {
     decoder.append(recs.data() + i, std::min(chunk, recs.size() - i), events);
     f.events(events.begin(), events.end());
   }
-  f.finish();
+  f.finish(cut);
 }
 
 ThreadFold fold_records(const std::vector<Record>& recs, std::size_t chunk, bool keep_calls = false) {
@@ -234,6 +234,61 @@ TEST_CASE("thread fold: names left out by --include/--exclude: counted only, the
   CHECK(!f.kernels[0].kept);
   CHECK(f.kernels[0].calls == 1);
   CHECK(f.kernel_times.empty());  // a kernel left out ran during no region, as far as the constructs table knows
+}
+
+TEST_CASE("thread fold: a run cut short ends the Kokkos spans and MPI calls still open at the thread's last event") {
+  Recorder rec;
+  fields::Named::name.set(rec.add(Ev::RegionPush, 1), 7);  // 1001
+  fields::Named::name.set(rec.add(Ev::RegionPush, 9), 8);  // 1010
+  Record& k = rec.add(Ev::KernelBegin, 10);                  // 1020
+  fields::Kernel::name.set(k, 3);
+  fields::Kernel::id.set(k, 41);
+  Record& fb = rec.add(Ev::FenceBegin, 5);  // 1025
+  fields::Fence::name.set(fb, 4);
+  fields::Fence::id.set(fb, 42);
+  Record& c = rec.add(Ev::DeepCopyBegin, 5);  // 1030
+  fields::DeepCopy::id.set(c, 43);
+  fields::DeepCopy::bytes.set(c, 800);
+  fields::Mpi::call.set(rec.add(Ev::MpiBegin, 10), 2);  // 1040
+  rec.add(Ev::ProfileEvent, 60);                       // 1100: the thread's last event
+
+  SUBCASE("cut: each ends at 1100, counted as cut and by kind") {
+    ThreadFold f(0, 0, kob::CodeRange{}, false);
+    feed(f, rec.recs, 3, true);
+    REQUIRE_MESSAGE(!f.declined(), f.why());
+    CHECK(f.last_ns == 1100);
+    REQUIRE(f.kernels.size() == 1);
+    CHECK(f.kernels[0].calls == 1);
+    CHECK(f.kernels[0].total == 80);
+    REQUIRE(f.kernel_times.size() == 1);
+    CHECK(f.kernel_times[0].end == UINT64_MAX);  // handed on after every span that ended
+    CHECK(f.kernel_times[0].start == 1020);
+    REQUIRE(f.fences.count(4) == 1);
+    CHECK(f.fences.at(4).calls == 1);
+    CHECK(f.fences.at(4).total == 75);
+    REQUIRE(f.copies.size() == 1);
+    CHECK(f.copies.begin()->second.calls == 1);
+    CHECK(f.copies.begin()->second.time == 70);
+    CHECK(f.copies.begin()->second.bytes == 800);
+    REQUIRE(f.mpi_calls.count(2) == 1);
+    CHECK(f.mpi_calls.at(2).total == 60);
+    REQUIRE(f.regions.size() == 2);
+    CHECK(f.regions[0].inclusive == 99);
+    CHECK(f.regions[0].exclusive == 9);  // the inner region's 90 left out
+    CHECK(f.regions[1].inclusive == 90);
+    CHECK(f.cut_spans == 6);
+    CHECK(f.cut_open.kernels == 1);
+    CHECK(f.cut_open.fences == 1);
+    CHECK(f.cut_open.copies == 1);
+    CHECK(f.cut_open.mpi == 1);
+    CHECK(f.cut_open.regions == 2);
+  }
+  SUBCASE("a clean end with them open: declined (the builder shows them until the end of the run)") {
+    ThreadFold f(0, 0, kob::CodeRange{}, false);
+    feed(f, rec.recs, 3, false);
+    CHECK(f.why() == "a Kokkos kernel, fence, deep copy or region, or an MPI call, never ended");
+    CHECK(f.cut_spans == 0);
+  }
 }
 
 TEST_CASE("thread fold: odd hook orders and records it does not cover make it decline") {
