@@ -27,6 +27,8 @@ ap.add_argument("--exit-signal", type=int, default=0,
                 help="the program ends by this signal (a run cut short: no clean end in its raw trace)")
 ap.add_argument("--cut-spans", type=int, default=None,
                 help="a run cut short: the spans still open at its end, cut at their thread's last event")
+ap.add_argument("--unended", type=int, default=None,
+                help="a clean end with this many Kokkos spans still open, shown until the end of the run")
 ap.add_argument("--diff", action="store_true", help="also compare kob diff's reports of two runs")
 ap.add_argument("--kob-races-only", action="store_true",
                 help="under ThreadSanitizer: the program's races (Kokkos', libomp's uninstrumented) are not this "
@@ -99,6 +101,9 @@ with open(os.path.join(wd, "builder.summary.json")) as f:
 kc.check(s["openmp"]["records"] > 0 or len(s["kernels"]) > 0, "the run has OpenMP records or Kokkos kernels to compare")
 if a.cut_spans is not None:
     kc.expect_eq((s["cut_short"], s["cut_spans"]), (True, a.cut_spans), "a run cut short, and its spans cut")
+if a.unended is not None:
+    shown = sum(int(p.rsplit("(", 1)[1].split()[0]) for p in s["problems"] if "shown until the end of the run" in p)
+    kc.expect_eq((s["cut_short"], shown), (False, a.unended), "a clean end, and its spans never ended (problem lines)")
 if "--include" in a.tool_args or "--exclude" in a.tool_args:
     kc.check(s["filtered_kernel_calls"] + s["filtered_region_entries"] > 0, "--include/--exclude left some kernels or regions out")
 if a.diff:

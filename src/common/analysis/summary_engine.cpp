@@ -143,7 +143,7 @@ class Engine {
   void complete(Join& j);
   void ordered(std::uint64_t horizon);
   bool finish_state(Timeline& rest);
-  void cut_problems(const ThreadFold::CutOpen& open, Timeline& rest);
+  void close_unended(std::uint64_t t_end, Timeline& rest);
   void merge_kokkos(const ThreadFold& f);
   void merge_omp(const ThreadFold& f);
 
@@ -193,7 +193,11 @@ class Engine {
   bool kernel_seen_ = false;
   std::vector<OrderedRow> ordered_;  // waiting for the horizon
   std::map<std::uint32_t, std::uint32_t> section_names_;  // id -> interned name
-  std::map<std::uint32_t, std::uint64_t> open_sections_;  // id -> start
+  struct OpenSection {
+    std::uint64_t start;
+    std::uint32_t track;
+  };
+  std::map<std::uint32_t, OpenSection> open_sections_;  // by id
   MemoryLevels levels_;
   builder::ProblemCounter problems_;
   std::vector<FirstSeen> first_seen_;
@@ -696,7 +700,7 @@ void Engine::ordered(std::uint64_t horizon) {
       }
       case OrderedRow::SectionCreate: section_names_[r.space] = r.name; break;
       case OrderedRow::SectionStart:
-        if (!open_sections_.emplace(r.space, r.time).second) decline("a profile section started twice");
+        if (!open_sections_.emplace(r.space, OpenSection{r.time, r.track}).second) decline("a profile section started twice");
         break;
       case OrderedRow::SectionStop: {
         auto it = open_sections_.find(r.space);
@@ -707,7 +711,7 @@ void Engine::ordered(std::uint64_t horizon) {
         }
         NamedStats& st = st_.sections[name->second];
         ++st.calls;
-        st.total += r.time - it->second;
+        st.total += r.time - it->second.start;
         open_sections_.erase(it);
         break;
       }
@@ -787,7 +791,6 @@ void Engine::join(std::vector<EpochRows>& rows, std::uint64_t horizon, bool last
   task_rows(horizon);
   if (declined()) return;
   ordered(horizon);
-  if (last && !open_sections_.empty()) decline("a profile section never stopped");
   rows_ = nullptr;
 }
 
@@ -916,21 +919,39 @@ void Engine::merge_omp(const ThreadFold& f) {
   }
 }
 
-// The builder's problem lines for the spans a run cut short left open (TimelineBuilder::finish).
-void Engine::cut_problems(const ThreadFold::CutOpen& open, Timeline& rest) {
-  const builder::OpenEnd end(rest, true);
+// What is still open at the end of every thread's events, ended as the builder's finish ends it
+// (OpenEnd): after a clean end at the end of the run (t_end), after a run cut short at the
+// thread's last event (the folds ended theirs already); with the builder's problem lines.
+void Engine::close_unended(std::uint64_t t_end, Timeline& rest) {
+  const bool cut = !run_.ended_cleanly;
+  const builder::OpenEnd end(rest, cut);
   const auto add = [&](std::uint64_t n, const std::string& line) {
     for (std::uint64_t i = 0; i < n; ++i) problems_.add(line);
   };
-  add(open.kernels, end.never_ended("a Kokkos kernel"));
-  add(open.fences, end.never_ended("a Kokkos fence"));
-  add(open.copies, end.never_ended("a Kokkos deep copy"));
-  add(open.mpi, end.never_ended("an MPI call"));
-  add(open.regions, builder::region_never_popped(true));
+  for (ThreadFold& f : folds_) {
+    if (!cut) f.close_open(t_end, false);
+    add(f.unended.kernels, end.never_ended("a Kokkos kernel"));
+    add(f.unended.fences, end.never_ended("a Kokkos fence"));
+    add(f.unended.copies, end.never_ended("a Kokkos deep copy"));
+    add(f.unended.mpi, end.never_ended("an MPI call"));
+    add(f.unended.regions, builder::region_never_popped(cut));
+  }
+  for (const auto& [id, m] : open_sections_) {
+    const std::uint64_t stop = cut ? (m.track < folds_.size() ? folds_[m.track].last_ns : t_end) : t_end;
+    const auto name = section_names_.find(id);
+    NamedStats& st = st_.sections[name == section_names_.end() ? InternTable::kNullName : name->second];
+    ++st.calls;
+    st.total += std::max(stop, m.start) - m.start;
+    problems_.add(builder::section_never_stopped(cut));
+    if (cut) ++rest.cut_spans;
+  }
+  open_sections_.clear();
 }
 
 bool Engine::finish_state(Timeline& rest) {
   std::uint64_t t_min = UINT64_MAX, t_max = 0;
+  for (const ThreadFold& f : folds_) t_max = std::max(t_max, f.t_max);
+  close_unended(t_max, rest);
   for (std::size_t i = 0; i < folds_.size(); ++i) {
     const ThreadFold& f = folds_[i];
     const ThreadSource& th = *run_.threads[i];
@@ -947,7 +968,6 @@ bool Engine::finish_state(Timeline& rest) {
     rest.omp_records += f.omp_records;
     rest.omp_tasks_completed += f.tasks_completed;
     rest.cut_spans += f.cut_spans;
-    cut_problems(f.cut_open, rest);
     t_min = std::min(t_min, f.t_min);
     t_max = std::max(t_max, f.t_max);
     merge_kokkos(f);

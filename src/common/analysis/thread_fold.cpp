@@ -133,8 +133,13 @@ ThreadFold::OpenImplicit* ThreadFold::worker_task() {
 // arrival: where the builder hands the span on, for the kernels-inside order (KernelTimes::end).
 [[gnu::always_inline]] inline void ThreadFold::end_kernel(const OpenKernel& k, std::uint64_t end, std::uint64_t arrival,
                                                           std::uint64_t at_seq) {
+  kernel_figures(k, end - k.start);
+  if (kernels[k.part].kept) [[likely]]
+    kernel_times.push_back({arrival, k.start, track, at_seq});
+}
+
+[[gnu::always_inline]] inline void ThreadFold::kernel_figures(const OpenKernel& k, std::uint64_t d) {
   KernelPart& p = kernels[k.part];
-  const std::uint64_t d = end - k.start;
   // As SummaryFold::kernel: the device of the earliest start; the rest summed.
   if (p.calls == 0 || k.start < p.first_start) {
     p.first_start = k.start;
@@ -145,8 +150,6 @@ ThreadFold::OpenImplicit* ThreadFold::worker_task() {
   p.total += d;
   p.min = std::min(p.min, d);
   p.max = std::max(p.max, d);
-  if (p.kept) [[likely]]
-    kernel_times.push_back({arrival, k.start, track, at_seq});
   if (keep_calls_) [[unlikely]]
     add_call(kernel_calls, k.part, d);
 }
@@ -832,9 +835,14 @@ std::uint64_t ThreadFold::partial_sync(const Event& begin, const OpenSyncRegion&
 
 void ThreadFold::finish(bool cut) {
   if (declined()) return;
-  if (cut) close_cut();
-  if (!open_kernels_.empty() || !open_fences_.empty() || !open_copies_.empty() || !open_regions_.empty() || !open_mpi_.empty())
-    return decline("a Kokkos kernel, fence, deep copy or region, or an MPI call, never ended");
+  // Kokkos spans and MPI calls still open: ended here after a cut, else by the engine at the end
+  // of the run (close_open), their kernels' times given now, with the last epoch's rows.
+  if (cut) {
+    close_open(last_ns, true);
+  } else {
+    for (const OpenKernel& k : open_kernels_)
+      if (kernels[k.part].kept) kernel_times.push_back({UINT64_MAX, k.start, track, seq_base_ + 1});
+  }
   if (!open_parallels_.empty() || !work_.empty()) return decline("an OpenMP parallel region or work construct never ended");
   // A worker's last implicit task, which libomp never reports ended: it ends where its region ends
   // (known when the threads are joined), with the waits and syncs still open inside it.
@@ -893,19 +901,25 @@ void ThreadFold::finish(bool cut) {
   implicit_.clear();
 }
 
-// A run cut short (no clean end in the raw trace: a crash, a signal, _exit): the Kokkos kernels,
-// fences, deep copies, regions and MPI calls still open end at the thread's last event, as the
-// builder's OpenEnd closes them, each counted as cut and by kind (the problem lines). The builder
-// hands them on after every span that ended: a kernel's arrival is after every parallel region's.
-void ThreadFold::close_cut() {
-  const auto end_of = [&](std::uint64_t start) { return std::max(last_ns, start); };
-  for (const OpenKernel& k : open_kernels_) end_kernel(k, end_of(k.start), UINT64_MAX, seq_base_ + 1);
+// The Kokkos kernels, fences, deep copies, regions and MPI calls still open at the end of the
+// thread's events end at `end` (or their start, if later), as the builder's OpenEnd closes them:
+// after a run cut short (no clean end in the raw trace: a crash, a signal, _exit) at the thread's
+// last event, each counted as cut; after a clean end at the end of the run, known once every
+// thread is folded. Counted by kind (the problem lines). The builder hands them on after every span
+// that ended: a kernel's arrival is after every parallel region's (given by finish, before the
+// last join, when the end is the run's).
+void ThreadFold::close_open(std::uint64_t end, bool cut) {
+  const auto end_of = [&](std::uint64_t start) { return std::max(end, start); };
+  for (const OpenKernel& k : open_kernels_) {
+    if (cut) end_kernel(k, end_of(k.start), UINT64_MAX, seq_base_ + 1);
+    else kernel_figures(k, end_of(k.start) - k.start);
+  }
   for (const OpenFence& f : open_fences_) end_named(fences[f.name], f.start, end_of(f.start));
   for (const OpenCopy& c : open_copies_) end_copy(c, end_of(c.start));
   for (std::size_t i = open_mpi_.size(); i-- > 0;) end_named(mpi_calls[open_mpi_[i].call], open_mpi_[i].start, end_of(open_mpi_[i].start));
-  cut_open = {open_kernels_.size(), open_fences_.size(), open_copies_.size(), open_mpi_.size(), open_regions_.size()};
+  unended = {open_kernels_.size(), open_fences_.size(), open_copies_.size(), open_mpi_.size(), open_regions_.size()};
   while (!open_regions_.empty()) end_region(end_of(open_regions_.back().start));  // innermost first
-  cut_spans += open_kernels_.size() + open_fences_.size() + open_copies_.size() + open_mpi_.size() + cut_open.regions;
+  if (cut) cut_spans += unended.kernels + unended.fences + unended.copies + unended.mpi + unended.regions;
   open_kernels_.clear();
   open_fences_.clear();
   open_copies_.clear();

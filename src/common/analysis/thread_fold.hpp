@@ -216,8 +216,10 @@ class ThreadFold {
   void events(const Event* begin, const Event* end);
   // The thread's events are over: what is still open becomes the rows the join needs, or the
   // pass declines. cut: the run was cut short (no clean end): the Kokkos spans and MPI calls
-  // still open end at the thread's last event (close_cut).
+  // still open end at the thread's last event (close_open); else the engine ends them at the end
+  // of the run, once every thread is folded.
   void finish(bool cut = false);
+  void close_open(std::uint64_t end, bool cut);
 
   bool declined() const { return !why_.empty(); }
   const std::string& why() const { return why_; }
@@ -254,12 +256,12 @@ class ThreadFold {
       copy_sites;  // (dst name, src name, dst space, src space, bytes) -> calls, ns (first-seen order: copy_site_order)
   std::uint64_t profile_events = 0, dual_view_syncs = 0, dual_view_modifies = 0;
   std::uint64_t initial_tasks = 0;
-  // A run cut short: the spans closed at the thread's last event (the summary's cut_spans), and
-  // of them the Kokkos and MPI ones by kind (each a problem line).
+  // A run cut short: the spans closed at the thread's last event (the summary's cut_spans).
   std::uint64_t cut_spans = 0;
-  struct CutOpen {
+  // The Kokkos spans and MPI calls close_open ended, by kind (each a problem line).
+  struct Unended {
     std::uint64_t kernels = 0, fences = 0, copies = 0, mpi = 0, regions = 0;
-  } cut_open;
+  } unended;
   std::uint64_t implicit_tasks = 0, busy = 0;  // the implicit tasks folded here (ParallelRow::own_task)
   std::array<CountFigure, kKinds> work{}, sync{}, dispatch{};
   std::uint64_t dependences = 0, tasks_with_dependences = 0, task_dependences = 0, lock_inits = 0, lock_destroys = 0, cancels = 0,
@@ -342,12 +344,12 @@ class ThreadFold {
   void region_push(const Event& e);
   void region_pop(const Event& e);
   void deep_copy_end(const Event& e);
-  // A span's end at `end` into the figures (from its end event, or close_cut).
+  // A span's end at `end` into the figures (from its end event, or close_open).
   void end_kernel(const OpenKernel& k, std::uint64_t end, std::uint64_t arrival, std::uint64_t at_seq);
+  void kernel_figures(const OpenKernel& k, std::uint64_t d);
   void end_region(std::uint64_t end);  // the innermost open region
   void end_copy(const OpenCopy& c, std::uint64_t end);
   static void end_named(NamedStats& st, std::uint64_t start, std::uint64_t end);
-  void close_cut();
   void omp_event(const Event& e);
   void rare_host_event(const Event& e, Ev type, std::uint64_t ns);
   void parallel_begin(const Event& e);

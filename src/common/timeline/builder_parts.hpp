@@ -81,6 +81,12 @@ inline std::string region_never_popped(bool cut) {
              : "a Kokkos profile region never popped: shown until the end of the run";
 }
 
+// The problem line for a profile section left open at the end of the records.
+inline std::string section_never_stopped(bool cut) {
+  return cut ? "a profile section never stopped: cut at its thread's last event (the run did not end cleanly)"
+             : "a profile section never stopped: shown until the end of the run";
+}
+
 // Hands on the spans still open at the end of the records (a map id -> span), each ended by
 // open_end, with one problem line each; when events were dropped (their ends may be among them)
 // they are discarded instead. Empties the map.

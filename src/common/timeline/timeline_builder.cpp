@@ -550,8 +550,7 @@ void TimelineBuilder::Impl::finish(bool ended_cleanly, std::uint64_t run_end) {
     auto n = section_names.find(id);
     s.name = n == section_names.end() ? InternTable::kNullName : n->second;
     sink.section(s);
-    problems.add(open_end.cut() ? "a profile section never stopped: cut at its thread's last event (the run did not end cleanly)"
-                                : "a profile section never stopped: shown until the end of the run");
+    problems.add(builder::section_never_stopped(open_end.cut()));
   }
   open_sections.clear();
   std::sort(rest.lost.begin(), rest.lost.end(),

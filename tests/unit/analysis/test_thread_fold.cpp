@@ -236,7 +236,7 @@ TEST_CASE("thread fold: names left out by --include/--exclude: counted only, the
   CHECK(f.kernel_times.empty());  // a kernel left out ran during no region, as far as the constructs table knows
 }
 
-TEST_CASE("thread fold: a run cut short ends the Kokkos spans and MPI calls still open at the thread's last event") {
+TEST_CASE("thread fold: Kokkos spans and MPI calls still open at the end: a cut ends them at the thread's last event, a clean end at the run's") {
   Recorder rec;
   fields::Named::name.set(rec.add(Ev::RegionPush, 1), 7);  // 1001
   fields::Named::name.set(rec.add(Ev::RegionPush, 9), 8);  // 1010
@@ -277,17 +277,32 @@ TEST_CASE("thread fold: a run cut short ends the Kokkos spans and MPI calls stil
     CHECK(f.regions[0].exclusive == 9);  // the inner region's 90 left out
     CHECK(f.regions[1].inclusive == 90);
     CHECK(f.cut_spans == 6);
-    CHECK(f.cut_open.kernels == 1);
-    CHECK(f.cut_open.fences == 1);
-    CHECK(f.cut_open.copies == 1);
-    CHECK(f.cut_open.mpi == 1);
-    CHECK(f.cut_open.regions == 2);
+    CHECK(f.unended.kernels == 1);
+    CHECK(f.unended.fences == 1);
+    CHECK(f.unended.copies == 1);
+    CHECK(f.unended.mpi == 1);
+    CHECK(f.unended.regions == 2);
   }
-  SUBCASE("a clean end with them open: declined (the builder shows them until the end of the run)") {
+  SUBCASE("a clean end: each ends at the end of the run, which the engine gives once every thread is folded") {
     ThreadFold f(0, 0, kob::CodeRange{}, false);
     feed(f, rec.recs, 3, false);
-    CHECK(f.why() == "a Kokkos kernel, fence, deep copy or region, or an MPI call, never ended");
+    REQUIRE_MESSAGE(!f.declined(), f.why());
+    REQUIRE(f.kernel_times.size() == 1);  // given with the last epoch's rows
+    CHECK(f.kernel_times[0].end == UINT64_MAX);
+    CHECK(f.kernels[0].calls == 0);
+    f.close_open(1500, false);
+    CHECK(f.kernels[0].calls == 1);
+    CHECK(f.kernels[0].total == 480);
+    CHECK(f.kernel_times.size() == 1);
+    CHECK(f.fences.at(4).total == 475);
+    CHECK(f.copies.begin()->second.time == 470);
+    CHECK(f.mpi_calls.at(2).total == 460);
+    CHECK(f.regions[0].inclusive == 499);
+    CHECK(f.regions[0].exclusive == 9);
+    CHECK(f.regions[1].inclusive == 490);
     CHECK(f.cut_spans == 0);
+    CHECK(f.unended.kernels == 1);
+    CHECK(f.unended.regions == 2);
   }
 }
 
