@@ -833,8 +833,17 @@ std::uint64_t ThreadFold::partial_sync(const Event& begin, const OpenSyncRegion&
   return steps;
 }
 
-void ThreadFold::finish(bool cut) {
+void ThreadFold::finish(bool cut, bool lost_ends) {
   if (declined()) return;
+  // Events were dropped (their ends may be among them): the Kokkos kernels, fences, deep copies
+  // and MPI calls still open are discarded, as the builder's close_unended does; regions are not.
+  if (lost_ends) {
+    discarded = {open_kernels_.size(), open_fences_.size(), open_copies_.size(), open_mpi_.size(), 0};
+    open_kernels_.clear();
+    open_fences_.clear();
+    open_copies_.clear();
+    open_mpi_.clear();
+  }
   // Kokkos spans and MPI calls still open: ended here after a cut, else by the engine at the end
   // of the run (close_open), their kernels' times given now, with the last epoch's rows.
   if (cut) {

@@ -217,8 +217,9 @@ class ThreadFold {
   // The thread's events are over: what is still open becomes the rows the join needs, or the
   // pass declines. cut: the run was cut short (no clean end): the Kokkos spans and MPI calls
   // still open end at the thread's last event (close_open); else the engine ends them at the end
-  // of the run, once every thread is folded.
-  void finish(bool cut = false);
+  // of the run, once every thread is folded. lost_ends: events were dropped in the run: the
+  // Kokkos spans and MPI calls still open are discarded instead (their ends may be lost).
+  void finish(bool cut = false, bool lost_ends = false);
   void close_open(std::uint64_t end, bool cut);
 
   bool declined() const { return !why_.empty(); }
@@ -261,7 +262,7 @@ class ThreadFold {
   // The Kokkos spans and MPI calls close_open ended, by kind (each a problem line).
   struct Unended {
     std::uint64_t kernels = 0, fences = 0, copies = 0, mpi = 0, regions = 0;
-  } unended;
+  } unended, discarded;  // discarded: by finish, events having been dropped (no regions)
   std::uint64_t implicit_tasks = 0, busy = 0;  // the implicit tasks folded here (ParallelRow::own_task)
   std::array<CountFigure, kKinds> work{}, sync{}, dispatch{};
   std::uint64_t dependences = 0, tasks_with_dependences = 0, task_dependences = 0, lock_inits = 0, lock_destroys = 0, cancels = 0,

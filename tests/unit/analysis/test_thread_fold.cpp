@@ -39,7 +39,7 @@ struct Recorder {
 
 // Feeds the records to a fold in chunks of `chunk` records (the decoder carries its place over)
 // and finishes it.
-void feed(ThreadFold& f, const std::vector<Record>& recs, std::size_t chunk, bool cut = false) {
+void feed(ThreadFold& f, const std::vector<Record>& recs, std::size_t chunk, bool cut = false, bool lost_ends = false) {
   kob::clock::Line line;  // tsc false: ticks are ns
   kob::EventDecoder decoder(line, kob::EventDecoder::SyncSteps::InBegin);  // as the engine decodes
   kob::EventChunk events;
@@ -48,7 +48,7 @@ void feed(ThreadFold& f, const std::vector<Record>& recs, std::size_t chunk, boo
     decoder.append(recs.data() + i, std::min(chunk, recs.size() - i), events);
     f.events(events.begin(), events.end());
   }
-  f.finish(cut);
+  f.finish(cut, lost_ends);
 }
 
 ThreadFold fold_records(const std::vector<Record>& recs, std::size_t chunk, bool keep_calls = false) {
@@ -282,6 +282,24 @@ TEST_CASE("thread fold: Kokkos spans and MPI calls still open at the end: a cut 
     CHECK(f.unended.copies == 1);
     CHECK(f.unended.mpi == 1);
     CHECK(f.unended.regions == 2);
+  }
+  SUBCASE("events dropped in the run (ends may be lost): the kernel, fence, copy and MPI call discarded, the regions cut") {
+    ThreadFold f(0, 0, kob::CodeRange{}, false);
+    feed(f, rec.recs, 3, true, true);
+    REQUIRE_MESSAGE(!f.declined(), f.why());
+    CHECK(f.kernels[0].calls == 0);
+    CHECK(f.kernel_times.empty());
+    CHECK(f.fences.empty());
+    CHECK(f.copies.empty());
+    CHECK(f.mpi_calls.empty());
+    CHECK(f.discarded.kernels == 1);
+    CHECK(f.discarded.fences == 1);
+    CHECK(f.discarded.copies == 1);
+    CHECK(f.discarded.mpi == 1);
+    CHECK(f.regions[1].inclusive == 90);
+    CHECK(f.unended.regions == 2);
+    CHECK(f.unended.kernels == 0);
+    CHECK(f.cut_spans == 2);
   }
   SUBCASE("a clean end: each ends at the end of the run, which the engine gives once every thread is folded") {
     ThreadFold f(0, 0, kob::CodeRange{}, false);
