@@ -346,7 +346,6 @@ class ThreadFold {
   void region_pop(const Event& e);
   void deep_copy_end(const Event& e);
   // A span's end at `end` into the figures (from its end event, or close_open).
-  void end_kernel(const OpenKernel& k, std::uint64_t end, std::uint64_t arrival, std::uint64_t at_seq);
   void kernel_figures(const OpenKernel& k, std::uint64_t d);
   void end_region(std::uint64_t end);  // the innermost open region
   void end_copy(const OpenCopy& c, std::uint64_t end);
