@@ -926,21 +926,17 @@ void Engine::merge_omp(const ThreadFold& f) {
 void Engine::close_unended(std::uint64_t t_end, Timeline& rest) {
   const bool cut = !run_.ended_cleanly;
   const builder::OpenEnd end(rest, cut);
-  const auto add = [&](std::uint64_t n, const std::string& line) {
-    for (std::uint64_t i = 0; i < n; ++i) problems_.add(line);
-  };
-  const auto discarded = [](const char* what) { return std::string(what) + " without an end, discarded (events were dropped)"; };
   for (ThreadFold& f : folds_) {
     if (!cut) f.close_open(t_end, false);
-    add(f.discarded.kernels, discarded("a Kokkos kernel"));
-    add(f.discarded.fences, discarded("a Kokkos fence"));
-    add(f.discarded.copies, discarded("a Kokkos deep copy"));
-    add(f.discarded.mpi, discarded("an MPI call"));
-    add(f.unended.kernels, end.never_ended("a Kokkos kernel"));
-    add(f.unended.fences, end.never_ended("a Kokkos fence"));
-    add(f.unended.copies, end.never_ended("a Kokkos deep copy"));
-    add(f.unended.mpi, end.never_ended("an MPI call"));
-    add(f.unended.regions, builder::region_never_popped(cut));
+    problems_.add(builder::discarded_unended("a Kokkos kernel"), f.discarded.kernels);
+    problems_.add(builder::discarded_unended("a Kokkos fence"), f.discarded.fences);
+    problems_.add(builder::discarded_unended("a Kokkos deep copy"), f.discarded.copies);
+    problems_.add(builder::discarded_unended("an MPI call"), f.discarded.mpi);
+    problems_.add(end.never_ended("a Kokkos kernel"), f.unended.kernels);
+    problems_.add(end.never_ended("a Kokkos fence"), f.unended.fences);
+    problems_.add(end.never_ended("a Kokkos deep copy"), f.unended.copies);
+    problems_.add(end.never_ended("an MPI call"), f.unended.mpi);
+    problems_.add(builder::region_never_popped(cut), f.unended.regions);
   }
   for (const auto& [id, m] : open_sections_) {
     const std::uint64_t stop = cut ? (m.track < folds_.size() ? folds_[m.track].last_ns : t_end) : t_end;

@@ -40,7 +40,9 @@ struct OpenState {
 
 struct ProblemCounter {
   std::map<std::string, std::uint64_t> counts;
-  void add(const std::string& what) { ++counts[what]; }
+  void add(const std::string& what, std::uint64_t n = 1) {
+    if (n != 0) counts[what] += n;
+  }
   void flush(std::vector<std::string>& out) {
     for (const auto& [what, n] : counts) out.push_back(what + " (" + std::to_string(n) + (n == 1 ? " time)" : " times)"));
   }
@@ -75,6 +77,9 @@ class OpenEnd {
   bool cut_;
 };
 
+// The problem line for a span still open at the end of records some of which were dropped.
+inline std::string discarded_unended(const std::string& what) { return what + " without an end, discarded (events were dropped)"; }
+
 // The problem line for a Kokkos profile region left open at the end of the records.
 inline std::string region_never_popped(bool cut) {
   return cut ? "a Kokkos profile region never popped: cut at its thread's last event (the run did not end cleanly)"
@@ -93,7 +98,7 @@ inline std::string section_never_stopped(bool cut) {
 template <class Map, class Give>
 void close_unended(Map& open, Give&& give, const char* what, bool lost_ends, const OpenEnd& open_end, ProblemCounter& problems) {
   for (auto& [id, span] : open) {
-    problems.add(lost_ends ? std::string(what) + " without an end, discarded (events were dropped)" : open_end.never_ended(what));
+    problems.add(lost_ends ? discarded_unended(what) : open_end.never_ended(what));
     if (lost_ends) continue;
     open_end.close(span);
     give(span);

@@ -709,7 +709,7 @@ void OmpMatcher::finish(bool lost_ends, const OpenEnd& open_end) {
   }
 
   auto unended = [&](const char* what) {
-    c_.problems.add(lost_ends ? std::string(what) + " without an end, discarded (events were dropped)" : end_->never_ended(what));
+    c_.problems.add(lost_ends ? discarded_unended(what) : end_->never_ended(what));
   };
   for (ThreadState& s : threads_) {
     if (s.track < c_.rest.tracks.size() && c_.rest.tracks[s.track].hidden_helper) {  // the team outlives the write

@@ -511,7 +511,7 @@ void TimelineBuilder::Impl::finish(bool ended_cleanly, std::uint64_t run_end) {
       MpiSpan s = st.back();
       st.pop_back();
       --open_mpi_count;
-      problems.add(lost_ends ? "an MPI call without an end, discarded (events were dropped)" : open_end.never_ended("an MPI call"));
+      problems.add(lost_ends ? builder::discarded_unended("an MPI call") : open_end.never_ended("an MPI call"));
       if (lost_ends) continue;
       open_end.close(s);
       sink.mpi(s);
