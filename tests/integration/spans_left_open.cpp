@@ -1,25 +1,65 @@
 // A Kokkos program that ends with Kokkos spans still open: a profile section started and never
-// stopped, two nested profile regions never popped, and, on the Serial backend, a kernel. Its
-// spans still open end where the builder's OpenEnd ends them: at their thread's last event when
-// the run is cut short (no clean end in the raw trace), else at the end of the run.
+// stopped, two nested profile regions never popped, and, in some cases, a kernel and OpenMP state.
+// Its spans still open end where the builder's OpenEnd ends them: at their thread's last event
+// when the run is cut short (no clean end in the raw trace), else at the end of the run.
 //
 //   spans_left_open HOW
 //   HOW: clean    Kokkos::finalize() and exit 0 with them open
 //        abort    abort() between kernels (any backend)
-//        kernel   abort() inside a kernel's body (the Serial backend runs the body on the calling
-//                 thread, with no OpenMP region open around it): the kernel open too
+//        kernel   abort() inside a kernel's body: the kernel open too. On the Serial backend the
+//                 body runs on the calling thread, with no OpenMP region around it; on the OpenMP
+//                 backend the kernel's parallel region and every thread's implicit task are open:
+//                 each other thread first says it is in the kernel and then spins (no OpenMP
+//                 event), so that what is open does not depend on timing.
+//        barrier  (OpenMP backend) abort() inside a kernel's body on thread 0 after 0.3 s, the
+//                 other threads done with their part: mostly waiting in the kernel's closing
+//                 barrier, which depends on timing (the engines test compares, counts nothing).
+//        omp      (built with OpenMP) abort() inside a plain `omp parallel` region outside any
+//                 kernel, the other thread in it as in `kernel`.
 // abort(): the sanitizers leave SIGABRT to the program (a SIGSEGV would be theirs). An aborted run
 // first waits 1.2 s: the tool's writer thread writes a clock calibration point every second,
 // without which kob takes the clock rate of the machine at the time it converts, and two
 // conversions differ by a nanosecond.
 #include <Kokkos_Core.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace {
+#ifdef _OPENMP
+std::atomic<int> others_in{0};
+#endif
+
+// On thread 0: waits (at most 60 s) until another thread of the region said it is in, then
+// aborts. On the others: says so and spins until the abort.
+void die_when_all_in() {
+#ifdef _OPENMP
+  if (omp_get_thread_num() != 0) {
+    others_in.fetch_add(1);
+    for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  for (int i = 0; i < 6000 && others_in.load() == 0 && omp_get_num_threads() > 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+#endif
+  std::abort();
+}
+
+bool on_thread_0() {
+#ifdef _OPENMP
+  return omp_get_thread_num() == 0;
+#else
+  return true;
+#endif
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   const char* how = argc > 1 ? argv[1] : "clean";
@@ -37,9 +77,24 @@ int main(int argc, char** argv) {
     Kokkos::fence();
     if (std::strcmp(how, "clean") != 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1200));
-      std::printf("aborting %s\n", std::strcmp(how, "kernel") == 0 ? "in a kernel" : "between kernels");
+      std::printf("aborting (%s)\n", how);
       std::fflush(stdout);
-      if (std::strcmp(how, "kernel") == 0) Kokkos::parallel_for("open_dies", 1, KOKKOS_LAMBDA(int) { std::abort(); });
+      // Iterations enough for every thread of the kernel's region to have some.
+      const int n = 64 * Kokkos::DefaultExecutionSpace().concurrency();
+      if (std::strcmp(how, "kernel") == 0) Kokkos::parallel_for("open_dies", n, KOKKOS_LAMBDA(int) { die_when_all_in(); });
+      if (std::strcmp(how, "barrier") == 0)
+        Kokkos::parallel_for("open_dies", n, KOKKOS_LAMBDA(int) {
+          if (on_thread_0()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            std::abort();
+          }
+        });
+#ifdef _OPENMP
+      if (std::strcmp(how, "omp") == 0) {
+#pragma omp parallel num_threads(2)
+        die_when_all_in();
+      }
+#endif
       std::abort();
     }
   }

@@ -27,6 +27,8 @@ ap.add_argument("--exit-signal", type=int, default=0,
                 help="the program ends by this signal (a run cut short: no clean end in its raw trace)")
 ap.add_argument("--cut-spans", type=int, default=None,
                 help="a run cut short: the spans still open at its end, cut at their thread's last event")
+ap.add_argument("--cut-omp", type=int, default=None,
+                help="a run cut short inside a parallel region: its implicit tasks still open (one a thread), named cut")
 ap.add_argument("--unended", type=int, default=None,
                 help="a clean end with this many Kokkos spans still open, shown until the end of the run")
 ap.add_argument("--diff", action="store_true", help="also compare kob diff's reports of two runs")
@@ -101,6 +103,12 @@ with open(os.path.join(wd, "builder.summary.json")) as f:
 kc.check(s["openmp"]["records"] > 0 or len(s["kernels"]) > 0, "the run has OpenMP records or Kokkos kernels to compare")
 if a.cut_spans is not None:
     kc.expect_eq((s["cut_short"], s["cut_spans"]), (True, a.cut_spans), "a run cut short, and its spans cut")
+if a.cut_omp is not None:
+    def cut_count(what):
+        lines = [p for p in s["problems"] if p.startswith(what + " never ended: cut at its thread's last event")]
+        return int(lines[0].rsplit("(", 1)[1].split()[0]) if lines else 0
+    kc.expect_eq((cut_count("an OpenMP implicit task"), cut_count("an OpenMP parallel region")), (a.cut_omp, 1),
+                 "the implicit tasks and the parallel region open at the cut, named cut")
 if a.unended is not None:
     shown = sum(int(p.rsplit("(", 1)[1].split()[0]) for p in s["problems"] if "shown until the end of the run" in p)
     kc.expect_eq((s["cut_short"], shown), (False, a.unended), "a clean end, and its spans never ended (problem lines)")

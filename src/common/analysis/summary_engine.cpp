@@ -138,6 +138,9 @@ class Engine {
   Join* slot(std::uint64_t parallel_id, bool make);
   void fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs);
   bool end_open_task(ImplicitRow& r, std::uint32_t t, bool other_thread, std::uint64_t cut, const OpenWait* waits, OpenSync* syncs);
+  bool end_cut_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs);
+  // The regions cut open (ParallelRow::unended) complete with the tasks begun in them.
+  void complete_cut_regions();
   void add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts);
   void fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait);
   void complete(Join& j);
@@ -200,6 +203,21 @@ class Engine {
   std::map<std::uint32_t, OpenSection> open_sections_;  // by id
   MemoryLevels levels_;
   builder::ProblemCounter problems_;
+  // OpenMP state a run cut short left open: closed as cut (Timeline::cut_spans) and named, but a
+  // worker's last barrier and its wait (end_cut_task).
+  std::uint32_t cut_outside_ = 0;
+  // Where a region's row comes among the others (end, track, seq): one cut open comes after every
+  // span that ended, the Kokkos spans cut with it included (the builder closes those first).
+  struct Arrival {
+    std::uint64_t end, seq;
+    std::uint32_t track;
+  };
+  static Arrival arrival(const ParallelRow& p) {
+    return p.unended ? Arrival{UINT64_MAX, p.seq, UINT32_MAX} : Arrival{p.end, p.seq, p.track};
+  }
+  struct CutOmp {
+    std::uint64_t parallels = 0, tasks = 0, syncs = 0, waits = 0, spans = 0;
+  } cut_;
   std::vector<FirstSeen> first_seen_;
   std::vector<std::uint32_t> part_rows_;  // add_row_shares' scratch
 };
@@ -303,6 +321,7 @@ bool Engine::run(std::string& why) {
     why = plan.why();
     return false;
   }
+  complete_cut_regions();
   if (live_ != 0 || !pending_.empty()) {
     why = "a parallel region whose team did not complete";
     return false;
@@ -330,7 +349,10 @@ void Engine::place_constructs() {
       consider(h.first_end, f.track, h.first_seq, static_cast<Category>(h.kind >> 16), static_cast<std::uint16_t>(h.kind & 0xffff),
                h.codeptr);
     for (const ParallelRow& p : f.parallels)
-      if (p.kernel == 0) consider(p.end, p.track, p.seq, Category::Parallel, 0, p.codeptr);
+      if (p.kernel == 0) {
+        const Arrival a = arrival(p);
+        consider(a.end, a.track, a.seq, Category::Parallel, 0, p.codeptr);
+      }
     for (const ImplicitRow& r : f.implicits)
       for (std::uint32_t k = 0; k < r.piece_count; ++k) {
         const SyncPiece& y = f.pieces[r.pieces + k];
@@ -349,6 +371,12 @@ void Engine::parallel_rows() {
       Join* j = slot(p.id, true);
       if (j == nullptr) return;
       if (j->have_parallel) return decline("a parallel id ended twice");
+      if (p.unended) {
+        ++cut_.parallels;
+        ++cut_.spans;
+        // Their order among themselves is the builder's hash map's: one outside kernels at most.
+        if (p.kernel == 0 && cut_outside_++ != 0) return decline("two parallel regions outside kernels cut open");
+      }
       j->have_parallel = true;
       j->p = p;
       if (p.kernel == 0) j->construct_row = st_.constructs.row_of(Category::Parallel, 0, p.codeptr);
@@ -407,6 +435,27 @@ bool Engine::end_open_task(ImplicitRow& r, std::uint32_t t, bool other_thread, s
   return true;
 }
 
+// An implicit task still open when the run was cut short inside its region: it ends at its
+// thread's last event (r.end, from ThreadFold::finish), the waits and syncs open in it too, each
+// closed as cut and named a problem but a worker's barrier (OmpMatcher::finish: libomp reports a
+// worker's last barrier ended only when the next region starts).
+bool Engine::end_cut_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs) {
+  const bool worker = folds_[t].omp_thread_type == 2;
+  const auto worker_barrier = [&](std::uint16_t kind) { return worker && (kind == 2 || kind == 9 || kind == 10); };
+  for (std::uint32_t k = 0; k < r.open_sync_count; ++k) {
+    // A row made here would come after its region's (place_constructs); the builder makes it before.
+    if (!syncs[k].in_kernel && syncs[k].codeptr != 0 && summary_fold_detail::explicit_sync(syncs[k].kind)) {
+      decline("an explicit sync region open in a run cut short");
+      return false;
+    }
+    cut_.syncs += worker_barrier(syncs[k].kind) ? 0 : 1;
+  }
+  for (std::uint32_t w = 0; w < r.open_wait_count; ++w) cut_.waits += worker_barrier(waits[w].kind) ? 0 : 1;
+  ++cut_.tasks;
+  cut_.spans += 1 + r.open_sync_count;
+  return end_open_task(r, t, true, r.end, waits, syncs);
+}
+
 // Its work constructs with a row, merged by row (one thread's part of each), then the region's
 // share of each row (ConstructRows::work_team).
 void Engine::add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts) {
@@ -455,9 +504,11 @@ void Engine::fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const Wor
   const std::uint32_t t = r.track;
   const bool other_thread = p.track != t;
   const std::uint64_t cut = p.end;
+  // A region cut open (a run cut short inside it) cuts none of its tasks: each ends where its
+  // thread's events end (OmpMatcher::finish closes them before the region).
   if (r.open) {
-    if (!end_open_task(r, t, other_thread, cut, waits, syncs)) return;
-  } else if (other_thread && cut >= r.start && cut < r.end) {
+    if (p.unended ? !end_cut_task(r, t, waits, syncs) : !end_open_task(r, t, other_thread, cut, waits, syncs)) return;
+  } else if (!p.unended && other_thread && cut >= r.start && cut < r.end) {
     const std::uint64_t less = overlap(r.last_start, r.last_end, cut, r.end);
     r.wait -= std::min(less, r.wait);
     wait_taken_[t] += less;
@@ -465,7 +516,7 @@ void Engine::fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const Wor
   }
   for (std::uint32_t k = 0; k < r.piece_count; ++k) {
     SyncPiece& y = pieces[k];
-    if (other_thread && y.start <= cut && cut < y.end) {
+    if (!p.unended && other_thread && y.start <= cut && cut < y.end) {
       const std::uint64_t less = overlap(y.last_start, y.last_end, cut, y.end);
       y.wait -= std::min(less, y.wait);
       y.end = cut;
@@ -548,6 +599,12 @@ void Engine::complete(Join& j) {
   }
   j.used = false;
   --live_;
+}
+
+void Engine::complete_cut_regions() {
+  if (cut_.parallels == 0) return;
+  for (Join& j : joins_)
+    if (j.used && j.have_parallel && j.p.unended) complete(j);
 }
 
 void Engine::implicit_rows() {
@@ -745,7 +802,10 @@ void Engine::kernels_inside() {
     std::vector<Region> regions;
     for (EpochRows& f : *rows_)
       for (ParallelRow& p : f.parallels)
-        if (p.kernel == 0) regions.push_back({p.end, p.seq, p.track, &p, 0, false});
+        if (p.kernel == 0) {
+          const Arrival a = arrival(p);
+          regions.push_back({a.end, a.seq, a.track, &p, 0, false});
+        }
     const auto before = [](std::uint64_t e1, std::uint32_t t1, std::uint64_t s1, const Region& r) {
       return std::tie(e1, t1, s1) < std::tie(r.end, r.track, r.seq);
     };
@@ -938,6 +998,11 @@ void Engine::close_unended(std::uint64_t t_end, Timeline& rest) {
     problems_.add(end.never_ended("an MPI call"), f.unended.mpi);
     problems_.add(builder::region_never_popped(cut), f.unended.regions);
   }
+  problems_.add(end.never_ended("an OpenMP sync-region wait"), cut_.waits);
+  problems_.add(end.never_ended("an OpenMP sync region"), cut_.syncs);
+  problems_.add(end.never_ended("an OpenMP implicit task"), cut_.tasks);
+  problems_.add(end.never_ended("an OpenMP parallel region"), cut_.parallels);
+  rest.cut_spans += cut_.spans;
   for (const auto& [id, m] : open_sections_) {
     const std::uint64_t stop = cut ? (m.track < folds_.size() ? folds_[m.track].last_ns : t_end) : t_end;
     const auto name = section_names_.find(id);

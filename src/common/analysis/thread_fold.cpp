@@ -860,7 +860,21 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
     for (const OpenKernel& k : open_kernels_)
       if (kernels[k.part].kept) kernel_times.push_back({UINT64_MAX, k.start, track, seq_base_ + 1});
   }
-  if (!open_parallels_.empty() || !work_.empty()) return decline("an OpenMP parallel region or work construct never ended");
+  if (!work_.empty()) return decline("an OpenMP work construct never ended");
+  // A parallel region still open in a run cut short (a program killed inside a kernel on the
+  // OpenMP backend): it ends at this thread's last event and arrives after every span that ended;
+  // its team is the implicit tasks begun in it (the join's). At a clean end, or with events lost,
+  // the builder's path.
+  if (!open_parallels_.empty()) {
+    if (!cut || lost_ends) return decline("an OpenMP parallel region never ended");
+    for (const OpenParallel& o : open_parallels_) {
+      ParallelRow& r = parallels.emplace_back(o.row);
+      r.end = std::max(last_ns, r.start);
+      r.unended = true;
+      r.seq = r.id;  // their order among themselves (the builder's is a hash map's: the join takes one outside kernels)
+    }
+    open_parallels_.clear();
+  }
   // A worker's last implicit task, which libomp never reports ended: it ends where its region ends
   // (known when the threads are joined), with the waits and syncs still open inside it.
   OpenImplicit* t = worker_task();
@@ -879,6 +893,7 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
     r.parts = t->parts;
     r.part_count = static_cast<std::uint32_t>(parts.size()) - t->parts;
     r.open = true;
+    r.end = cut ? std::max(last_ns, t->start) : 0;  // where it ends if its region never did (ParallelRow::unended)
     take_task_work(t->start, r.task_work, r.created_tasks);
     // Innermost first, as OmpMatcher::finish closes them.
     r.open_waits = static_cast<std::uint32_t>(open_waits.size());

@@ -324,6 +324,56 @@ TEST_CASE("thread fold: Kokkos spans and MPI calls still open at the end: a cut 
   }
 }
 
+TEST_CASE("thread fold: a parallel region open in a run cut short ends at the thread's last event, its tasks with it") {
+  // The region's own thread, killed inside it: the region, its implicit task and a barrier (with
+  // its wait) open, the thread's last event at 1100.
+  Recorder rec;
+  Record& p = rec.add(Ev::OmpParallelBegin, 10);  // 1010
+  fields::OmpParallel::parallel_id.set(p, 5);
+  fields::OmpParallel::requested_team_size.set(p, 2);
+  Record& i = rec.add(Ev::OmpImplicitTaskBegin, 10);  // 1020
+  fields::OmpImplicitTask::parallel_id.set(i, 5);
+  fields::OmpImplicitTask::team_size.set(i, 2);
+  fields::OmpImplicitTask::flags.set(i, 2);
+  Record& y = rec.add(Ev::OmpSyncBegin, 30);  // 1050, its wait from 1060
+  fields::OmpSync::kind.set(y, 9);
+  fields::OmpSync::parallel_id.set(y, 5);
+  fields::OmpSync::wait_begin_step.set(y, kob::fold::step(1060, 1050));
+  rec.add(Ev::ProfileEvent, 50);  // 1100
+
+  SUBCASE("cut: the region a row that ends at 1100, marked cut open; the task open, to end at 1100 with its barrier") {
+    ThreadFold f(0, 1, kob::CodeRange{}, false);
+    feed(f, rec.recs, 2, true);
+    REQUIRE_MESSAGE(!f.declined(), f.why());
+    REQUIRE(f.parallels.size() == 1);
+    CHECK(f.parallels[0].id == 5);
+    CHECK(f.parallels[0].start == 1010);
+    CHECK(f.parallels[0].end == 1100);
+    CHECK(f.parallels[0].unended);
+    CHECK_FALSE(f.parallels[0].own_task);
+    REQUIRE(f.implicits.size() == 1);
+    const kob::engine::ImplicitRow& r = f.implicits[0];
+    CHECK(r.open);
+    CHECK(r.parallel_id == 5);
+    CHECK(r.start == 1020);
+    CHECK(r.end == 1100);
+    CHECK(r.team_size == 2);
+    REQUIRE(r.open_sync_count == 1);
+    CHECK(f.open_syncs[r.open_syncs].kind == 9);
+    CHECK(f.open_syncs[r.open_syncs].start == 1050);
+    REQUIRE(r.open_wait_count == 1);
+    CHECK(f.open_waits[r.open_waits].start == 1060);
+    CHECK(f.cut_spans == 0);  // the join counts the OpenMP spans it closes
+  }
+  SUBCASE("a clean end, or events lost: declined (the builder's path)") {
+    for (const bool lost : {false, true}) {
+      ThreadFold f(0, 1, kob::CodeRange{}, false);
+      feed(f, rec.recs, 2, lost, lost);
+      CHECK(f.why() == "an OpenMP parallel region never ended");
+    }
+  }
+}
+
 TEST_CASE("thread fold: odd hook orders and records it does not cover make it decline") {
   struct Case {
     const char* why;  // nullptr: any reason
