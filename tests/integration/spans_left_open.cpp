@@ -16,6 +16,9 @@
 //                 barrier, which depends on timing (the engines test compares, counts nothing).
 //        omp      (built with OpenMP) abort() inside a plain `omp parallel` region outside any
 //                 kernel, the other thread in it as in `kernel`.
+//        exit     as kernel, but exit(0) instead of abort(): a clean end with the kernel, its
+//                 parallel region and the implicit tasks open.
+//        omp_exit as omp, but exit(0) instead of abort().
 // abort(): the sanitizers leave SIGABRT to the program (a SIGSEGV would be theirs). An aborted run
 // first waits 1.2 s: the tool's writer thread writes a clock calibration point every second,
 // without which kob takes the clock rate of the machine at the time it converts, and two
@@ -39,8 +42,8 @@ std::atomic<int> others_in{0};
 #endif
 
 // On thread 0: waits (at most 60 s) until another thread of the region said it is in, then
-// aborts. On the others: says so and spins until the abort.
-void die_when_all_in() {
+// aborts (or exits, clean). On the others: says so and spins until the process ends.
+void die_when_all_in(bool clean = false) {
 #ifdef _OPENMP
   if (omp_get_thread_num() != 0) {
     others_in.fetch_add(1);
@@ -49,6 +52,7 @@ void die_when_all_in() {
   for (int i = 0; i < 6000 && others_in.load() == 0 && omp_get_num_threads() > 1; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
 #endif
+  if (clean) std::exit(0);
   std::abort();
 }
 
@@ -75,6 +79,19 @@ int main(int argc, char** argv) {
     Kokkos::Profiling::pushRegion("open_inner");
     for (int k = 0; k < 3; ++k) Kokkos::parallel_for("open_inside", v.extent(0), KOKKOS_LAMBDA(int i) { v(i) += i; });
     Kokkos::fence();
+    if (std::strcmp(how, "exit") == 0) {
+      std::printf("exiting inside a kernel\n");
+      std::fflush(stdout);
+      Kokkos::parallel_for("open_exits", 64 * Kokkos::DefaultExecutionSpace().concurrency(), KOKKOS_LAMBDA(int) { die_when_all_in(true); });
+    }
+#ifdef _OPENMP
+    if (std::strcmp(how, "omp_exit") == 0) {
+      std::printf("exiting inside an omp region\n");
+      std::fflush(stdout);
+#pragma omp parallel num_threads(2)
+      die_when_all_in(true);
+    }
+#endif
     if (std::strcmp(how, "clean") != 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1200));
       std::printf("aborting (%s)\n", how);

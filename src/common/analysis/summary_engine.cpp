@@ -138,9 +138,9 @@ class Engine {
   Join* slot(std::uint64_t parallel_id, bool make);
   void fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs);
   bool end_open_task(ImplicitRow& r, std::uint32_t t, bool other_thread, std::uint64_t cut, const OpenWait* waits, OpenSync* syncs);
-  bool end_cut_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs);
-  // The regions cut open (ParallelRow::unended) complete with the tasks begun in them.
-  void complete_cut_regions();
+  bool end_unended_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs);
+  // The regions still open at the end (ParallelRow::unended) complete with the tasks begun in them.
+  void complete_unended_regions();
   void add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts);
   void fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait);
   void complete(Join& j);
@@ -203,11 +203,11 @@ class Engine {
   std::map<std::uint32_t, OpenSection> open_sections_;  // by id
   MemoryLevels levels_;
   builder::ProblemCounter problems_;
-  // OpenMP state a run cut short left open: closed as cut (Timeline::cut_spans) and named, but a
-  // worker's last barrier and its wait (end_cut_task).
-  std::uint32_t cut_outside_ = 0;
-  // Where a region's row comes among the others (end, track, seq): one cut open comes after every
-  // span that ended, the Kokkos spans cut with it included (the builder closes those first).
+  std::uint32_t unended_outside_ = 0;  // parallel regions outside kernels still open at the end
+  std::uint64_t run_end_ = 0;  // the latest time of any thread, once every fold is done (the last join)
+  // Where a region's row comes among the others (end, track, seq): one still open at the end comes
+  // after every span that ended, the Kokkos spans closed with it included (the builder closes those
+  // first).
   struct Arrival {
     std::uint64_t end, seq;
     std::uint32_t track;
@@ -215,9 +215,12 @@ class Engine {
   static Arrival arrival(const ParallelRow& p) {
     return p.unended ? Arrival{UINT64_MAX, p.seq, UINT32_MAX} : Arrival{p.end, p.seq, p.track};
   }
-  struct CutOmp {
+  // OpenMP state still open at the end of the run (ParallelRow::unended and its tasks): each closed
+  // (in a run cut short: as cut, Timeline::cut_spans) and named, but a worker's last barrier and its
+  // wait (end_unended_task).
+  struct OpenOmp {
     std::uint64_t parallels = 0, tasks = 0, syncs = 0, waits = 0, spans = 0;
-  } cut_;
+  } open_omp_;
   std::vector<FirstSeen> first_seen_;
   std::vector<std::uint32_t> part_rows_;  // add_row_shares' scratch
 };
@@ -312,6 +315,8 @@ bool Engine::run(std::string& why) {
     std::uint64_t horizon = UINT64_MAX;
     if (!last)
       for (std::uint64_t ns : slot.next_ns) horizon = std::min(horizon, ns);
+    else  // every fold is done: the end of the run is known (what a clean end leaves open ends there)
+      for (const ThreadFold& f : folds_) run_end_ = std::max(run_end_, f.t_max);
     join(slot.rows, horizon);
     return declined() ? &why_ : nullptr;
   };
@@ -321,7 +326,7 @@ bool Engine::run(std::string& why) {
     why = plan.why();
     return false;
   }
-  complete_cut_regions();
+  complete_unended_regions();
   if (live_ != 0 || !pending_.empty()) {
     why = "a parallel region whose team did not complete";
     return false;
@@ -372,13 +377,14 @@ void Engine::parallel_rows() {
       if (j == nullptr) return;
       if (j->have_parallel) return decline("a parallel id ended twice");
       if (p.unended) {
-        ++cut_.parallels;
-        ++cut_.spans;
+        ++open_omp_.parallels;
+        ++open_omp_.spans;
         // Their order among themselves is the builder's hash map's: one outside kernels at most.
-        if (p.kernel == 0 && cut_outside_++ != 0) return decline("two parallel regions outside kernels cut open");
+        if (p.kernel == 0 && unended_outside_++ != 0) return decline("two parallel regions outside kernels open at the end");
       }
       j->have_parallel = true;
       j->p = p;
+      if (p.unended && run_.ended_cleanly) j->p.end = std::max(run_end_, p.start);  // at the end of the run
       if (p.kernel == 0) j->construct_row = st_.constructs.row_of(Category::Parallel, 0, p.codeptr);
       if (p.own_task) {  // its thread's own implicit task, folded there
         const std::uint64_t busy = p.own_dur - std::min(p.own_wait, p.own_dur);
@@ -435,25 +441,26 @@ bool Engine::end_open_task(ImplicitRow& r, std::uint32_t t, bool other_thread, s
   return true;
 }
 
-// An implicit task still open when the run was cut short inside its region: it ends at its
-// thread's last event (r.end, from ThreadFold::finish), the waits and syncs open in it too, each
-// closed as cut and named a problem but a worker's barrier (OmpMatcher::finish: libomp reports a
-// worker's last barrier ended only when the next region starts).
-bool Engine::end_cut_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs) {
+// An implicit task still open at the end of the run, in a region still open too: it ends at its
+// thread's last event in a run cut short (r.end, from ThreadFold::finish), else at the end of the
+// run, the waits and syncs open in it too, each named a problem but a worker's barrier
+// (OmpMatcher::finish: libomp reports a worker's last barrier ended only when the next region
+// starts).
+bool Engine::end_unended_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs) {
   const bool worker = folds_[t].omp_thread_type == 2;
   const auto worker_barrier = [&](std::uint16_t kind) { return worker && (kind == 2 || kind == 9 || kind == 10); };
   for (std::uint32_t k = 0; k < r.open_sync_count; ++k) {
     // A row made here would come after its region's (place_constructs); the builder makes it before.
     if (!syncs[k].in_kernel && syncs[k].codeptr != 0 && summary_fold_detail::explicit_sync(syncs[k].kind)) {
-      decline("an explicit sync region open in a run cut short");
+      decline("an explicit sync region open at the end of the run");
       return false;
     }
-    cut_.syncs += worker_barrier(syncs[k].kind) ? 0 : 1;
+    open_omp_.syncs += worker_barrier(syncs[k].kind) ? 0 : 1;
   }
-  for (std::uint32_t w = 0; w < r.open_wait_count; ++w) cut_.waits += worker_barrier(waits[w].kind) ? 0 : 1;
-  ++cut_.tasks;
-  cut_.spans += 1 + r.open_sync_count;
-  return end_open_task(r, t, true, r.end, waits, syncs);
+  for (std::uint32_t w = 0; w < r.open_wait_count; ++w) open_omp_.waits += worker_barrier(waits[w].kind) ? 0 : 1;
+  ++open_omp_.tasks;
+  open_omp_.spans += 1 + r.open_sync_count;
+  return end_open_task(r, t, true, run_.ended_cleanly ? run_end_ : r.end, waits, syncs);
 }
 
 // Its work constructs with a row, merged by row (one thread's part of each), then the region's
@@ -504,10 +511,10 @@ void Engine::fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const Wor
   const std::uint32_t t = r.track;
   const bool other_thread = p.track != t;
   const std::uint64_t cut = p.end;
-  // A region cut open (a run cut short inside it) cuts none of its tasks: each ends where its
-  // thread's events end (OmpMatcher::finish closes them before the region).
+  // A region still open at the end cuts none of its tasks: each ends where its thread's events end
+  // (OmpMatcher::finish closes them before the region).
   if (r.open) {
-    if (p.unended ? !end_cut_task(r, t, waits, syncs) : !end_open_task(r, t, other_thread, cut, waits, syncs)) return;
+    if (p.unended ? !end_unended_task(r, t, waits, syncs) : !end_open_task(r, t, other_thread, cut, waits, syncs)) return;
   } else if (!p.unended && other_thread && cut >= r.start && cut < r.end) {
     const std::uint64_t less = overlap(r.last_start, r.last_end, cut, r.end);
     r.wait -= std::min(less, r.wait);
@@ -601,8 +608,8 @@ void Engine::complete(Join& j) {
   --live_;
 }
 
-void Engine::complete_cut_regions() {
-  if (cut_.parallels == 0) return;
+void Engine::complete_unended_regions() {
+  if (open_omp_.parallels == 0) return;
   for (Join& j : joins_)
     if (j.used && j.have_parallel && j.p.unended) complete(j);
 }
@@ -998,11 +1005,11 @@ void Engine::close_unended(std::uint64_t t_end, Timeline& rest) {
     problems_.add(end.never_ended("an MPI call"), f.unended.mpi);
     problems_.add(builder::region_never_popped(cut), f.unended.regions);
   }
-  problems_.add(end.never_ended("an OpenMP sync-region wait"), cut_.waits);
-  problems_.add(end.never_ended("an OpenMP sync region"), cut_.syncs);
-  problems_.add(end.never_ended("an OpenMP implicit task"), cut_.tasks);
-  problems_.add(end.never_ended("an OpenMP parallel region"), cut_.parallels);
-  rest.cut_spans += cut_.spans;
+  problems_.add(end.never_ended("an OpenMP sync-region wait"), open_omp_.waits);
+  problems_.add(end.never_ended("an OpenMP sync region"), open_omp_.syncs);
+  problems_.add(end.never_ended("an OpenMP implicit task"), open_omp_.tasks);
+  problems_.add(end.never_ended("an OpenMP parallel region"), open_omp_.parallels);
+  if (cut) rest.cut_spans += open_omp_.spans;
   for (const auto& [id, m] : open_sections_) {
     const std::uint64_t stop = cut ? (m.track < folds_.size() ? folds_[m.track].last_ns : t_end) : t_end;
     const auto name = section_names_.find(id);

@@ -861,15 +861,15 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
       if (kernels[k.part].kept) kernel_times.push_back({UINT64_MAX, k.start, track, seq_base_ + 1});
   }
   if (!work_.empty()) return decline("an OpenMP work construct never ended");
-  // A parallel region still open in a run cut short (a program killed inside a kernel on the
-  // OpenMP backend): it ends at this thread's last event and arrives after every span that ended;
-  // its team is the implicit tasks begun in it (the join's). At a clean end, or with events lost,
-  // the builder's path.
+  // A parallel region still open at the end: it ends at this thread's last event in a run cut short
+  // (a program killed inside a kernel on the OpenMP backend), else at the end of the run (exit()
+  // inside a region: the join's), and arrives after every span that ended; its team is the
+  // implicit tasks begun in it (the join's). With events lost, the builder's path.
   if (!open_parallels_.empty()) {
-    if (!cut || lost_ends) return decline("an OpenMP parallel region never ended");
+    if (lost_ends) return decline("an OpenMP parallel region never ended");
     for (const OpenParallel& o : open_parallels_) {
       ParallelRow& r = parallels.emplace_back(o.row);
-      r.end = std::max(last_ns, r.start);
+      r.end = cut ? std::max(last_ns, r.start) : 0;
       r.unended = true;
       r.seq = r.id;  // their order among themselves (the builder's is a hash map's: the join takes one outside kernels)
     }

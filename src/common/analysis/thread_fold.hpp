@@ -121,8 +121,9 @@ struct ParallelRow {
   // region's end cannot cut it, and it ran no work construct with a row): its figures.
   bool own_task = false;
   bool kernel_inside = false;  // outside kernels: a Kokkos kernel ran during it (set by the join)
-  // Still open when a run was cut short: it ends at its thread's last event (end), its team is
-  // the implicit tasks begun in it, and it arrives after every span that ended (OmpMatcher::finish).
+  // Still open at the end of the thread's events: it ends at its thread's last event (end) in a run
+  // cut short, else at the end of the run (the join's); its team is the implicit tasks begun in it,
+  // and it arrives after every span that ended (OmpMatcher::finish).
   bool unended = false;
   std::uint32_t own_team_size = 0;
   std::uint64_t own_dur = 0, own_wait = 0;
@@ -130,8 +131,8 @@ struct ParallelRow {
 
 // A non-initial implicit task. open: libomp never reported its end (a worker's last region):
 // it ends where its region ends, with the waits and syncs still open in it (waits, open_syncs);
-// in a run cut short inside its region (ParallelRow::unended), at its thread's last event (end,
-// set by ThreadFold::finish).
+// in a region still open at the end (ParallelRow::unended), at its thread's last event (end, set
+// by ThreadFold::finish) in a run cut short, else at the end of the run.
 struct ImplicitRow {
   std::uint64_t parallel_id = 0, start = 0, end = 0, wait = 0, last_start = 0, last_end = 0;
   std::uint32_t track = 0, team_size = 0, level = 0;
