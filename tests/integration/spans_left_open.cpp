@@ -15,7 +15,8 @@
 //                 other threads done with their part: mostly waiting in the kernel's closing
 //                 barrier, which depends on timing (the engines test compares, counts nothing).
 //        omp      (built with OpenMP) abort() inside a plain `omp parallel` region outside any
-//                 kernel, the other thread in it as in `kernel`.
+//                 kernel, the other thread in it as in `kernel`; thread 0 first runs a Kokkos
+//                 kernel inside it (serially: the region's table row says a kernel ran in it).
 //        exit     as kernel, but exit(0) instead of abort(): a clean end with the kernel, its
 //                 parallel region and the implicit tasks open.
 //        omp_exit as omp, but exit(0) instead of abort().
@@ -89,7 +90,10 @@ int main(int argc, char** argv) {
       std::printf("exiting inside an omp region\n");
       std::fflush(stdout);
 #pragma omp parallel num_threads(2)
-      die_when_all_in(true);
+      {
+        if (omp_get_thread_num() == 0) Kokkos::parallel_for("open_in_omp", 4, KOKKOS_LAMBDA(int) {});
+        die_when_all_in(true);
+      }
     }
 #endif
     if (std::strcmp(how, "clean") != 0) {
@@ -109,7 +113,10 @@ int main(int argc, char** argv) {
 #ifdef _OPENMP
       if (std::strcmp(how, "omp") == 0) {
 #pragma omp parallel num_threads(2)
-        die_when_all_in();
+        {
+          if (omp_get_thread_num() == 0) Kokkos::parallel_for("open_in_omp", 4, KOKKOS_LAMBDA(int) {});
+          die_when_all_in();
+        }
       }
 #endif
       std::abort();

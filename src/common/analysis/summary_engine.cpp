@@ -135,12 +135,13 @@ class Engine {
   void task_rows(std::uint64_t horizon);
   void task_create(const TaskCreateRow& c);
   void task_stretch(const TaskStretchRow& k);
-  Join* slot(std::uint64_t parallel_id, bool make);
+  [[gnu::always_inline]] Join* slot(std::uint64_t parallel_id, bool make);  // inlined in the joins (called from three places, it was not)
   void fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs);
   bool end_open_task(ImplicitRow& r, std::uint32_t t, bool other_thread, std::uint64_t cut, const OpenWait* waits, OpenSync* syncs);
   bool end_unended_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs);
-  // The regions still open at the end (ParallelRow::unended) complete with the tasks begun in them.
+  // The regions still open at the end (ParallelRow::unended()) complete with the tasks begun in them.
   void complete_unended_regions();
+  [[gnu::noinline]] void unended_parallels();  // out of the join's code: rare
   void add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts);
   void fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait);
   void complete(Join& j);
@@ -204,18 +205,9 @@ class Engine {
   MemoryLevels levels_;
   builder::ProblemCounter problems_;
   std::uint32_t unended_outside_ = 0;  // parallel regions outside kernels still open at the end
-  std::uint64_t run_end_ = 0;  // the latest time of any thread, once every fold is done (the last join)
-  // Where a region's row comes among the others (end, track, seq): one still open at the end comes
-  // after every span that ended, the Kokkos spans closed with it included (the builder closes those
-  // first).
-  struct Arrival {
-    std::uint64_t end, seq;
-    std::uint32_t track;
-  };
-  static Arrival arrival(const ParallelRow& p) {
-    return p.unended ? Arrival{UINT64_MAX, p.seq, UINT32_MAX} : Arrival{p.end, p.seq, p.track};
-  }
-  // OpenMP state still open at the end of the run (ParallelRow::unended and its tasks): each closed
+  std::uint64_t run_end_ = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> unended_ends_;  // by parallel id: the end of a region still open at the end  // the latest time of any thread, once every fold is done (the last join)
+  // OpenMP state still open at the end of the run (ParallelRow::unended() and its tasks): each closed
   // (in a run cut short: as cut, Timeline::cut_spans) and named, but a worker's last barrier and its
   // wait (end_unended_task).
   struct OpenOmp {
@@ -225,7 +217,7 @@ class Engine {
   std::vector<std::uint32_t> part_rows_;  // add_row_shares' scratch
 };
 
-Join* Engine::slot(std::uint64_t id, bool make) {
+inline Join* Engine::slot(std::uint64_t id, bool make) {
   for (;;) {
     Join& j = joins_[id & (joins_.size() - 1)];
     if (j.used && j.id == id) return &j;
@@ -354,10 +346,7 @@ void Engine::place_constructs() {
       consider(h.first_end, f.track, h.first_seq, static_cast<Category>(h.kind >> 16), static_cast<std::uint16_t>(h.kind & 0xffff),
                h.codeptr);
     for (const ParallelRow& p : f.parallels)
-      if (p.kernel == 0) {
-        const Arrival a = arrival(p);
-        consider(a.end, a.track, a.seq, Category::Parallel, 0, p.codeptr);
-      }
+      if (p.kernel == 0) consider(p.end, p.track, p.seq, Category::Parallel, 0, p.codeptr);
     for (const ImplicitRow& r : f.implicits)
       for (std::uint32_t k = 0; k < r.piece_count; ++k) {
         const SyncPiece& y = f.pieces[r.pieces + k];
@@ -370,21 +359,42 @@ void Engine::place_constructs() {
   for (const FirstSeen& s : first_seen_) rows.row_of(s.category, s.kind, s.codeptr);
 }
 
+// The parallel regions still open at the end (ParallelRow::unended(), the last epoch's): each
+// arrives after every span that ended, the Kokkos spans closed with it included (the builder closes
+// those first, OmpMatcher::finish these after): its construct row made after the epoch's others,
+// "a Kokkos kernel ran during it" answered after the epoch's kernels (kernels_inside). Ended at
+// the end of the run after a clean end.
+void Engine::unended_parallels() {
+  for (EpochRows& f : *rows_)
+    for (ParallelRow& p : f.unended_parallels) {
+      ++open_omp_.parallels;
+      ++open_omp_.spans;
+      Join* j = slot(p.id, true);
+      if (j == nullptr) return;
+      if (j->have_parallel) return decline("a parallel id ended twice");
+      if (p.kernel == 0) {
+        // Their order among themselves is the builder's hash map's: one outside kernels at most.
+        if (unended_outside_++ != 0) return decline("two parallel regions outside kernels open at the end");
+        p.kernel_inside = kernel_seen_ && latest_kernel_start_ >= p.start;
+        j->construct_row = st_.constructs.row_of(Category::Parallel, 0, p.codeptr);
+      }
+      j->have_parallel = true;
+      j->p = p;
+      // Its end waits aside until it completes: it cuts none of its tasks (fold_implicit cuts at an
+      // end before theirs), each ends where its thread's events end (OmpMatcher::finish).
+      unended_ends_.push_back({p.id, run_.ended_cleanly ? std::max(run_end_, p.start) : p.end});
+      j->p.end = UINT64_MAX;
+    }
+}
+
 void Engine::parallel_rows() {
   for (EpochRows& f : *rows_)
     for (const ParallelRow& p : f.parallels) {
       Join* j = slot(p.id, true);
       if (j == nullptr) return;
       if (j->have_parallel) return decline("a parallel id ended twice");
-      if (p.unended) {
-        ++open_omp_.parallels;
-        ++open_omp_.spans;
-        // Their order among themselves is the builder's hash map's: one outside kernels at most.
-        if (p.kernel == 0 && unended_outside_++ != 0) return decline("two parallel regions outside kernels open at the end");
-      }
       j->have_parallel = true;
       j->p = p;
-      if (p.unended && run_.ended_cleanly) j->p.end = std::max(run_end_, p.start);  // at the end of the run
       if (p.kernel == 0) j->construct_row = st_.constructs.row_of(Category::Parallel, 0, p.codeptr);
       if (p.own_task) {  // its thread's own implicit task, folded there
         const std::uint64_t busy = p.own_dur - std::min(p.own_wait, p.own_dur);
@@ -511,11 +521,9 @@ void Engine::fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const Wor
   const std::uint32_t t = r.track;
   const bool other_thread = p.track != t;
   const std::uint64_t cut = p.end;
-  // A region still open at the end cuts none of its tasks: each ends where its thread's events end
-  // (OmpMatcher::finish closes them before the region).
   if (r.open) {
-    if (p.unended ? !end_unended_task(r, t, waits, syncs) : !end_open_task(r, t, other_thread, cut, waits, syncs)) return;
-  } else if (!p.unended && other_thread && cut >= r.start && cut < r.end) {
+    if (p.unended() ? !end_unended_task(r, t, waits, syncs) : !end_open_task(r, t, other_thread, cut, waits, syncs)) return;
+  } else if (other_thread && cut >= r.start && cut < r.end) {
     const std::uint64_t less = overlap(r.last_start, r.last_end, cut, r.end);
     r.wait -= std::min(less, r.wait);
     wait_taken_[t] += less;
@@ -523,7 +531,7 @@ void Engine::fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const Wor
   }
   for (std::uint32_t k = 0; k < r.piece_count; ++k) {
     SyncPiece& y = pieces[k];
-    if (!p.unended && other_thread && y.start <= cut && cut < y.end) {
+    if (other_thread && y.start <= cut && cut < y.end) {
       const std::uint64_t less = overlap(y.last_start, y.last_end, cut, y.end);
       y.wait -= std::min(less, y.wait);
       y.end = cut;
@@ -562,7 +570,10 @@ void Engine::fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const Wor
 // All of a region's implicit tasks are in (and its row): its figures go to its kernel or its
 // construct (SummaryFold::omp_parallel, State::complete).
 void Engine::complete(Join& j) {
-  const ParallelRow& p = j.p;
+  ParallelRow& p = j.p;
+  if (p.end == UINT64_MAX) [[unlikely]]  // still open at the end (unended_region)
+    for (const auto& [id, end] : unended_ends_)
+      if (id == p.id) p.end = end;
   const std::uint64_t dur = p.end - p.start;
   ++st_.parallel_regions;
   OmpAcc* kernel_acc = nullptr;
@@ -611,7 +622,7 @@ void Engine::complete(Join& j) {
 void Engine::complete_unended_regions() {
   if (open_omp_.parallels == 0) return;
   for (Join& j : joins_)
-    if (j.used && j.have_parallel && j.p.unended) complete(j);
+    if (j.used && j.have_parallel && j.p.unended()) complete(j);
 }
 
 void Engine::implicit_rows() {
@@ -809,10 +820,7 @@ void Engine::kernels_inside() {
     std::vector<Region> regions;
     for (EpochRows& f : *rows_)
       for (ParallelRow& p : f.parallels)
-        if (p.kernel == 0) {
-          const Arrival a = arrival(p);
-          regions.push_back({a.end, a.seq, a.track, &p, 0, false});
-        }
+        if (p.kernel == 0) regions.push_back({p.end, p.seq, p.track, &p, 0, false});
     const auto before = [](std::uint64_t e1, std::uint32_t t1, std::uint64_t s1, const Region& r) {
       return std::tie(e1, t1, s1) < std::tie(r.end, r.track, r.seq);
     };
@@ -853,6 +861,7 @@ void Engine::join(std::vector<EpochRows>& rows, std::uint64_t horizon) {
   place_constructs();
   kernels_inside();
   parallel_rows();
+  unended_parallels();
   if (declined()) return;
   implicit_rows();
   if (declined()) return;

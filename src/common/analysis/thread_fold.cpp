@@ -55,6 +55,7 @@ void ThreadFold::hand_over(EpochRows& out, bool last) {
     if (from.capacity() < to.size()) from.reserve(to.capacity());
   };
   move(parallels, out.parallels);
+  move(unended_parallels, out.unended_parallels);
   move(implicits, out.implicits);
   move(ordered, out.ordered);
   move(kernel_times, out.kernel_times);
@@ -868,10 +869,9 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
   if (!open_parallels_.empty()) {
     if (lost_ends) return decline("an OpenMP parallel region never ended");
     for (const OpenParallel& o : open_parallels_) {
-      ParallelRow& r = parallels.emplace_back(o.row);
+      ParallelRow& r = unended_parallels.emplace_back(o.row);
       r.end = cut ? std::max(last_ns, r.start) : 0;
-      r.unended = true;
-      r.seq = r.id;  // their order among themselves (the builder's is a hash map's: the join takes one outside kernels)
+      r.seq = ParallelRow::kUnended;  // their order among themselves is the builder's hash map's: the join takes one outside kernels
     }
     open_parallels_.clear();
   }
@@ -893,7 +893,7 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
     r.parts = t->parts;
     r.part_count = static_cast<std::uint32_t>(parts.size()) - t->parts;
     r.open = true;
-    r.end = cut ? std::max(last_ns, t->start) : 0;  // where it ends if its region never did (ParallelRow::unended)
+    r.end = cut ? std::max(last_ns, t->start) : 0;  // where it ends if its region never did (ParallelRow::unended())
     take_task_work(t->start, r.task_work, r.created_tasks);
     // Innermost first, as OmpMatcher::finish closes them.
     r.open_waits = static_cast<std::uint32_t>(open_waits.size());

@@ -116,22 +116,25 @@ struct ParallelRow {
   std::uint64_t id = 0, kernel = 0, codeptr = 0, start = 0, end = 0;
   std::uint32_t track = 0, requested = 0, level = 0, flags = 0;
   std::uint32_t kernel_part = kNone;  // its kernel's KernelPart on the same thread (kernel != 0)
-  std::uint64_t seq = 0;              // as KernelTimes::seq
+  std::uint64_t seq = 0;              // as KernelTimes::seq; kUnended: still open at the end (unended())
   // The implicit task this thread ran in the region itself, when it is folded here (its own
   // region's end cannot cut it, and it ran no work construct with a row): its figures.
   bool own_task = false;
   bool kernel_inside = false;  // outside kernels: a Kokkos kernel ran during it (set by the join)
-  // Still open at the end of the thread's events: it ends at its thread's last event (end) in a run
-  // cut short, else at the end of the run (the join's); its team is the implicit tasks begun in it,
-  // and it arrives after every span that ended (OmpMatcher::finish).
-  bool unended = false;
   std::uint32_t own_team_size = 0;
   std::uint64_t own_dur = 0, own_wait = 0;
+  // Still open at the end of the thread's events (EpochRows::unended_parallels): it ends at its
+  // thread's last event (end) in a run cut short, else at the end of the run (the join's); its team
+  // is the implicit tasks begun in it, and it arrives after every span that ended
+  // (OmpMatcher::finish). A seq no event has, not a field of its own: a flag more made each row's
+  // copies dearer (5 Ir a kernel, callgrind).
+  static constexpr std::uint64_t kUnended = UINT64_MAX;
+  bool unended() const { return seq == kUnended; }
 };
 
 // A non-initial implicit task. open: libomp never reported its end (a worker's last region):
 // it ends where its region ends, with the waits and syncs still open in it (waits, open_syncs);
-// in a region still open at the end (ParallelRow::unended), at its thread's last event (end, set
+// in a region still open at the end (ParallelRow::unended()), at its thread's last event (end, set
 // by ThreadFold::finish) in a run cut short, else at the end of the run.
 struct ImplicitRow {
   std::uint64_t parallel_id = 0, start = 0, end = 0, wait = 0, last_start = 0, last_end = 0;
@@ -196,6 +199,7 @@ struct KernelSeen {
 struct EpochRows {
   std::uint32_t track = 0;
   std::vector<ParallelRow> parallels;
+  std::vector<ParallelRow> unended_parallels;  // the last epoch's only (ThreadFold::finish): apart, out of the joins' loops
   std::vector<ImplicitRow> implicits;
   std::vector<SyncPiece> pieces;  // of the implicit rows (ImplicitRow::pieces indexes here)
   std::vector<WorkPiece> parts;
@@ -233,6 +237,7 @@ class ThreadFold {
 
   // The epoch's rows and merge-ordered facts, made here and handed to the join after each epoch.
   std::vector<ParallelRow> parallels;
+  std::vector<ParallelRow> unended_parallels;
   std::vector<ImplicitRow> implicits;
   std::vector<SyncPiece> pieces;
   std::vector<WorkPiece> parts;
