@@ -3,9 +3,16 @@
 // loops that end in their implicit barrier (static and dynamic schedules, so dispatch events too),
 // one with nowait, single, sections, masked, explicit barriers, a reduction, and regions of one
 // thread. Plain OpenMP, no Kokkos; it prints a checksum so that no loop is optimised away.
+//
+//   engine_constructs [nested]
+//   nested: nested parallel regions instead, each thread of a team of 2 opening a region of its
+//           own, with 2 threads (omp_set_max_active_levels(2): teams of their own) and then with
+//           nesting off (a team of one, on the same thread), each with an explicit barrier (the
+//           outer ones too, before their inner region: a piece of the outer task first).
 #include <omp.h>
 
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -18,7 +25,33 @@ double spin(int n) {
 
 }  // namespace
 
-int main() {
+double nested() {
+  double total = 0;
+  for (int active : {2, 1}) {
+    omp_set_max_active_levels(active);
+    // Rounds enough for several chunks a thread: epochs end inside nested regions.
+    for (int round = 0; round < 400; ++round) {
+#pragma omp parallel num_threads(2) reduction(+ : total)
+      {
+        total += spin(300);
+#pragma omp barrier
+#pragma omp parallel num_threads(2) reduction(+ : total)
+        {
+          total += spin(200 + 100 * omp_get_thread_num());
+#pragma omp barrier
+          total += spin(100);
+        }
+      }
+    }
+  }
+  return total;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "nested") == 0) {
+    std::printf("checksum %.3f\n", nested());
+    return 0;
+  }
   std::vector<double> v(4096, 1.0);
   double total = 0;
   for (int round = 0; round < 20; ++round) {

@@ -65,14 +65,20 @@ void ThreadFold::hand_over(EpochRows& out, bool last) {
   move(parts, out.parts);
   move(task_creates, out.task_creates);
   move(task_stretches, out.task_stretches);
-  // The pieces and parts of the implicit task still open stay with it, renumbered from 0.
-  if (OpenImplicit* t = last ? nullptr : worker_task()) {
-    pieces.assign(out.pieces.begin() + t->pieces, out.pieces.end());
-    parts.assign(out.parts.begin() + t->parts, out.parts.end());
-    out.pieces.resize(t->pieces);
-    out.parts.resize(t->parts);
-    if (last_work_.part != kNone) last_work_.part = last_work_.part >= t->parts ? last_work_.part - t->parts : kNone;
-    t->pieces = t->parts = 0;
+  // The pieces and parts of the implicit tasks still open stay with them, renumbered from the
+  // outermost one's (a nested one's lie after its parent's).
+  if (OpenImplicit* t = last ? nullptr : outer_task()) {
+    const std::uint32_t base_pieces = t->pieces, base_parts = t->parts;
+    pieces.assign(out.pieces.begin() + base_pieces, out.pieces.end());
+    parts.assign(out.parts.begin() + base_parts, out.parts.end());
+    out.pieces.resize(base_pieces);
+    out.parts.resize(base_parts);
+    if (last_work_.part != kNone) last_work_.part = last_work_.part >= base_parts ? last_work_.part - base_parts : kNone;
+    for (OpenImplicit& o : implicit_)
+      if (!o.initial) {
+        o.pieces -= base_pieces;
+        o.parts -= base_parts;
+      }
   } else {
     last_work_.part = kNone;
   }
@@ -91,6 +97,12 @@ void ThreadFold::hand_over(EpochRows& out, bool last) {
 ThreadFold::OpenImplicit* ThreadFold::worker_task() {
   for (std::size_t i = implicit_.size(); i-- > 0;)
     if (!implicit_[i].initial) return &implicit_[i];
+  return nullptr;
+}
+
+ThreadFold::OpenImplicit* ThreadFold::outer_task() {
+  for (OpenImplicit& t : implicit_)
+    if (!t.initial) return &t;
   return nullptr;
 }
 
@@ -534,7 +546,6 @@ void ThreadFold::take_task_work(std::uint64_t start, std::uint64_t& work, bool& 
   r.codeptr = F::codeptr.get(e);
   r.start = e.ns;
   r.track = track;
-  if (r.level != 0) return decline("a nested parallel region");
   if ((r.flags & kTeamFlag) && runtime_code_.contains(r.codeptr)) return decline("libomp's hidden-helper team");
   for (const OpenParallel& o : open_parallels_)
     if (o.row.id == r.id) return decline("a parallel id begun twice");
@@ -573,10 +584,7 @@ void ThreadFold::take_task_work(std::uint64_t start, std::uint64_t& work, bool& 
   t.parts = static_cast<std::uint32_t>(parts.size());
   t.own = false;
   for (const OpenParallel& o : open_parallels_) t.own = t.own || o.row.id == t.parallel_id;
-  if (!t.initial) {
-    if (open_non_initial_ != 0) return decline("a nested implicit task");
-    ++open_non_initial_;
-  }
+  if (!t.initial) ++open_non_initial_;  // a nested region's task: level 1 and more
   implicit_.push_back(t);
 }
 
@@ -621,6 +629,10 @@ void ThreadFold::take_task_work(std::uint64_t start, std::uint64_t& work, bool& 
     implicit_.pop_back();
     return;
   }
+  // A row's pieces and parts are the vectors' tail from its start: a nested task's lie inside its
+  // parent's.
+  if (t.level != 0) [[unlikely]]
+    return decline("a nested implicit task with work constructs or explicit tasks");
   ImplicitRow& r = implicits.emplace_back();
   r.parallel_id = t.parallel_id;
   r.start = t.start;
@@ -877,6 +889,7 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
   }
   // A worker's last implicit task, which libomp never reports ended: it ends where its region ends
   // (known when the threads are joined), with the waits and syncs still open inside it.
+  if (open_non_initial_ > 1) return decline("a nested implicit task never ended");
   OpenImplicit* t = worker_task();
   if (t != nullptr) {
     ImplicitRow r;

@@ -402,8 +402,9 @@ class ThreadFold {
   std::uint64_t seq_base_ = 0;    // the cells of the chunks before it
   std::uint64_t seq() const { return seq_base_ + static_cast<std::uint64_t>(cur_ - cells_) + 1; }
   std::uint64_t flush_end_ = 0;  // the latest end of the thread's own flushes (the run's last time)
-  // The innermost open non-initial implicit task (nullptr: none).
+  // The innermost open non-initial implicit task (nullptr: none), and the outermost.
   OpenImplicit* worker_task();
+  OpenImplicit* outer_task();
 
   CodeRange runtime_code_;
   bool with_rows_ = false;

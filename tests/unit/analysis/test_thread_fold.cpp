@@ -386,6 +386,60 @@ TEST_CASE("thread fold: a parallel region open at the end ends at the thread's l
   }
 }
 
+TEST_CASE("thread fold: a nested parallel region on the thread that opens it: its own row, level 1; its task in it") {
+  // A worker's implicit task of region 1 (level 0) opens region 2 (a team of one: nesting off),
+  // whose task (level 1) waits 10 ns in its barrier; then region 1's task ends.
+  Recorder rec;
+  const auto task = [&](Ev type, std::uint64_t step, std::uint64_t pid) {
+    Record& r = rec.add(type, step);
+    fields::OmpImplicitTask::parallel_id.set(r, pid);
+    fields::OmpImplicitTask::team_size.set(r, pid == 1 ? 2 : 1);
+    fields::OmpImplicitTask::thread_num.set(r, pid == 1 ? 1 : 0);
+    fields::OmpImplicitTask::flags.set(r, 2);
+  };
+  task(Ev::OmpImplicitTaskBegin, 10, 1);  // 1010
+  Record& p = rec.add(Ev::OmpParallelBegin, 10);  // 1020
+  fields::OmpParallel::parallel_id.set(p, 2);
+  fields::OmpParallel::requested_team_size.set(p, 2);
+  task(Ev::OmpImplicitTaskBegin, 10, 2);  // 1030
+  Record& y = rec.add(Ev::OmpSyncBegin, 10);  // 1040: waits 1045-1055, ends 1060
+  fields::OmpSync::kind.set(y, 9);
+  fields::OmpSync::parallel_id.set(y, 2);
+  fields::OmpSync::wait_begin_step.set(y, kob::fold::step(1045, 1040));
+  fields::OmpSync::wait_end_step.set(y, kob::fold::step(1055, 1045));
+  fields::OmpSync::end_step.set(y, kob::fold::step(1060, 1055));
+  task(Ev::OmpImplicitTaskEnd, 30, 2);  // 1070
+  fields::OmpParallel::parallel_id.set(rec.add(Ev::OmpParallelEnd, 10), 2);  // 1080
+  task(Ev::OmpImplicitTaskEnd, 20, 1);  // 1100
+
+  for (const std::size_t chunk : {1, 3, 64}) {
+    CAPTURE(chunk);
+    ThreadFold f(1, 2, kob::CodeRange{}, false);
+    feed(f, rec.recs, chunk);
+    REQUIRE_MESSAGE(!f.declined(), f.why());
+    REQUIRE(f.parallels.size() == 1);
+    const kob::engine::ParallelRow& r = f.parallels[0];
+    CHECK(r.id == 2);
+    CHECK(r.level == 1);
+    CHECK(r.start == 1020);
+    CHECK(r.end == 1080);
+    CHECK(r.own_task);
+    CHECK(r.own_team_size == 1);
+    CHECK(r.own_dur == 40);
+    CHECK(r.own_wait == 10);
+    CHECK(f.busy == 0);  // a nested task's busy time is not the thread's
+    CHECK(f.sync[9].count == 1);  // folded on the thread: region 2's own task
+    CHECK(f.sync[9].total == 20);
+    REQUIRE(f.implicits.size() == 1);  // region 1's task, which holds it: its wait too
+    CHECK(f.implicits[0].parallel_id == 1);
+    CHECK(f.implicits[0].level == 0);
+    CHECK(f.implicits[0].start == 1010);
+    CHECK(f.implicits[0].end == 1100);
+    CHECK(f.implicits[0].wait == 10);
+    CHECK(f.implicits[0].piece_count == 0);
+  }
+}
+
 TEST_CASE("thread fold: odd hook orders and records it does not cover make it decline") {
   struct Case {
     const char* why;  // nullptr: any reason
@@ -429,6 +483,23 @@ TEST_CASE("thread fold: odd hook orders and records it does not cover make it de
          fields::OmpTaskSchedule::next_task_id.set(r.add(Ev::OmpTaskSchedule, 1), 4);
        }},
       {"an OpenMP explicit task never ended", [](Recorder& r) { fields::OmpTaskSchedule::next_task_id.set(r.add(Ev::OmpTaskSchedule, 1), 4); }},
+      {"a nested implicit task with work constructs or explicit tasks",  // its parts would lie inside its parent's
+       [](Recorder& r) {
+         for (const std::uint64_t pid : {1, 2}) {
+           Record& i = r.add(Ev::OmpImplicitTaskBegin, 1);
+           fields::OmpImplicitTask::parallel_id.set(i, pid);
+           fields::OmpImplicitTask::flags.set(i, 2);
+         }
+         Record& w = r.add(Ev::OmpWorkBegin, 1);
+         fields::OmpWork::parallel_id.set(w, 2);
+         fields::OmpWork::work_type.set(w, 1);
+         Record& we = r.add(Ev::OmpWorkEnd, 1);
+         fields::OmpWork::parallel_id.set(we, 2);
+         fields::OmpWork::work_type.set(we, 1);
+         Record& e = r.add(Ev::OmpImplicitTaskEnd, 1);
+         fields::OmpImplicitTask::parallel_id.set(e, 2);
+         fields::OmpImplicitTask::flags.set(e, 2);
+       }},
       {"an OpenMP mutex hold never ended",
        [](Recorder& r) {
          fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquire, 1), 5);
