@@ -42,15 +42,16 @@ namespace {
 std::atomic<int> others_in{0};
 #endif
 
-// On thread 0: waits (at most 60 s) until another thread of the region said it is in, then
-// aborts (or exits, clean). On the others: says so and spins until the process ends.
+// On thread 0: waits (at most 60 s) until every other thread of the region said it is in (each
+// once: it stays), then aborts (or exits, clean). On the others: says so and spins until the
+// process ends.
 void die_when_all_in(bool clean = false) {
 #ifdef _OPENMP
   if (omp_get_thread_num() != 0) {
     others_in.fetch_add(1);
     for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  for (int i = 0; i < 6000 && others_in.load() == 0 && omp_get_num_threads() > 1; ++i)
+  for (int i = 0; i < 6000 && others_in.load() < omp_get_num_threads() - 1; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
 #endif
   if (clean) std::exit(0);

@@ -128,7 +128,7 @@ class Engine {
   // One epoch's rows (one EpochRows per thread) joined. Inlined into the epoch's task: called out
   // of line it took 7 Ir a kernel more (callgrind, the 10^4-kernel trace).
   [[gnu::always_inline]] void join(std::vector<EpochRows>& rows, std::uint64_t horizon);
-  void place_constructs();
+  [[gnu::noinline]] void place_constructs();  // its own registers: inlined into the join it took 9 Ir a kernel more
   void kernels_inside();
   void parallel_rows();
   void implicit_rows();
@@ -333,30 +333,44 @@ bool Engine::run(std::string& why) {
 }
 
 // Rows for construct addresses met first in this epoch, made in the order their first calls
-// ended (the table keeps first-seen order for its ties).
+// ended, and each row's first call (ConstructRows::seen_first: the table's ties go by it, whatever
+// the epoch a call came in).
 void Engine::place_constructs() {
   if (run_.sources == nullptr) return;
   ConstructRows& rows = st_.constructs;
   first_seen_.clear();
   auto consider = [&](std::uint64_t end, std::uint32_t track, std::uint64_t seq, Category c, std::uint16_t kind, std::uint64_t codeptr) {
-    if (codeptr != 0 && !rows.has_row(c, kind, codeptr)) first_seen_.push_back({end, track, seq, c, kind, codeptr});
+    if (codeptr == 0) return;
+    const std::uint32_t row = rows.known_row(c, kind, codeptr);
+    if (row != ConstructRows::kNoRow) rows.seen_first(row, end, track, seq);
+    else first_seen_.push_back({end, track, seq, c, kind, codeptr});
   };
   for (const EpochRows& f : *rows_) {
     for (const HitSeen& h : f.hits)
       consider(h.first_end, f.track, h.first_seq, static_cast<Category>(h.kind >> 16), static_cast<std::uint16_t>(h.kind & 0xffff),
                h.codeptr);
+    // A thread's regions and pieces come in the order they ended: an address just considered on
+    // the thread is not seen earlier by its next call (most regions repeat the one before).
+    std::uint64_t last = 0;
     for (const ParallelRow& p : f.parallels)
-      if (p.kernel == 0) consider(p.end, p.track, p.seq, Category::Parallel, 0, p.codeptr);
+      if (p.kernel == 0 && p.codeptr != last) {
+        consider(p.end, p.track, p.seq, Category::Parallel, 0, p.codeptr);
+        last = p.codeptr;
+      }
+    last = 0;
     for (const ImplicitRow& r : f.implicits)
       for (std::uint32_t k = 0; k < r.piece_count; ++k) {
         const SyncPiece& y = f.pieces[r.pieces + k];
-        if (!y.in_kernel && summary_fold_detail::explicit_sync(y.kind)) consider(y.end, r.track, 0, Category::Sync, y.kind, y.codeptr);
+        if (!y.in_kernel && summary_fold_detail::explicit_sync(y.kind) && y.codeptr != last) {
+          consider(y.end, r.track, 0, Category::Sync, y.kind, y.codeptr);
+          last = y.codeptr;
+        }
       }
   }
   if (first_seen_.empty()) return;
   std::stable_sort(first_seen_.begin(), first_seen_.end(),
                    [](const FirstSeen& a, const FirstSeen& b) { return std::tie(a.end, a.track, a.seq) < std::tie(b.end, b.track, b.seq); });
-  for (const FirstSeen& s : first_seen_) rows.row_of(s.category, s.kind, s.codeptr);
+  for (const FirstSeen& s : first_seen_) rows.seen_first(rows.row_of(s.category, s.kind, s.codeptr), s.end, s.track, s.seq);
 }
 
 // The parallel regions still open at the end (ParallelRow::unended(), the last epoch's): each
@@ -377,6 +391,7 @@ void Engine::unended_parallels() {
         if (unended_outside_++ != 0) return decline("two parallel regions outside kernels open at the end");
         p.kernel_inside = kernel_seen_ && latest_kernel_start_ >= p.start;
         j->construct_row = st_.constructs.row_of(Category::Parallel, 0, p.codeptr);
+        st_.constructs.seen_first(j->construct_row, UINT64_MAX, UINT32_MAX, 0);  // after every span that ended
       }
       j->have_parallel = true;
       j->p = p;

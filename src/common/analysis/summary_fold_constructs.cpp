@@ -100,7 +100,17 @@ std::uint32_t ConstructRows::row_of_slow(Category c, std::uint16_t kind, std::ui
   return row(c, kind, kind_name(c, kind), codeptr);
 }
 
-bool ConstructRows::has_row_slow(std::uint32_t kind, std::uint64_t codeptr) { return find_address(codeptr, kind) != nullptr; }
+void ConstructRows::seen_first_slow(std::uint32_t row, std::uint64_t end, std::uint32_t track, std::uint64_t seq) {
+  if (row == kNoRow) return;
+  if (row >= first_.size()) first_.resize(row + 1);
+  FirstKey& f = first_[row];
+  if (std::tie(end, track, seq) < std::tie(f.end, f.track, f.seq)) f = {end, track, seq};
+}
+
+std::uint32_t ConstructRows::known_row_slow(std::uint32_t kind, std::uint64_t codeptr) {
+  const std::uint32_t* known = find_address(codeptr, kind);
+  return known != nullptr ? *known : kNoRow;
+}
 
 std::uint32_t ConstructRows::work(const OmpWorkSpan& w) {
   if (sources_ == nullptr || w.kernel != 0 || w.codeptr == 0) return kNoRow;
@@ -216,7 +226,12 @@ std::vector<OmpConstructStats> ConstructRows::result(bool partial) const {
   const auto total = [&](std::uint32_t i) { return rows_[i].category == Category::Mutex ? rows_[i].wait + rows_[i].hold : rows_[i].total; };
   std::vector<std::uint32_t> order(rows_.size());
   for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return total(a) > total(b); });
+  std::vector<FirstKey> first = first_;  // ties: first seen first (seen_first, else the order made)
+  if (!first.empty()) first.resize(rows_.size());
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    if (total(a) != total(b)) return total(a) > total(b);
+    return !first.empty() && std::tie(first[a].end, first[a].track, first[a].seq) < std::tie(first[b].end, first[b].track, first[b].seq);
+  });
   std::vector<OmpConstructStats> out;
   out.reserve(rows_.size());
   for (std::uint32_t i : order) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -133,9 +134,19 @@ class ConstructRows {
     if (row != kNoRow) r = {codeptr, k, row};
     return row;
   }
-  bool has_row(Category c, std::uint16_t kind, std::uint64_t codeptr) {
+  // The row of an address already seen (kNoRow: none yet).
+  std::uint32_t known_row(Category c, std::uint16_t kind, std::uint64_t codeptr) {
     const std::uint32_t k = (static_cast<std::uint32_t>(c) << 16) | kind;
-    return recent(k, codeptr).holds(k, codeptr) || has_row_slow(k, codeptr);
+    const Recent& r = recent(k, codeptr);
+    return r.holds(k, codeptr) ? r.row : known_row_slow(k, codeptr);
+  }
+  // The engine's first-seen order: a row's earliest first call (its end, track and order on the
+  // track: the builder's span stream order). The table's ties go by it: the engine makes rows epoch
+  // by epoch, and a thread's chunk can run past the epoch's bound, so a row made in one epoch may
+  // have been seen first after one made in the next.
+  void seen_first(std::uint32_t row, std::uint64_t end, std::uint32_t track, std::uint64_t seq) {
+    if (row < first_.size() && first_[row].end < end) return;  // most calls: seen earlier already
+    seen_first_slow(row, end, track, seq);
   }
   void add_parallel(std::uint32_t row, std::uint64_t dur, std::uint32_t team_size, bool kernel_inside) {
     if (row >= rows_.size()) return;
@@ -207,7 +218,14 @@ class ConstructRows {
   std::vector<std::uint64_t> lock_wait_;          // by track: the wait before the next hold
   std::uint32_t row(Category c, std::uint16_t kind, const char* kind_name, std::uint64_t codeptr);
   std::uint32_t row_of_slow(Category c, std::uint16_t kind, std::uint64_t codeptr);
-  bool has_row_slow(std::uint32_t kind, std::uint64_t codeptr);
+  std::uint32_t known_row_slow(std::uint32_t kind, std::uint64_t codeptr);
+  void seen_first_slow(std::uint32_t row, std::uint64_t end, std::uint32_t track, std::uint64_t seq);
+  struct FirstKey {
+    std::uint64_t end = UINT64_MAX;
+    std::uint32_t track = UINT32_MAX;
+    std::uint64_t seq = UINT64_MAX;
+  };
+  std::vector<FirstKey> first_;  // by row: seen_first's (empty: the order the rows were made)
   struct Recent {
     std::uint64_t codeptr = 0;  // 0: empty
     std::uint32_t kind = 0, row = 0;

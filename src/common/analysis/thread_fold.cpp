@@ -546,7 +546,7 @@ void ThreadFold::take_task_work(std::uint64_t start, std::uint64_t& work, bool& 
   r.codeptr = F::codeptr.get(e);
   r.start = e.ns;
   r.track = track;
-  if ((r.flags & kTeamFlag) && runtime_code_.contains(r.codeptr)) return decline("libomp's hidden-helper team");
+  if (r.level == 0 && (r.flags & kTeamFlag) && runtime_code_.contains(r.codeptr)) return decline("libomp's hidden-helper team");
   for (const OpenParallel& o : open_parallels_)
     if (o.row.id == r.id) return decline("a parallel id begun twice");
   if (r.kernel != 0) {

@@ -20,6 +20,7 @@
 #include "common/timeline/span_sink.hpp"
 #include "common/analysis/summary.hpp"
 #include "common/analysis/summary_fold.hpp"
+#include "common/analysis/summary_fold_constructs.hpp"
 #include "common/record/module_map.hpp"
 #include "common/timeline/source_resolver.hpp"
 #include "helpers.hpp"
@@ -1492,4 +1493,32 @@ TEST_CASE("summary fold: a kernel whose regions hold worksharing loops (Kokkos 4
   CHECK(k.construct_regions == 1);
   CHECK(k.loop_regions == 1);
   CHECK(k.load_imbalance() == doctest::Approx(0.25));
+}
+
+TEST_CASE("constructs table: ties in total go by each row's first call, not the order the rows were made") {
+  // The per-thread engine makes rows epoch by epoch; a call of an earlier epoch can end after one
+  // of the next (a thread's chunk runs past the epoch's bound). seen_first keeps each row's earliest
+  // first call, which the table's ties follow.
+  kob::SourceResolver sources(std::vector<kob::modules::Module>{});  // no module: each address its own place
+  kob::summary_fold_detail::ConstructRows rows;
+  rows.set_sources(&sources);
+  using Category = kob::OmpConstructStats::Category;
+  const std::uint32_t a = rows.row_of(Category::Parallel, 0, 0x1000);  // made first, seen first at 500
+  const std::uint32_t b = rows.row_of(Category::Parallel, 0, 0x2000);  // made second, seen first at 300
+  const std::uint32_t c = rows.row_of(Category::Parallel, 0, 0x3000);  // more time: first whatever its call
+  REQUIRE(a != b);
+  CHECK(rows.known_row(Category::Parallel, 0, 0x2000) == b);
+  CHECK(rows.known_row(Category::Parallel, 0, 0x4000) == kob::summary_fold_detail::ConstructRows::kNoRow);
+  rows.seen_first(a, 500, 0, 1);
+  rows.seen_first(b, 400, 1, 1);
+  rows.seen_first(b, 300, 1, 2);  // an earlier call of b's, from a later epoch
+  rows.seen_first(b, 600, 0, 0);  // a later one changes nothing
+  rows.seen_first(c, 100, 0, 0);
+  for (const std::uint32_t r : {a, b}) rows.add_parallel(r, 50, 2, false);
+  rows.add_parallel(c, 80, 2, false);
+  const std::vector<kob::OmpConstructStats> out = rows.result(false);
+  REQUIRE(out.size() == 3);
+  CHECK(out[0].total == 80);
+  CHECK(out[1].offset == 0x2000 - 1);  // b (the call's byte: one before the return address)
+  CHECK(out[2].offset == 0x1000 - 1);  // then a
 }
