@@ -473,7 +473,7 @@ bool Engine::end_open_task(ImplicitRow& r, std::uint32_t t, bool other_thread, s
 // starts).
 bool Engine::end_unended_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs) {
   const bool worker = folds_[t].omp_thread_type == 2;
-  const auto worker_barrier = [&](std::uint16_t kind) { return worker && (kind == 2 || kind == 9 || kind == 10); };
+  const auto worker_barrier = [&](std::uint16_t kind) { return worker && omp_names::worker_last_barrier(kind); };
   for (std::uint32_t k = 0; k < r.open_sync_count; ++k) {
     // A row made here would come after its region's (place_constructs); the builder makes it before.
     if (!syncs[k].in_kernel && syncs[k].codeptr != 0 && summary_fold_detail::explicit_sync(syncs[k].kind)) {

@@ -720,7 +720,7 @@ void OmpMatcher::finish(bool lost_ends, const OpenEnd& open_end) {
     // worker's last implicit barrier (or a league's teams barrier) is reported ended only when
     // the next parallel region starts: it runs to the end of the run, silently.
     const bool worker = s.track < c_.rest.tracks.size() && c_.rest.tracks[s.track].omp_thread_type == 2;
-    auto worker_barrier = [&](std::uint16_t kind) { return (kind == 2 || kind == 9 || kind == 10) && worker; };
+    auto worker_barrier = [&](std::uint16_t kind) { return worker && omp_names::worker_last_barrier(kind); };
     for (const Wait& w : s.waits) {
       if (!worker_barrier(w.kind)) unended("an OpenMP sync-region wait");
       if (!lost_ends) s.add_wait(w.kind, w.start, end_->time(s.track, w.start));

@@ -17,6 +17,10 @@ const char* sync(std::uint16_t kind);
 // A barrier of any kind (barrier, implicit, explicit, implementation; implicit workshare, parallel,
 // teams): their ends and waits match each other.
 constexpr bool is_barrier(std::uint16_t kind) { return kind <= 4 || (kind >= 8 && kind <= 10); }
+// The barriers a worker waits in at the end of its last region (implicit, implicit_parallel,
+// teams): libomp reports them ended only when the next region starts, so one still open at the
+// end of the run is no problem.
+constexpr bool worker_last_barrier(std::uint16_t kind) { return kind == 2 || kind == 9 || kind == 10; }
 // ompt_mutex_t as reported (lock, test_lock, nest_lock, test_nest_lock, critical, atomic, ordered).
 const char* mutex(std::uint16_t kind);
 // The family a mutex kind belongs to: test_lock counts as lock, test_nest_lock as nest_lock.
