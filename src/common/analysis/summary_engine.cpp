@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <tuple>
 
 #include "common/analysis/epoch_plan.hpp"
@@ -18,12 +19,14 @@
 #include "common/support/worker_pool.hpp"
 #include "common/timeline/memory_levels.hpp"
 #include "common/timeline/name_filter.hpp"
+#include "common/timeline/target_matcher.hpp"
 
 namespace kob {
 
 struct SummaryEngineAccess {
   using State = SummaryFold::State;
   static State& state(SummaryFold& f) { return *f.s_; }
+  static void target_copy(SummaryFold& f, const DeepCopySpan& d) { f.target_copy(d); }
 };
 
 namespace {
@@ -95,6 +98,27 @@ struct FirstSeen {
   std::uint64_t codeptr = 0;
 };
 
+// The target matcher's spans on their way to the fold: a target region's constructs row gets the
+// first-seen key of the record that ended it (the row is made as the builder's stream makes it;
+// the table's ties go by the key, as for the rows place_constructs makes).
+class TargetOut final : public SpanSink {
+ public:
+  TargetOut(SummaryFold& fold, ConstructRows& rows) : fold_(fold), rows_(rows) {}
+  void omp_target(const OmpTargetSpan& x) override {
+    fold_.omp_target(x);
+    if (x.kernel == 0 && x.deep_copy == 0 && x.codeptr != 0) rows_.seen_first(rows_.known_row(Category::Target, x.kind, x.codeptr), x.end, track, seq);
+  }
+  void omp_data_op(const OmpDataOpSpan& x) override { fold_.omp_data_op(x); }
+  void omp_submit(const OmpSubmitSpan& x) override { fold_.omp_submit(x); }
+  void omp_device_op(const OmpDeviceOp& x) override { fold_.omp_device_op(x); }
+  std::uint32_t track = 0;  // the record being matched
+  std::uint64_t seq = 0;
+
+ private:
+  SummaryFold& fold_;
+  ConstructRows& rows_;
+};
+
 class Engine {
  public:
   Engine(const EngineRun& run, SummaryFold& fold) : run_(run), fold_(fold), st_(SummaryEngineAccess::state(fold)) {
@@ -116,6 +140,7 @@ class Engine {
     kernel_keys_.resize(n);
     task_queues_.resize(n);
     st_.constructs.set_sources(run.sources);
+    target_ = std::make_unique<builder::TargetMatcher>(target_ctx_, run.initial_device_num);
   }
 
   bool run(std::string& why);
@@ -132,6 +157,7 @@ class Engine {
   void kernels_inside();
   void parallel_rows();
   void implicit_rows();
+  [[gnu::noinline]] void implicit_rows_nested();
   void task_rows(std::uint64_t horizon);
   void task_create(const TaskCreateRow& c);
   void task_stretch(const TaskStretchRow& k);
@@ -141,12 +167,16 @@ class Engine {
   bool end_unended_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs);
   // The regions still open at the end (ParallelRow::unended()) complete with the tasks begun in them.
   void complete_unended_regions();
+  [[gnu::noinline]] void short_teams(std::uint64_t horizon);
   [[gnu::noinline]] void unended_parallels();  // out of the join's code: rare
   void add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts);
   void fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait);
   void complete(Join& j);
+  [[gnu::noinline]] OmpAcc* kernel_acc_slow(const ParallelRow& p);
   void ordered(std::uint64_t horizon);
   bool finish_state(Timeline& rest);
+  bool finish_target(Timeline& rest);
+  bool other_thread_regions();
   void close_unended(std::uint64_t t_end, Timeline& rest);
   void merge_kokkos(const ThreadFold& f);
   void merge_omp(const ThreadFold& f);
@@ -204,6 +234,18 @@ class Engine {
   std::map<std::uint32_t, OpenSection> open_sections_;  // by id
   MemoryLevels levels_;
   builder::ProblemCounter problems_;
+  // Target offload: the builder's matcher, fed every target record, Kokkos allocation and free in
+  // time order (ordered): its spans go to the fold, its record count and devices to finish_state.
+  TargetOut target_out_{fold_, st_.constructs};
+  Timeline target_rest_;
+  builder::Context target_ctx_{target_out_, target_rest_, problems_};
+  std::unique_ptr<builder::TargetMatcher> target_;
+  // Kernels by id, from the target regions begun in them: track and kernel part. The OpenMP
+  // figures of the regions of a kernel open on another thread (ParallelRow::kOtherThread), by
+  // kernel id, go to it at the end (other_thread_regions).
+  std::map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> kernel_refs_;
+  std::vector<std::pair<std::uint64_t, OmpAcc>> other_thread_acc_;
+  bool targets_seen_ = false;  // target records so far: a team may come short (short_teams)
   std::uint32_t unended_outside_ = 0;  // parallel regions outside kernels still open at the end
   std::uint64_t run_end_ = 0;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> unended_ends_;  // by parallel id: the end of a region still open at the end  // the latest time of any thread, once every fold is done (the last join)
@@ -402,6 +444,8 @@ void Engine::unended_parallels() {
     }
 }
 
+constexpr std::uint32_t kLeagueFlag = 0x40000000;  // ompt_parallel_league
+
 void Engine::parallel_rows() {
   for (EpochRows& f : *rows_)
     for (const ParallelRow& p : f.parallels) {
@@ -419,6 +463,10 @@ void Engine::parallel_rows() {
         j->task_time = p.own_dur;
         j->wait_time = std::min(p.own_wait, p.own_dur);
         if (j->tasks == j->team_size) complete(*j);
+      } else if (p.flags & kLeagueFlag) [[unlikely]] {
+        // A teams construct's league: its threads run initial tasks, none of which joins it (the
+        // builder's team of none), so it is complete as it comes.
+        complete(*j);
       }
     }
 }
@@ -584,6 +632,17 @@ void Engine::fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const Wor
 
 // All of a region's implicit tasks are in (and its row): its figures go to its kernel or its
 // construct (SummaryFold::omp_parallel, State::complete).
+// complete's kernel figures for a part its thread's cache does not hold yet, or for a kernel open
+// on another thread (a figure of its own, to the kernel's row at the end: other_thread_regions).
+OmpAcc* Engine::kernel_acc_slow(const ParallelRow& p) {
+  if (p.kernel_part == ParallelRow::kOtherThread) return &other_thread_acc_.emplace_back(p.kernel, OmpAcc{}).second;
+  std::vector<OmpAcc*>& cache = omp_acc_[p.track];
+  cache.resize(std::size_t(p.kernel_part) + 1, nullptr);
+  const KernelSeen& k = kernel_keys_[p.track][p.kernel_part];
+  cache[p.kernel_part] = k.kept ? &st_.omp_kernels[KernelKey{k.name, k.kind, k.space}] : &left_out_;
+  return cache[p.kernel_part];
+}
+
 void Engine::complete(Join& j) {
   ParallelRow& p = j.p;
   if (p.end == UINT64_MAX) [[unlikely]]  // still open at the end (unended_region)
@@ -597,14 +656,18 @@ void Engine::complete(Join& j) {
     if (p.level == 0) st_.outside_time += dur;
     if (j.construct_row != ConstructRows::kNoRow) st_.constructs.add_parallel(j.construct_row, dur, j.tasks, p.kernel_inside);
   } else {
-    // The kernel row's OpenMP figures, looked up once per kernel part.
+    // The kernel row's OpenMP figures, looked up once per kernel part (a kernel open on another
+    // thread: kept apart until the end, other_thread_regions).
     std::vector<OmpAcc*>& cache = omp_acc_[p.track];
-    if (p.kernel_part >= cache.size()) cache.resize(std::size_t(p.kernel_part) + 1, nullptr);
-    if (cache[p.kernel_part] == nullptr) {
-      const KernelSeen& k = kernel_keys_[p.track][p.kernel_part];
-      cache[p.kernel_part] = k.kept ? &st_.omp_kernels[KernelKey{k.name, k.kind, k.space}] : &left_out_;
+    if (p.kernel_part >= cache.size()) [[unlikely]] {
+      kernel_acc = kernel_acc_slow(p);
+    } else {
+      if (cache[p.kernel_part] == nullptr) {
+        const KernelSeen& k = kernel_keys_[p.track][p.kernel_part];
+        cache[p.kernel_part] = k.kept ? &st_.omp_kernels[KernelKey{k.name, k.kind, k.space}] : &left_out_;
+      }
+      kernel_acc = cache[p.kernel_part];
     }
-    kernel_acc = cache[p.kernel_part];
     kernel_acc->parallel_regions += 1;
     kernel_acc->team_size_sum += j.tasks;
   }
@@ -634,6 +697,21 @@ void Engine::complete(Join& j) {
   --live_;
 }
 
+// Regions whose team came short of the size its tasks report (a team in an offloaded target
+// region whose other thread never began its task; looked for once target records came): the
+// builder's team is the tasks begun by the region's end. Once every thread is past that end (the horizon), a task begun in it has come as a
+// row or is still open on its thread (EpochRows::open_tasks, its end reported late): with neither,
+// the team is complete.
+void Engine::short_teams(std::uint64_t horizon) {
+  for (Join& j : joins_) {
+    if (!j.used || !j.have_parallel || j.p.end >= horizon) continue;  // unended: UINT64_MAX
+    bool open = false;
+    for (const EpochRows& f : *rows_)
+      for (const std::uint64_t id : f.open_tasks) open = open || id == j.id;
+    if (!open) complete(j);
+  }
+}
+
 void Engine::complete_unended_regions() {
   if (open_omp_.parallels == 0) return;
   for (Join& j : joins_)
@@ -648,6 +726,7 @@ void Engine::implicit_rows() {
     if (!declined() && j->tasks == j->team_size) complete(*j);
     return true;
   };
+  implicit_rows_nested();
   // Those still waiting close ranks in one pass (an erase each moved every row after it).
   std::size_t kept = 0;
   for (std::size_t k = 0; k < pending_.size(); ++k) {
@@ -657,7 +736,7 @@ void Engine::implicit_rows() {
     ++kept;
   }
   pending_.resize(kept);
-  for (EpochRows& f : *rows_)
+  for (EpochRows& f : *rows_) {
     for (ImplicitRow& r : f.implicits) {
       if (declined()) return;
       SyncPiece* pieces = f.pieces.data() + r.pieces;
@@ -673,6 +752,21 @@ void Engine::implicit_rows() {
       q.syncs.assign(syncs, syncs + (r.open ? r.open_sync_count : 0));
       q.row.pieces = q.row.parts = q.row.open_waits = q.row.open_syncs = 0;
       pending_.push_back(std::move(q));
+    }
+  }
+}
+
+// The implicit rows of nested regions (EpochRows::nested_implicits) join the rows waiting for
+// their region (pending_), which implicit_rows takes first: out of its loop over the others, which
+// they would make dearer.
+void Engine::implicit_rows_nested() {
+  for (EpochRows& f : *rows_)
+    for (ImplicitRow& r : f.nested_implicits) {
+      Pending& q = pending_.emplace_back();
+      q.row = r;
+      q.pieces.assign(f.nested_pieces.begin() + r.pieces, f.nested_pieces.begin() + r.pieces + r.piece_count);
+      q.parts.assign(f.nested_parts.begin() + r.parts, f.nested_parts.begin() + r.parts + r.part_count);
+      q.row.pieces = q.row.parts = q.row.open_waits = q.row.open_syncs = 0;
     }
 }
 
@@ -786,7 +880,29 @@ void Engine::ordered(std::uint64_t horizon) {
         m.ptr = r.ptr;
         m.bytes = r.bytes;
         levels_.account(m, problems_);
+        target_->memory(m);  // its allocation's id, for the data ops (AllocLinker)
         fold_.memory(m);
+        break;
+      }
+      case OrderedRow::Target: {
+        if (r.src_space != 0) kernel_refs_[fields::OmpTarget::kernel.get(r.event[0])] = {r.track, r.src_name};
+        target_out_.track = r.track;
+        target_out_.seq = r.seq;
+        target_->record(r.event[0], r.time, r.track);
+        break;
+      }
+      case OrderedRow::DeepCopy: {
+        DeepCopySpan d;
+        d.start = r.start;
+        d.end = r.time;
+        d.track = r.track;
+        d.id = r.ptr;
+        d.bytes = r.bytes;
+        d.dst_space = r.space;
+        d.dst_name = r.name;
+        d.src_space = r.src_space;
+        d.src_name = r.src_name;
+        SummaryEngineAccess::target_copy(fold_, d);
         break;
       }
       case OrderedRow::SectionCreate: section_names_[r.space] = r.name; break;
@@ -872,7 +988,10 @@ void Engine::kernels_inside() {
 
 void Engine::join(std::vector<EpochRows>& rows, std::uint64_t horizon) {
   rows_ = &rows;
-  for (const EpochRows& f : rows) kernel_keys_[f.track].insert(kernel_keys_[f.track].end(), f.kernels.begin(), f.kernels.end());
+  for (const EpochRows& f : rows) {
+    kernel_keys_[f.track].insert(kernel_keys_[f.track].end(), f.kernels.begin(), f.kernels.end());
+    targets_seen_ = targets_seen_ || f.targets;
+  }
   place_constructs();
   kernels_inside();
   parallel_rows();
@@ -880,6 +999,7 @@ void Engine::join(std::vector<EpochRows>& rows, std::uint64_t horizon) {
   if (declined()) return;
   implicit_rows();
   if (declined()) return;
+  if (live_ != 0 && targets_seen_) [[unlikely]] short_teams(horizon);
   task_rows(horizon);
   if (declined()) return;
   ordered(horizon);
@@ -1046,6 +1166,46 @@ void Engine::close_unended(std::uint64_t t_end, Timeline& rest) {
   open_sections_.clear();
 }
 
+// The target matcher's end, as the builder's: data ops still waiting for an allocation go, and
+// the devices seen. Target spans still open, or a deep copy left open in a run with target
+// records (the builder's end would credit it its data ops), decline.
+bool Engine::finish_target(Timeline& rest) {
+  std::uint64_t records = 0;
+  bool copies_open = false;
+  for (const ThreadFold& f : folds_) {
+    records += f.target_records;
+    copies_open = copies_open || f.unended.copies != 0 || f.discarded.copies != 0;
+  }
+  if (records == 0) return true;
+  if (target_->spans_open()) {
+    why_ = "an OpenMP target region, data op or submit never ended";
+    return false;
+  }
+  if (copies_open) {
+    why_ = "a Kokkos deep copy never ended in a run with target offload";
+    return false;
+  }
+  target_->finish(false, builder::OpenEnd(rest, !run_.ended_cleanly));
+  rest.omp_target_records = target_rest_.omp_target_records;
+  rest.omp_devices = target_rest_.omp_devices;
+  return true;
+}
+
+// The figures of regions whose kernel is open on another thread, to that kernel's row.
+bool Engine::other_thread_regions() {
+  for (const auto& [kernel, acc] : other_thread_acc_) {
+    const auto ref = kernel_refs_.find(kernel);
+    if (ref == kernel_refs_.end()) {
+      why_ = "a parallel region of a kernel open on another thread, outside a target region";
+      return false;
+    }
+    const auto [track, part] = ref->second;
+    const KernelSeen& k = kernel_keys_[track][part];
+    (k.kept ? st_.omp_kernels[KernelKey{k.name, k.kind, k.space}] : left_out_).add(acc);
+  }
+  return true;
+}
+
 bool Engine::finish_state(Timeline& rest) {
   std::uint64_t t_min = UINT64_MAX, t_max = 0;
   // Stretches of lost events: the time line starts (ends) with one lost before (after) every
@@ -1063,6 +1223,7 @@ bool Engine::finish_state(Timeline& rest) {
             [](const LostSpan& a, const LostSpan& b) { return std::tie(a.track, a.start) < std::tie(b.track, b.start); });
   for (const ThreadFold& f : folds_) t_max = std::max(t_max, f.t_max);
   close_unended(t_max, rest);
+  if (!finish_target(rest) || !other_thread_regions()) return false;
   for (std::size_t i = 0; i < folds_.size(); ++i) {
     const ThreadFold& f = folds_[i];
     const ThreadSource& th = *run_.threads[i];
@@ -1077,7 +1238,7 @@ bool Engine::finish_state(Timeline& rest) {
     const std::uint64_t waits = f.wait_total + wait_added_[i];
     tr.omp_wait_ns = waits - std::min(waits, wait_taken_[i]);
     rest.tracks.push_back(tr);
-    rest.omp_records += f.omp_records;
+    rest.omp_records += f.omp_records - f.target_records;
     rest.omp_tasks_completed += f.tasks_completed;
     rest.cut_spans += f.cut_spans;
     t_min = std::min(t_min, f.t_min);

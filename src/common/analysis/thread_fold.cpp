@@ -63,6 +63,9 @@ void ThreadFold::hand_over(EpochRows& out, bool last) {
   move(open_syncs, out.open_syncs);
   move(pieces, out.pieces);
   move(parts, out.parts);
+  move(nested_implicits, out.nested_implicits);
+  move(nested_pieces, out.nested_pieces);
+  move(nested_parts, out.nested_parts);
   move(task_creates, out.task_creates);
   move(task_stretches, out.task_stretches);
   // The pieces and parts of the implicit tasks still open stay with them, renumbered from the
@@ -82,6 +85,10 @@ void ThreadFold::hand_over(EpochRows& out, bool last) {
   } else {
     last_work_.part = kNone;
   }
+  out.targets = target_records != 0;
+  out.open_tasks.clear();
+  for (const OpenImplicit& o : implicit_)
+    if (!o.initial) out.open_tasks.push_back(o.parallel_id);
   out.hits.clear();
   for (; handed_hits_ < hits.size(); ++handed_hits_) {
     const ConstructHit& h = hits[handed_hits_];
@@ -238,6 +245,20 @@ void ThreadFold::deep_copy_end(const Event& e) {
   const OpenCopy c = open_copies_[i];
   remove_at(open_copies_, i);
   end_copy(c, e.ns);
+  // The target data ops it caused are credited to it in time order (SummaryFold::target_copy).
+  OrderedRow m;
+  m.time = e.ns;
+  m.track = track;
+  m.kind = OrderedRow::DeepCopy;
+  m.seq = seq();
+  m.ptr = c.id;
+  m.bytes = c.bytes;
+  m.space = c.dst_space;
+  m.name = c.dst_name;
+  m.src_space = c.src_space;
+  m.src_name = c.src_name;
+  m.start = c.start;
+  ordered.push_back(m);
 }
 
 void ThreadFold::end_copy(const OpenCopy& c, std::uint64_t end) {
@@ -529,8 +550,33 @@ void ThreadFold::take_task_work(std::uint64_t start, std::uint64_t& work, bool& 
     case Ev::OmpNestLock: nest_lock(e); break;
     case Ev::OmpTaskCreate: task_create(e); break;
     case Ev::OmpTaskSchedule: task_schedule(e); break;
-    default: decline("target offload or device records"); break;
+    case Ev::OmpDeviceRecord: decline("device tracing records"); break;
+    default:
+      if (e.type >= Ev::OmpTargetBegin && e.type < Ev::OmpLast) target_event(e);
+      else decline("an unknown OpenMP record");
+      break;
   }
+}
+
+// A target offload record: to the join's time-ordered facts whole (TargetMatcher takes them there).
+void ThreadFold::target_event(const Event& e) {
+  OrderedRow m;
+  m.time = e.ns;
+  m.track = track;
+  m.kind = OrderedRow::Target;
+  m.seq = seq();
+  m.event[0] = e;
+  if (e.wide()) m.event[1] = *(&e + 1);
+  if (e.type == Ev::OmpTargetBegin) {  // its kernel, for the regions of its league on other threads
+    const std::uint64_t kernel = fields::OmpTarget::kernel.get(e);
+    for (const OpenKernel& k : open_kernels_)
+      if (kernel != 0 && k.id == kernel) {
+        m.src_space = 1;
+        m.src_name = k.part;
+      }
+  }
+  ordered.push_back(m);
+  ++target_records;
 }
 
 [[gnu::always_inline]] inline void ThreadFold::parallel_begin(const Event& e) {
@@ -553,8 +599,10 @@ void ThreadFold::take_task_work(std::uint64_t start, std::uint64_t& work, bool& 
     std::size_t i = open_kernels_.size();
     while (i-- > 0 && open_kernels_[i].id != r.kernel) {
     }
-    if (i == std::size_t(-1)) return decline("a parallel region of a kernel not open on its thread");
-    r.kernel_part = open_kernels_[i].part;
+    if (i == std::size_t(-1)) [[unlikely]]
+      r.kernel_part = ParallelRow::kOtherThread;
+    else
+      r.kernel_part = open_kernels_[i].part;
   }
   open_parallels_.push_back(p);
 }
@@ -630,9 +678,9 @@ void ThreadFold::take_task_work(std::uint64_t start, std::uint64_t& work, bool& 
     return;
   }
   // A row's pieces and parts are the vectors' tail from its start: a nested task's lie inside its
-  // parent's.
+  // parent's, so they move apart (out of line: rare).
   if (t.level != 0) [[unlikely]]
-    return decline("a nested implicit task with work constructs or explicit tasks");
+    return nested_row(e.ns, task_work, created_tasks);
   ImplicitRow& r = implicits.emplace_back();
   r.parallel_id = t.parallel_id;
   r.start = t.start;
@@ -649,6 +697,34 @@ void ThreadFold::take_task_work(std::uint64_t start, std::uint64_t& work, bool& 
   r.part_count = static_cast<std::uint32_t>(parts.size()) - t.parts;
   r.task_work = task_work;
   r.created_tasks = created_tasks;
+  implicit_.pop_back();
+}
+
+// A nested region's implicit task (implicit_.back()) ended: its row, its pieces and parts moved
+// from the vectors' tail (its parent's go on there) to nested_pieces and nested_parts.
+void ThreadFold::nested_row(std::uint64_t end, std::uint64_t task_work, bool created_tasks) {
+  const OpenImplicit& t = implicit_.back();
+  ImplicitRow& r = nested_implicits.emplace_back();
+  r.parallel_id = t.parallel_id;
+  r.start = t.start;
+  r.end = end;
+  r.wait = t.wait;
+  r.last_start = t.last_start;
+  r.last_end = t.last_end;
+  r.track = track;
+  r.team_size = t.team_size;
+  r.level = t.level;
+  r.pieces = static_cast<std::uint32_t>(nested_pieces.size());
+  r.piece_count = static_cast<std::uint32_t>(pieces.size()) - t.pieces;
+  r.parts = static_cast<std::uint32_t>(nested_parts.size());
+  r.part_count = static_cast<std::uint32_t>(parts.size()) - t.parts;
+  r.task_work = task_work;
+  r.created_tasks = created_tasks;
+  nested_pieces.insert(nested_pieces.end(), pieces.begin() + t.pieces, pieces.end());
+  nested_parts.insert(nested_parts.end(), parts.begin() + t.parts, parts.end());
+  pieces.resize(t.pieces);
+  parts.resize(t.parts);
+  if (last_work_.part != kNone && last_work_.part >= t.parts) last_work_.part = kNone;
   implicit_.pop_back();
 }
 
@@ -928,7 +1004,7 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
       if (!implicit_[i].initial) implicit_.erase(implicit_.begin() + long(i));
     open_non_initial_ = 0;
   }
-  if (!waits_.empty() || !sync_.empty()) return decline("an OpenMP sync region or wait never ended");
+  if ((!waits_.empty() || !sync_.empty()) && !last_barriers(cut, lost_ends)) return decline("an OpenMP sync region or wait never ended");
   if (!holds_.empty()) return decline("an OpenMP mutex hold never ended");
   if (!running_.empty()) return decline("an OpenMP explicit task never ended");
   // A test that never got its lock, nor was tried again: a failed try, known at the end (after
@@ -969,6 +1045,38 @@ void ThreadFold::close_open(std::uint64_t end, bool cut) {
   open_fences_.clear();
   open_copies_.clear();
   open_mpi_.clear();
+  if (!cut) close_last_barriers(end, false);  // cut: finish took them
+}
+
+// finish: the waits and sync regions open outside any implicit task of the thread's own. A
+// worker's last barriers (a league's teams barrier: the threads of an offloaded target region's
+// league run in initial tasks) run to the end, silently (OmpMatcher::finish): cut here, else ended
+// in close_open at the end of the run. Anything else: false.
+bool ThreadFold::last_barriers(bool cut, bool lost_ends) {
+  bool last = omp_thread_type == 2;
+  for (const Wait& w : waits_) last = last && omp_names::worker_last_barrier(w.kind);
+  for (const OpenSyncRegion& y : sync_) last = last && omp_names::worker_last_barrier(y.kind);
+  if (!last) return false;
+  if (lost_ends) {
+    waits_.clear();
+    sync_.clear();
+  } else if (cut) {
+    close_last_barriers(last_ns, true);
+  }
+  return true;
+}
+
+// A worker's last barriers and their waits left open (finish): ended at `end`, waits first (they
+// count into the barriers), as OmpMatcher::finish ends them.
+void ThreadFold::close_last_barriers(std::uint64_t end, bool cut) {
+  for (const Wait& w : waits_) add_wait(w.kind, w.start, std::max(end, w.start));
+  waits_.clear();
+  for (const OpenSyncRegion& y : sync_) {
+    const std::uint64_t e = std::max(end, y.start);
+    fold_sync(y.kind, y.kernel != 0, y.codeptr, e - y.start, y.wait, e);
+    if (cut) ++cut_spans;
+  }
+  sync_.clear();
 }
 
 void ThreadFold::end_named(NamedStats& st, std::uint64_t start, std::uint64_t end) {

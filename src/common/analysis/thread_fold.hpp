@@ -7,8 +7,8 @@
 // indexed by dense ids (interned names, ompt kinds).
 //
 // The engine covers the Kokkos, MPI and OpenMP host events (locks and explicit tasks too) of a run
-// that ended cleanly and lost nothing; anything else (target offload, nested parallel regions,
-// libomp's hidden-helper team, a lock released by another thread than the one that acquired it, a
+// that ended cleanly and lost nothing, and target offload records (joined in time order,
+// OrderedRow); anything else (device tracing records, libomp's hidden-helper team, a lock released by another thread than the one that acquired it, a
 // task cancelled or detached or ended on another thread than the one it ran on, an odd hook order
 // that the timeline builder would name as a problem) makes the pass decline, and the conversion takes the timeline
 // builder's path instead (run_outputs.cpp). declined() says why.
@@ -115,7 +115,10 @@ struct SyncPiece {
 struct ParallelRow {
   std::uint64_t id = 0, kernel = 0, codeptr = 0, start = 0, end = 0;
   std::uint32_t track = 0, requested = 0, level = 0, flags = 0;
-  std::uint32_t kernel_part = kNone;  // its kernel's KernelPart on the same thread (kernel != 0)
+  std::uint32_t kernel_part = kNone;  // its kernel's KernelPart on the same thread (kernel != 0), or kOtherThread
+  // A region whose kernel is open on another thread (a team of an offloaded target region's league,
+  // on a thread of its own): the join finds the kernel by id, from the target region's begin.
+  static constexpr std::uint32_t kOtherThread = kNone - 1;
   std::uint64_t seq = 0;              // as KernelTimes::seq; kUnended: still open at the end (unended())
   // The implicit task this thread ran in the region itself, when it is folded here (its own
   // region's end cannot cut it, and it ran no work construct with a row): its figures.
@@ -139,8 +142,8 @@ struct ParallelRow {
 struct ImplicitRow {
   std::uint64_t parallel_id = 0, start = 0, end = 0, wait = 0, last_start = 0, last_end = 0;
   std::uint32_t track = 0, team_size = 0, level = 0;
-  std::uint32_t pieces = 0, piece_count = 0;  // its SyncPieces
-  std::uint32_t parts = 0, part_count = 0;    // its WorkPieces
+  std::uint32_t pieces = 0, piece_count = 0;  // its SyncPieces (in nested_pieces for a nested_implicits row)
+  std::uint32_t parts = 0, part_count = 0;    // its WorkPieces (likewise nested_parts)
   bool open = false;
   // The explicit tasks this thread ran or created since its last implicit task ended
   // (SummaryFold::omp_implicit_task): their run time when they ended inside this task, and
@@ -164,12 +167,18 @@ struct OpenSync {
 
 // A fact whose meaning depends on the order of all threads' events: a Kokkos allocation or free
 // (the memory levels), a profile section's create, start, stop or destroy (a section may start on
-// one thread and stop on another). The join merges them by time.
+// one thread and stop on another), a target offload record (targets, data ops and submits pair
+// across threads, data ops wait for the allocation or deep copy they belong to: the builder's
+// TargetMatcher takes them in time order) and a deep copy's end (its data ops are credited to it).
+// The join merges them by time.
 struct OrderedRow {
-  enum Kind : std::uint8_t { Alloc, Dealloc, SectionCreate, SectionStart, SectionStop, SectionDestroy };
-  std::uint64_t time = 0, ptr = 0, bytes = 0, seq = 0;
-  std::uint32_t track = 0, space = 0, name = 0;  // space: a section's id
+  enum Kind : std::uint8_t { Alloc, Dealloc, SectionCreate, SectionStart, SectionStop, SectionDestroy, Target, DeepCopy };
+  std::uint64_t time = 0, ptr = 0, bytes = 0, seq = 0;  // DeepCopy: ptr its id
+  std::uint32_t track = 0, space = 0, name = 0;  // space: a section's id; DeepCopy: the destination's
   Kind kind = Alloc;
+  std::uint32_t src_space = 0, src_name = 0;  // DeepCopy; Target: a target begin's kernel part (src_space 1: open on its thread)
+  std::uint64_t start = 0;                    // DeepCopy
+  Event event[2] = {};                        // Target: the record's cells
 };
 
 // A kernel's times, for "did a Kokkos kernel run during this parallel region" (the constructs table).
@@ -203,6 +212,11 @@ struct EpochRows {
   std::vector<ImplicitRow> implicits;
   std::vector<SyncPiece> pieces;  // of the implicit rows (ImplicitRow::pieces indexes here)
   std::vector<WorkPiece> parts;
+  std::vector<ImplicitRow> nested_implicits;  // a nested region's (level != 0): pieces and parts in the two below
+  std::vector<SyncPiece> nested_pieces;
+  std::vector<WorkPiece> nested_parts;
+  std::vector<std::uint64_t> open_tasks;  // the parallel ids of the implicit tasks still open on the thread
+  bool targets = false;  // target records came so far on the thread
   std::vector<OrderedRow> ordered;
   std::vector<KernelTimes> kernel_times;
   std::vector<OpenWait> open_waits;  // the last epoch's only (ThreadFold::finish)
@@ -231,6 +245,8 @@ class ThreadFold {
   // Kokkos spans and MPI calls still open are discarded instead (their ends may be lost).
   void finish(bool cut = false, bool lost_ends = false);
   void close_open(std::uint64_t end, bool cut);
+  void close_last_barriers(std::uint64_t end, bool cut);
+  bool last_barriers(bool cut, bool lost_ends);
 
   bool declined() const { return !why_.empty(); }
   const std::string& why() const { return why_; }
@@ -241,6 +257,12 @@ class ThreadFold {
   std::vector<ImplicitRow> implicits;
   std::vector<SyncPiece> pieces;
   std::vector<WorkPiece> parts;
+  // A nested region's implicit task (ImplicitRow::level != 0) ends inside its parent, whose pieces
+  // and parts are the vectors' tail from its own start: the nested one's row, pieces and parts
+  // move apart when it ends (nested_row).
+  std::vector<ImplicitRow> nested_implicits;
+  std::vector<SyncPiece> nested_pieces;
+  std::vector<WorkPiece> nested_parts;
   std::vector<OrderedRow> ordered;
   std::vector<KernelTimes> kernel_times;
   std::vector<OpenWait> open_waits;
@@ -281,6 +303,7 @@ class ThreadFold {
   std::vector<ConstructHit> hits;  // outside kernels: works, syncs (not those in a worker's implicit task) and mutexes
   std::array<MutexFigure, kKinds> mutex{};  // by ompt_mutex_t family (omp_names::mutex_family)
   std::uint64_t tasks_created = 0, task_stretch_count = 0, tasks_completed = 0;  // explicit tasks (stretches: not taskwait waits)
+  std::uint64_t target_records = 0;  // handed on as OrderedRow::Target (the builder counts them apart from omp_records)
 
   // Every call's time (ns) by kernel part, region node and construct hit (the indexes above), kept
   // only after keep_calls(): kob diff's noise model takes each row's calls in any order
@@ -362,6 +385,8 @@ class ThreadFold {
   void end_copy(const OpenCopy& c, std::uint64_t end);
   static void end_named(NamedStats& st, std::uint64_t start, std::uint64_t end);
   void omp_event(const Event& e);
+  [[gnu::noinline]] void target_event(const Event& e);
+  [[gnu::noinline]] void nested_row(std::uint64_t end, std::uint64_t task_work, bool created_tasks);
   void rare_host_event(const Event& e, Ev type, std::uint64_t ns);
   void parallel_begin(const Event& e);
   void parallel_end(const Event& e);

@@ -271,6 +271,7 @@ std::optional<Summary> per_thread_summary(const RunData& run, const Facts& facts
   e.calls = calls;
   NameFilter filter(c.include, c.exclude);
   e.filter = &filter;
+  e.initial_device_num = run.initial_device_num;
   if (const char* chunks = std::getenv("KOB_EPOCH_CHUNKS")) e.epoch_chunks = std::strtoul(chunks, nullptr, 10);  // tests: small epochs
   std::string why;
   std::optional<Summary> s = summarize_per_thread(e, &why);

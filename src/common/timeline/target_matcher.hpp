@@ -67,6 +67,8 @@ class TargetMatcher {
   std::size_t kept() const { return linker_.kept(); }
   // No target construct, data op or submit open or waiting, and no device traced.
   bool can_cut() const;
+  // A target construct, data op or submit begun and not ended.
+  bool spans_open() const { return !open_targets_.empty() || !open_ops_.empty() || !open_submits_.empty(); }
   // The devices known so far, by number.
   void devices(std::vector<OmpDevice>& out) const;
 

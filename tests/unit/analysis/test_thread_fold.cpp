@@ -454,7 +454,7 @@ TEST_CASE("thread fold: odd hook orders and records it does not cover make it de
          fields::Kernel::id.set(r.add(Ev::KernelBegin, 1), 9);
          fields::Kernel::id.set(r.add(Ev::KernelBegin, 1), 9);
        }},
-      {nullptr, [](Recorder& r) { r.add(Ev::OmpTargetBegin, 1); }},  // target offload
+      {"device tracing records", [](Recorder& r) { r.add(Ev::OmpDeviceRecord, 1); }},
       {"a mutex acquired with no mutex_acquire on its thread",
        [](Recorder& r) { fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquired, 1), 1); }},
       {"a mutex released that its thread did not hold",  // as by another thread (an untied task moved)
@@ -483,23 +483,6 @@ TEST_CASE("thread fold: odd hook orders and records it does not cover make it de
          fields::OmpTaskSchedule::next_task_id.set(r.add(Ev::OmpTaskSchedule, 1), 4);
        }},
       {"an OpenMP explicit task never ended", [](Recorder& r) { fields::OmpTaskSchedule::next_task_id.set(r.add(Ev::OmpTaskSchedule, 1), 4); }},
-      {"a nested implicit task with work constructs or explicit tasks",  // its parts would lie inside its parent's
-       [](Recorder& r) {
-         for (const std::uint64_t pid : {1, 2}) {
-           Record& i = r.add(Ev::OmpImplicitTaskBegin, 1);
-           fields::OmpImplicitTask::parallel_id.set(i, pid);
-           fields::OmpImplicitTask::flags.set(i, 2);
-         }
-         Record& w = r.add(Ev::OmpWorkBegin, 1);
-         fields::OmpWork::parallel_id.set(w, 2);
-         fields::OmpWork::work_type.set(w, 1);
-         Record& we = r.add(Ev::OmpWorkEnd, 1);
-         fields::OmpWork::parallel_id.set(we, 2);
-         fields::OmpWork::work_type.set(we, 1);
-         Record& e = r.add(Ev::OmpImplicitTaskEnd, 1);
-         fields::OmpImplicitTask::parallel_id.set(e, 2);
-         fields::OmpImplicitTask::flags.set(e, 2);
-       }},
       {"an OpenMP mutex hold never ended",
        [](Recorder& r) {
          fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquire, 1), 5);
@@ -513,6 +496,117 @@ TEST_CASE("thread fold: odd hook orders and records it does not cover make it de
     CAPTURE(f.why());
     CHECK(f.declined());
     if (c.why != nullptr) CHECK(f.why() == c.why);
+  }
+}
+
+TEST_CASE("thread fold: a nested region's implicit task keeps its own work pieces apart from its parent's") {
+  // A worker's task (region 1) runs a loop, then a nested region's task (2) with a loop of its own,
+  // then a second loop: the nested row (in nested_implicits) has its one part in nested_parts, the
+  // parent's row its two in parts.
+  Recorder rec;
+  const auto task = [&](Ev type, std::uint64_t pid) {
+    Record& t = rec.add(type, 10);
+    fields::OmpImplicitTask::parallel_id.set(t, pid);
+    fields::OmpImplicitTask::flags.set(t, 2);
+    fields::OmpImplicitTask::team_size.set(t, 2);
+  };
+  const auto loop = [&](std::uint64_t pid, std::uint64_t codeptr, std::uint64_t len) {
+    Record& b = rec.add(Ev::OmpWorkBegin, 10);
+    fields::OmpWork::parallel_id.set(b, pid);
+    fields::OmpWork::work_type.set(b, 1);
+    fields::OmpWork::codeptr.set(b, codeptr);
+    Record& e = rec.add(Ev::OmpWorkEnd, len);
+    fields::OmpWork::parallel_id.set(e, pid);
+    fields::OmpWork::work_type.set(e, 1);
+  };
+  task(Ev::OmpImplicitTaskBegin, 1);
+  loop(1, 0x100, 50);
+  task(Ev::OmpImplicitTaskBegin, 2);
+  loop(2, 0x200, 70);
+  task(Ev::OmpImplicitTaskEnd, 2);
+  loop(1, 0x300, 90);
+  task(Ev::OmpImplicitTaskEnd, 1);
+  for (const std::size_t chunk : {1, 3, 100}) {
+    CAPTURE(chunk);
+    ThreadFold f(0, 0, kob::CodeRange{}, true);
+    feed(f, rec.recs, chunk);
+    CAPTURE(f.why());
+    REQUIRE_FALSE(f.declined());
+    REQUIRE(f.nested_implicits.size() == 1);
+    REQUIRE(f.implicits.size() == 1);
+    const kob::engine::ImplicitRow& nested = f.nested_implicits[0];
+    const kob::engine::ImplicitRow& parent = f.implicits[0];
+    CHECK(nested.parallel_id == 2);
+    CHECK(nested.level == 1);
+    CHECK(nested.end - nested.start == 10 + 70 + 10);
+    REQUIRE(nested.part_count == 1);
+    REQUIRE(nested.parts + 1 <= f.nested_parts.size());
+    CHECK(f.nested_parts[nested.parts].busy == 70);
+    CHECK(parent.parallel_id == 1);
+    CHECK(parent.level == 0);
+    REQUIRE(parent.part_count == 2);
+    REQUIRE(parent.parts + 2 <= f.parts.size());
+    CHECK(f.parts[parent.parts].busy == 50);
+    CHECK(f.parts[parent.parts + 1].busy == 90);
+  }
+}
+
+TEST_CASE("thread fold: target records and deep copy ends go to the time-ordered rows whole") {
+  // In a kernel: a deep copy with a data op, then a target region; the target begin names the
+  // kernel's part (its league's regions on other threads find the kernel by it).
+  Recorder rec;
+  Record& k = rec.add(Ev::KernelBegin, 10);
+  fields::Kernel::id.set(k, 7);
+  fields::Kernel::name.set(k, 3);
+  Record& c = rec.add(Ev::DeepCopyBegin, 10);
+  fields::DeepCopy::id.set(c, 5);
+  fields::DeepCopy::bytes.set(c, 4096);
+  Record& op = rec.add(Ev::OmpDataOpBegin, 10);
+  fields::OmpDataOp::host_op_id.set(op, 11);
+  fields::OmpDataOp::bytes.set(op, 4096);
+  fields::OmpDataOp::deep_copy.set(op, 5);
+  fields::OmpDataOp::host_op_id.set(rec.add(Ev::OmpDataOpEnd, 20), 11);
+  fields::DeepCopy::id.set(rec.add(Ev::DeepCopyEnd, 10), 5);
+  Record& t = rec.add(Ev::OmpTargetBegin, 10);
+  fields::OmpTarget::target_id.set(t, 9);
+  fields::OmpTarget::kernel.set(t, 7);
+  fields::OmpTarget::codeptr.set(t, 0x400);
+  fields::OmpTarget::target_id.set(rec.add(Ev::OmpTargetEnd, 30), 9);
+  fields::Kernel::id.set(rec.add(Ev::KernelEnd, 10), 7);
+  for (const std::size_t chunk : {1, 100}) {
+    CAPTURE(chunk);
+    const ThreadFold f = fold_records(rec.recs, chunk);
+    CAPTURE(f.why());
+    REQUIRE_FALSE(f.declined());
+    CHECK(f.target_records == 4);
+    using kob::engine::OrderedRow;
+    REQUIRE(f.ordered.size() == 5);
+    const Ev types[] = {Ev::OmpDataOpBegin, Ev::OmpDataOpEnd, Ev::OmpTargetBegin, Ev::OmpTargetEnd};
+    std::size_t n = 0;
+    std::uint64_t last = 0;
+    for (const OrderedRow& r : f.ordered) {
+      CHECK(r.seq > last);  // the thread's order
+      last = r.seq;
+      if (r.kind == OrderedRow::DeepCopy) {
+        CHECK(r.ptr == 5);
+        CHECK(r.bytes == 4096);
+        CHECK(r.time - r.start == 40);
+        CHECK(n == 2);  // after its data op's end, before the target
+        continue;
+      }
+      REQUIRE(r.kind == OrderedRow::Target);
+      REQUIRE(n < 4);
+      CHECK(r.event[0].type == types[n]);
+      CHECK(r.time == r.event[0].ns);
+      if (types[n] == Ev::OmpDataOpBegin) CHECK(fields::OmpDataOp::deep_copy.get(r.event[0]) == 5);  // a wide field, in the second cell
+      if (types[n] == Ev::OmpTargetBegin) {
+        CHECK(r.src_space == 1);  // its kernel open on this thread
+        CHECK(r.src_name == 0);   // the kernel's part
+        CHECK(fields::OmpTarget::codeptr.get(r.event[0]) == 0x400);
+      }
+      ++n;
+    }
+    CHECK(n == 4);
   }
 }
 
