@@ -32,6 +32,9 @@ ap.add_argument("--cut-omp", type=int, default=None,
 ap.add_argument("--unended", type=int, default=None,
                 help="a clean end with this many Kokkos spans still open, shown until the end of the run")
 ap.add_argument("--diff", action="store_true", help="also compare kob diff's reports of two runs")
+ap.add_argument("--env", action="append", default=[], help="VAR=VALUE for the program (OMP_CANCELLATION=true)")
+ap.add_argument("--tasks", default=None,
+                help="the explicit tasks' figures the summary must hold: created,stretches,completed,cancelled,discarded")
 ap.add_argument("--kob-races-only", action="store_true",
                 help="under ThreadSanitizer: the program's races (Kokkos', libomp's uninstrumented) are not this "
                      "test's; kob's threads are")
@@ -42,6 +45,7 @@ wd = kc.workdir()
 raw = os.path.join(wd, "run")
 env = {"OMP_NUM_THREADS": str(a.threads), "OMP_TOOL_LIBRARIES": lib,
        "KOB_ARGS": f"--output={raw} --quiet --format=none {a.tool_args}".strip()}
+env.update(dict(v.split("=", 1) for v in a.env))
 if a.kind == "kokkos":
     env["KOKKOS_PROFILE_LIBRARY"] = lib
     env["KOKKOS_TOOLS_LIBS"] = lib
@@ -109,6 +113,10 @@ if a.cut_omp is not None:
         return int(lines[0].rsplit("(", 1)[1].split()[0]) if lines else 0
     kc.expect_eq((cut_count("an OpenMP implicit task"), cut_count("an OpenMP parallel region")), (a.cut_omp, 1),
                  "the implicit tasks and the parallel region open at the cut, named cut")
+if a.tasks is not None:
+    t = s["openmp"]["tasks"]
+    kc.expect_eq([t["created"], t["stretches"], t["completed"], t["cancelled"], t["discarded"]], [int(x) for x in a.tasks.split(",")],
+                 "explicit tasks: created, stretches, completed, cancelled, discarded")
 if a.unended is not None:
     shown = sum(int(p.rsplit("(", 1)[1].split()[0]) for p in s["problems"] if "shown until the end of the run" in p)
     kc.expect_eq((s["cut_short"], shown), (False, a.unended), "a clean end, and its spans never ended (problem lines)")

@@ -216,6 +216,7 @@ class Engine {
   };
   std::vector<TaskQueue> task_queues_;  // by track
   std::uint64_t creates_seen_ = 0;
+  std::uint64_t tasks_cancelled_ = 0, tasks_discarded_ = 0;  // Timeline's omp_tasks_cancelled, omp_tasks_discarded
   bool ran_uncreated_ = false;
   // By track: the figures the joins fold (sync regions inside implicit tasks, implicit tasks).
   std::vector<std::array<CountFigure, kKinds>> sync_;
@@ -837,7 +838,16 @@ void Engine::task_create(const TaskCreateRow& c) {
 
 void Engine::task_stretch(const TaskStretchRow& k) {
   using summary_fold_detail::kTaskwaitFlag;
+  constexpr std::uint32_t kCancel = 3;  // ompt_task_cancel
   auto it = live_tasks_.find(k.task_id);
+  if (k.status == kCancel) [[unlikely]] {  // OmpMatcher::schedule_prior: discarded if it never started
+    ++tasks_cancelled_;
+    if (k.discard) {
+      if (it == live_tasks_.end() || !it->second.started) ++tasks_discarded_;
+      if (it != live_tasks_.end()) live_tasks_.erase(it);
+      return;
+    }
+  }
   if (it == live_tasks_.end()) {
     ran_uncreated_ = true;
     return;
@@ -850,10 +860,10 @@ void Engine::task_stretch(const TaskStretchRow& k) {
       const std::uint64_t d = k.end - k.start;
       t.run += d;
       st_.constructs.add_task_stretch(t.row, d, t.started ? 0 : (k.start > t.created ? k.start - t.created : 0), !t.started);
-      t.started = true;
     }
     if (ends && run_.calls != nullptr) st_.constructs.add_call_times(t.row, &t.run, 1);
   }
+  if (!k.taskwait) t.started = true;
   if (ends) live_tasks_.erase(it);
 }
 
@@ -1259,6 +1269,8 @@ bool Engine::finish_state(Timeline& rest) {
   rest.t_end = t_max;
   rest.run_end = run_.run_end;
   rest.cut_short = !run_.ended_cleanly;
+  rest.omp_tasks_cancelled = tasks_cancelled_;
+  rest.omp_tasks_discarded = tasks_discarded_;
   rest.filtered_kernels = filtered_kernels_;
   rest.filtered_regions = filtered_regions_;
   problems_.flush(rest.problems);

@@ -417,7 +417,7 @@ void ThreadFold::mutex_span(std::uint16_t family, std::uint64_t kernel, std::uin
 // stretch ended on another thread, decline.
 namespace {
 using summary_fold_detail::kTaskwaitFlag;
-constexpr std::uint32_t kCancel = 3, kDetach = 4, kEarlyFulfill = 5, kLateFulfill = 6, kSwitch = 7, kTaskwaitComplete = 8;
+constexpr std::uint32_t kCancel = 3, kEarlyFulfill = 5, kLateFulfill = 6, kSwitch = 7, kTaskwaitComplete = 8;
 }  // namespace
 
 void ThreadFold::task_create(const Event& e) {
@@ -459,9 +459,23 @@ void ThreadFold::task_schedule(const Event& e) {
 }
 
 void ThreadFold::task_prior(std::uint64_t ns, std::uint64_t prior, std::uint32_t status, std::uint64_t next) {
-  if (status == kCancel || status == kDetach || status == kEarlyFulfill || status == kLateFulfill)
-    return decline("a cancelled or detached explicit task");
-  if (omp_names::task_status_completes(status)) ++tasks_completed;
+  // A detached task (OmpMatcher::schedule_prior): an early fulfill (omp_fulfill_event inside its
+  // body, which runs on to `complete`) or a late one (after its body ended with `detach`) ends no
+  // stretch; the task counts as completed once.
+  if (status == kEarlyFulfill || status == kLateFulfill) [[unlikely]] {
+    if (status == kLateFulfill) {
+      ++tasks_completed;
+    } else if (std::find(early_fulfilled_.begin(), early_fulfilled_.end(), prior) == early_fulfilled_.end()) {
+      early_fulfilled_.push_back(prior);
+      ++tasks_completed;
+    }
+    return;
+  }
+  if (omp_names::task_status_completes(status)) {
+    const auto early = std::find(early_fulfilled_.begin(), early_fulfilled_.end(), prior);
+    if (early == early_fulfilled_.end()) ++tasks_completed;
+    else early_fulfilled_.erase(early);
+  }
   for (std::size_t i = running_.size(); i-- > 0;) {
     if (running_[i].task_id != prior) continue;
     const std::uint64_t start = running_[i].start;
@@ -478,6 +492,12 @@ void ThreadFold::task_prior(std::uint64_t ns, std::uint64_t prior, std::uint32_t
     return;
   }
   if (status == kSwitch && next == prior) return;  // an untied task's next part
+  if (status == kCancel) {  // discarded by cancellation (the join counts it, and tells whether it had started)
+    TaskStretchRow d{prior, ns, ns, seq(), track, status, false};
+    d.discard = true;
+    task_stretches.push_back(d);
+    return;
+  }
   decline("a task_schedule names as prior a task not running on its thread");
 }
 
@@ -1007,6 +1027,9 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
   if ((!waits_.empty() || !sync_.empty()) && !last_barriers(cut, lost_ends)) return decline("an OpenMP sync region or wait never ended");
   if (!holds_.empty()) return decline("an OpenMP mutex hold never ended");
   if (!running_.empty()) return decline("an OpenMP explicit task never ended");
+  // Its `complete` would come on another thread (an untied task moved after its fulfill): the
+  // builder counts it once over all threads.
+  if (!early_fulfilled_.empty()) return decline("an early-fulfilled task that did not complete on its thread");
   // A test that never got its lock, nor was tried again: a failed try, known at the end (after
   // every event, in the order of the tries).
   for (std::size_t i = 0; i < acquiring_.size(); ++i) {

@@ -9,7 +9,7 @@
 // The engine covers the Kokkos, MPI and OpenMP host events (locks and explicit tasks too) of a run
 // that ended cleanly and lost nothing, and target offload records (joined in time order,
 // OrderedRow); anything else (device tracing records, libomp's hidden-helper team, a lock released by another thread than the one that acquired it, a
-// task cancelled or detached or ended on another thread than the one it ran on, an odd hook order
+// task cancelled or ended on another thread than the one it ran on, an odd hook order
 // that the timeline builder would name as a problem) makes the pass decline, and the conversion takes the timeline
 // builder's path instead (run_outputs.cpp). declined() says why.
 #pragma once
@@ -82,6 +82,7 @@ struct TaskStretchRow {
   std::uint64_t task_id = 0, start = 0, end = 0, seq = 0;
   std::uint32_t track = 0, status = 0;
   bool taskwait = false;
+  bool discard = false;  // no stretch: a task cancelled where it was not running (status cancel)
 };
 
 // A mutex family's figures on this thread (OmpMutexStats' fields; summary_fold_constructs.hpp count_mutex).
@@ -461,6 +462,7 @@ class ThreadFold {
   // the site of the last create (a create right after one at the same site: its cost, create_gap).
   std::vector<RunningTask> running_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> taskwait_creates_;  // task id, creation time
+  std::vector<std::uint64_t> early_fulfilled_;  // detached tasks fulfilled inside their body, until their `complete`
   std::uint64_t task_run_ = 0, task_run_end_ = 0, recent_run_ = 0, recent_end_ = 0, creates_since_ = 0;
   std::uint64_t last_create_codeptr_ = 0, last_create_time_ = 0;
   bool tasks_seen_ = false;  // an explicit task was created or ran here: implicit tasks take their part

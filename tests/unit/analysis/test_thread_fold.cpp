@@ -464,12 +464,15 @@ TEST_CASE("thread fold: odd hook orders and records it does not cover make it de
          fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquire, 1), 1);
          fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquire, 1), 1);
        }},
-      {"a cancelled or detached explicit task",
+      {"an early-fulfilled task that did not complete on its thread",  // its complete would be another thread's
        [](Recorder& r) {
          fields::OmpTaskSchedule::next_task_id.set(r.add(Ev::OmpTaskSchedule, 1), 4);
          Record& e = r.add(Ev::OmpTaskSchedule, 1);
          fields::OmpTaskSchedule::prior_task_id.set(e, 4);
-         fields::OmpTaskSchedule::prior_status.set(e, 3);  // ompt_task_cancel
+         fields::OmpTaskSchedule::prior_status.set(e, 5);  // ompt_task_early_fulfill
+         Record& d = r.add(Ev::OmpTaskSchedule, 1);
+         fields::OmpTaskSchedule::prior_task_id.set(d, 4);
+         fields::OmpTaskSchedule::prior_status.set(d, 4);  // ompt_task_detach: the body ends, not completed
        }},
       {"a task_schedule names as prior a task not running on its thread",
        [](Recorder& r) {
@@ -607,6 +610,41 @@ TEST_CASE("thread fold: target records and deep copy ends go to the time-ordered
       ++n;
     }
     CHECK(n == 4);
+  }
+}
+
+TEST_CASE("thread fold: detached and cancelled tasks end as the builder ends them") {
+  // Task 4: fulfilled early inside its body, then complete (completed once). Task 5: its body ends
+  // with detach, fulfilled late (completed once, no second stretch). Task 6: cancelled while
+  // running (a stretch). Task 7: cancelled where it never ran (no stretch: a discard row).
+  using S = fields::OmpTaskSchedule;
+  Recorder rec;
+  const auto sched = [&](std::uint64_t prior, std::uint32_t status, std::uint64_t next, std::uint64_t step) {
+    Record& e = rec.add(Ev::OmpTaskSchedule, step);
+    S::prior_task_id.set(e, prior);
+    S::prior_status.set(e, status);
+    S::next_task_id.set(e, next);
+  };
+  sched(0, 0, 4, 10);
+  sched(4, 5, 0, 20);  // early_fulfill
+  sched(4, 1, 5, 30);  // complete; task 5 starts
+  sched(5, 4, 6, 40);  // detach; task 6 starts
+  sched(5, 6, 0, 5);   // late_fulfill (its stretch ended at the detach)
+  sched(6, 3, 0, 15);  // cancel, running
+  sched(7, 3, 0, 25);  // cancel, never ran here
+  for (const std::size_t chunk : {1, 100}) {
+    CAPTURE(chunk);
+    const ThreadFold f = fold_records(rec.recs, chunk);
+    CAPTURE(f.why());
+    REQUIRE_FALSE(f.declined());
+    CHECK(f.tasks_completed == 2);
+    CHECK(f.task_stretch_count == 3);
+    REQUIRE(f.task_stretches.size() == 4);
+    const auto& k = f.task_stretches;
+    CHECK((k[0].task_id == 4 && k[0].status == 1 && k[0].end - k[0].start == 50 && !k[0].discard));
+    CHECK((k[1].task_id == 5 && k[1].status == 4 && k[1].end - k[1].start == 40 && !k[1].discard));
+    CHECK((k[2].task_id == 6 && k[2].status == 3 && k[2].end - k[2].start == 20 && !k[2].discard));
+    CHECK((k[3].task_id == 7 && k[3].status == 3 && k[3].discard && k[3].start == k[3].end));
   }
 }
 
