@@ -701,10 +701,16 @@ void ThreadFold::target_event(const Event& e) {
   // parent's, so they move apart (out of line: rare).
   if (t.level != 0) [[unlikely]]
     return nested_row(e.ns, task_work, created_tasks);
-  ImplicitRow& r = implicits.emplace_back();
+  fill_row(implicits.emplace_back(), t, e.ns, task_work, created_tasks);
+  implicit_.pop_back();
+}
+
+// An implicit task's row, its pieces and parts where the vectors hold them from the task's start.
+[[gnu::always_inline]] inline void ThreadFold::fill_row(ImplicitRow& r, const OpenImplicit& t, std::uint64_t end, std::uint64_t task_work,
+                                                        bool created_tasks) const {
   r.parallel_id = t.parallel_id;
   r.start = t.start;
-  r.end = e.ns;
+  r.end = end;
   r.wait = t.wait;
   r.last_start = t.last_start;
   r.last_end = t.last_end;
@@ -717,7 +723,6 @@ void ThreadFold::target_event(const Event& e) {
   r.part_count = static_cast<std::uint32_t>(parts.size()) - t.parts;
   r.task_work = task_work;
   r.created_tasks = created_tasks;
-  implicit_.pop_back();
 }
 
 // A nested region's implicit task (implicit_.back()) ended: its row, its pieces and parts moved
@@ -725,21 +730,9 @@ void ThreadFold::target_event(const Event& e) {
 void ThreadFold::nested_row(std::uint64_t end, std::uint64_t task_work, bool created_tasks) {
   const OpenImplicit& t = implicit_.back();
   ImplicitRow& r = nested_implicits.emplace_back();
-  r.parallel_id = t.parallel_id;
-  r.start = t.start;
-  r.end = end;
-  r.wait = t.wait;
-  r.last_start = t.last_start;
-  r.last_end = t.last_end;
-  r.track = track;
-  r.team_size = t.team_size;
-  r.level = t.level;
+  fill_row(r, t, end, task_work, created_tasks);
   r.pieces = static_cast<std::uint32_t>(nested_pieces.size());
-  r.piece_count = static_cast<std::uint32_t>(pieces.size()) - t.pieces;
   r.parts = static_cast<std::uint32_t>(nested_parts.size());
-  r.part_count = static_cast<std::uint32_t>(parts.size()) - t.parts;
-  r.task_work = task_work;
-  r.created_tasks = created_tasks;
   nested_pieces.insert(nested_pieces.end(), pieces.begin() + t.pieces, pieces.end());
   nested_parts.insert(nested_parts.end(), parts.begin() + t.parts, parts.end());
   pieces.resize(t.pieces);
@@ -989,20 +982,8 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
   OpenImplicit* t = worker_task();
   if (t != nullptr) {
     ImplicitRow r;
-    r.parallel_id = t->parallel_id;
-    r.start = t->start;
-    r.wait = t->wait;
-    r.last_start = t->last_start;
-    r.last_end = t->last_end;
-    r.track = track;
-    r.team_size = t->team_size;
-    r.level = t->level;
-    r.pieces = t->pieces;
-    r.piece_count = static_cast<std::uint32_t>(pieces.size()) - t->pieces;
-    r.parts = t->parts;
-    r.part_count = static_cast<std::uint32_t>(parts.size()) - t->parts;
+    fill_row(r, *t, cut ? std::max(last_ns, t->start) : 0, 0, false);  // end: where it ends if its region never did (ParallelRow::unended())
     r.open = true;
-    r.end = cut ? std::max(last_ns, t->start) : 0;  // where it ends if its region never did (ParallelRow::unended())
     take_task_work(t->start, r.task_work, r.created_tasks);
     // Innermost first, as OmpMatcher::finish closes them.
     r.open_waits = static_cast<std::uint32_t>(open_waits.size());

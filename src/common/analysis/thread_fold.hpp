@@ -388,6 +388,7 @@ class ThreadFold {
   void omp_event(const Event& e);
   [[gnu::noinline]] void target_event(const Event& e);
   [[gnu::noinline]] void nested_row(std::uint64_t end, std::uint64_t task_work, bool created_tasks);
+  void fill_row(ImplicitRow& r, const OpenImplicit& t, std::uint64_t end, std::uint64_t task_work, bool created_tasks) const;
   void rare_host_event(const Event& e, Ev type, std::uint64_t ns);
   void parallel_begin(const Event& e);
   void parallel_end(const Event& e);
