@@ -631,8 +631,6 @@ void Engine::fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const Wor
   add_row_shares(j, r, pieces, parts);
 }
 
-// All of a region's implicit tasks are in (and its row): its figures go to its kernel or its
-// construct (SummaryFold::omp_parallel, State::complete).
 // complete's kernel figures for a part its thread's cache does not hold yet, or for a kernel open
 // on another thread (a figure of its own, to the kernel's row at the end: other_thread_regions).
 OmpAcc* Engine::kernel_acc_slow(const ParallelRow& p) {
@@ -644,6 +642,8 @@ OmpAcc* Engine::kernel_acc_slow(const ParallelRow& p) {
   return cache[p.kernel_part];
 }
 
+// All of a region's implicit tasks are in (and its row): its figures go to its kernel or its
+// construct (SummaryFold::omp_parallel, State::complete).
 void Engine::complete(Join& j) {
   ParallelRow& p = j.p;
   if (p.end == UINT64_MAX) [[unlikely]]  // still open at the end (unended_region)
@@ -700,9 +700,9 @@ void Engine::complete(Join& j) {
 
 // Regions whose team came short of the size its tasks report (a team in an offloaded target
 // region whose other thread never began its task; looked for once target records came): the
-// builder's team is the tasks begun by the region's end. Once every thread is past that end (the horizon), a task begun in it has come as a
-// row or is still open on its thread (EpochRows::open_tasks, its end reported late): with neither,
-// the team is complete.
+// builder's team is the tasks begun by the region's end. Once every thread is past that end (the
+// horizon), a task begun in it has come as a row or is still open on its thread
+// (EpochRows::open_tasks, its end reported late): with neither, the team is complete.
 void Engine::short_teams(std::uint64_t horizon) {
   for (Join& j : joins_) {
     if (!j.used || !j.have_parallel || j.p.end >= horizon) continue;  // unended: UINT64_MAX
