@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <memory>
 #include <tuple>
 
 #include "common/analysis/epoch_plan.hpp"
@@ -140,7 +139,6 @@ class Engine {
     kernel_keys_.resize(n);
     task_queues_.resize(n);
     st_.constructs.set_sources(run.sources);
-    target_ = std::make_unique<builder::TargetMatcher>(target_ctx_, run.initial_device_num);
   }
 
   bool run(std::string& why);
@@ -240,7 +238,7 @@ class Engine {
   TargetOut target_out_{fold_, st_.constructs};
   Timeline target_rest_;
   builder::Context target_ctx_{target_out_, target_rest_, problems_};
-  std::unique_ptr<builder::TargetMatcher> target_;
+  builder::TargetMatcher target_{target_ctx_, run_.initial_device_num};
   // Kernels by id, from the target regions begun in them: track and kernel part. The OpenMP
   // figures of the regions of a kernel open on another thread (ParallelRow::kOtherThread), by
   // kernel id, go to it at the end (other_thread_regions).
@@ -890,15 +888,15 @@ void Engine::ordered(std::uint64_t horizon) {
         m.ptr = r.ptr;
         m.bytes = r.bytes;
         levels_.account(m, problems_);
-        target_->memory(m);  // its allocation's id, for the data ops (AllocLinker)
+        target_.memory(m);  // its allocation's id, for the data ops (AllocLinker)
         fold_.memory(m);
         break;
       }
       case OrderedRow::Target: {
-        if (r.src_space != 0) kernel_refs_[fields::OmpTarget::kernel.get(r.event[0])] = {r.track, r.src_name};
+        if (r.kernel_part != kNone) kernel_refs_[fields::OmpTarget::kernel.get(r.event[0])] = {r.track, r.kernel_part};
         target_out_.track = r.track;
         target_out_.seq = r.seq;
-        target_->record(r.event[0], r.time, r.track);
+        target_.record(r.event[0], r.time, r.track);
         break;
       }
       case OrderedRow::DeepCopy: {
@@ -1187,7 +1185,7 @@ bool Engine::finish_target(Timeline& rest) {
     copies_open = copies_open || f.unended.copies != 0 || f.discarded.copies != 0;
   }
   if (records == 0) return true;
-  if (target_->spans_open()) {
+  if (target_.spans_open()) {
     why_ = "an OpenMP target region, data op or submit never ended";
     return false;
   }
@@ -1195,7 +1193,7 @@ bool Engine::finish_target(Timeline& rest) {
     why_ = "a Kokkos deep copy never ended in a run with target offload";
     return false;
   }
-  target_->finish(false, builder::OpenEnd(rest, !run_.ended_cleanly));
+  target_.finish(false, builder::OpenEnd(rest, !run_.ended_cleanly));
   rest.omp_target_records = target_rest_.omp_target_records;
   rest.omp_devices = target_rest_.omp_devices;
   return true;

@@ -587,14 +587,9 @@ void ThreadFold::target_event(const Event& e) {
   m.seq = seq();
   m.event[0] = e;
   if (e.wide()) m.event[1] = *(&e + 1);
-  if (e.type == Ev::OmpTargetBegin) {  // its kernel, for the regions of its league on other threads
-    const std::uint64_t kernel = fields::OmpTarget::kernel.get(e);
-    for (const OpenKernel& k : open_kernels_)
-      if (kernel != 0 && k.id == kernel) {
-        m.src_space = 1;
-        m.src_name = k.part;
-      }
-  }
+  if (const std::uint64_t kernel = fields::OmpTarget::kernel.get(e); e.type == Ev::OmpTargetBegin && kernel != 0)
+    for (const OpenKernel& k : open_kernels_)  // its kernel, for the regions of its league on other threads
+      if (k.id == kernel) m.kernel_part = k.part;
   ordered.push_back(m);
   ++target_records;
 }

@@ -6,12 +6,12 @@
 // sync regions inside an implicit task (cut with it). Everything else is summed here, in arrays
 // indexed by dense ids (interned names, ompt kinds).
 //
-// The engine covers the Kokkos, MPI and OpenMP host events (locks and explicit tasks too) of a run
-// that ended cleanly and lost nothing, and target offload records (joined in time order,
-// OrderedRow); anything else (device tracing records, libomp's hidden-helper team, a lock released by another thread than the one that acquired it, a
-// task cancelled or ended on another thread than the one it ran on, an odd hook order
-// that the timeline builder would name as a problem) makes the pass decline, and the conversion takes the timeline
-// builder's path instead (run_outputs.cpp). declined() says why.
+// The engine covers the Kokkos, MPI and OpenMP host events (locks and explicit tasks too) and the
+// target offload records (joined in time order, OrderedRow) of a run; anything else (device
+// tracing records, libomp's hidden-helper team, a lock released by another thread than the one
+// that acquired it, a task stretch ended on another thread than the one it ran on, an odd hook
+// order that the timeline builder would name as a problem) makes the pass decline, and the
+// conversion takes the timeline builder's path instead (run_outputs.cpp). declined() says why.
 #pragma once
 
 #include <array>
@@ -177,8 +177,9 @@ struct OrderedRow {
   std::uint64_t time = 0, ptr = 0, bytes = 0, seq = 0;  // DeepCopy: ptr its id
   std::uint32_t track = 0, space = 0, name = 0;  // space: a section's id; DeepCopy: the destination's
   Kind kind = Alloc;
-  std::uint32_t src_space = 0, src_name = 0;  // DeepCopy; Target: a target begin's kernel part (src_space 1: open on its thread)
+  std::uint32_t src_space = 0, src_name = 0;  // DeepCopy
   std::uint64_t start = 0;                    // DeepCopy
+  std::uint32_t kernel_part = kNone;          // Target: a target begin's kernel's part, when open on its thread
   Event event[2] = {};                        // Target: the record's cells
 };
 

@@ -603,8 +603,7 @@ TEST_CASE("thread fold: target records and deep copy ends go to the time-ordered
       CHECK(r.time == r.event[0].ns);
       if (types[n] == Ev::OmpDataOpBegin) CHECK(fields::OmpDataOp::deep_copy.get(r.event[0]) == 5);  // a wide field, in the second cell
       if (types[n] == Ev::OmpTargetBegin) {
-        CHECK(r.src_space == 1);  // its kernel open on this thread
-        CHECK(r.src_name == 0);   // the kernel's part
+        CHECK(r.kernel_part == 0);  // its kernel's part, open on this thread
         CHECK(fields::OmpTarget::codeptr.get(r.event[0]) == 0x400);
       }
       ++n;
