@@ -194,6 +194,7 @@ class Engine {
   std::vector<std::uint8_t> keep_names_;
   OmpAcc left_out_;  // the OpenMP figures of kernels left out by name: summed, never shown
   std::uint64_t filtered_kernels_ = 0, filtered_regions_ = 0;
+  std::map<std::string, std::pair<std::uint64_t, std::uint32_t>> region_first_end_;  // by region path: its first call's end, track (merge_kokkos)
   SummaryEngineAccess::State& st_;
   std::string why_;
   std::vector<ThreadFold> folds_;
@@ -1040,17 +1041,29 @@ void Engine::merge_kokkos(const ThreadFold& f) {
   std::vector<std::string> paths(f.regions.size());
   for (std::size_t r = 0; r < f.regions.size(); ++r) {
     const RegionNode& node = f.regions[r];  // parents come before their children
-    paths[r] = node.parent == kNone ? std::string(names.str(node.name)) : paths[node.parent] + '/' + names.str(node.name);
+    // As the builder joins them (timeline_builder.cpp, RegionStack): an empty path (a region
+    // named "", or a name a damaged file lost) takes no '/' after it, so "" / "" / "x" is "x".
+    paths[r] = node.parent == kNone || paths[node.parent].empty() ? std::string(names.str(node.name))
+                                                                   : paths[node.parent] + '/' + names.str(node.name);
     if (node.calls == 0) continue;
     if (!node.kept) {
       filtered_regions_ += node.calls;
       continue;
     }
     summary_fold_detail::RegionAcc& a = st_.regions[paths[r]];
+    // Nodes of one path at different depths (empty names nested): the row's depth is that of the
+    // node whose call ended first, as the builder's regions come in the order they end (on one
+    // thread at one time, the inner first; between threads at one time, the first thread's).
+    std::pair<std::uint64_t, std::uint32_t>& first = region_first_end_[paths[r]];
     if (a.st.calls == 0) {
       a.st.path = paths[r];
       a.st.name = names.str(node.name);
       a.st.depth = node.depth;
+      first = {node.first_end, f.track};
+    } else if (node.depth != a.st.depth &&
+               (node.first_end < first.first || (node.first_end == first.first && first.second == f.track && node.depth > a.st.depth))) {
+      a.st.depth = node.depth;
+      first = {node.first_end, f.track};
     }
     summary_fold_detail::add_track(a.tracks, f.track);
     a.st.calls += node.calls;

@@ -220,6 +220,7 @@ void ThreadFold::end_region(std::uint64_t end) {
   open_regions_.pop_back();
   const std::uint64_t d = end - r.start;
   RegionNode& n = regions[r.node];
+  if (n.calls == 0) n.first_end = end;
   ++n.calls;  // (a region left out: counted as such when the threads are merged)
   if (!n.kept) [[unlikely]]
     return;

@@ -46,6 +46,7 @@ struct RegionNode {
   std::uint32_t parent = kNone, name = 0, depth = 0;
   std::uint32_t first_child = kNone, next_sibling = kNone;
   std::uint64_t calls = 0, inclusive = 0, exclusive = 0;
+  std::uint64_t first_end = UINT64_MAX;  // its first call's end: which node of a path the builder's row meets first
   bool kept = true;  // as KernelPart::kept: a region left out passes its kept regions to the kept one holding it
 };
 
