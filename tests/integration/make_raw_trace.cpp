@@ -3,6 +3,8 @@
 // of two implicit tasks (threads 0 and 1). Ticks run at 3 per ns from (tick 3000, ns 1000).
 //   make_raw_trace PATH N clean   the run ended cleanly (END); the last chunks in ring slots
 //   make_raw_trace PATH N crash   no END; the last kernel and its parallel region never end
+//   make_raw_trace PATH N crash_team_done  as crash, but the last region's implicit tasks ended
+//                                 (the run ended between thread 0's task end and the region's)
 //   make_raw_trace PATH N lost    clean, and thread 1 lost a stretch of 500 events
 //   make_raw_trace PATH N flushed clean, and thread 1 copied its own full slots: each of its
 //                                 chunks after the first opens with a ToolFlush record (2 us)
@@ -103,7 +105,8 @@ int main(int argc, char** argv) {
   const std::string path = argv[1];
   const int n = std::atoi(argv[2]);
   const std::string mode = argv[3];
-  const bool crash = mode == "crash", lost = mode == "lost", flushed = mode == "flushed";
+  const bool team_done = mode == "crash_team_done";
+  const bool crash = mode == "crash" || team_done, lost = mode == "lost", flushed = mode == "flushed";
 
   kob_test::RawStart start;
   start.pid = 31337;
@@ -139,9 +142,10 @@ int main(int argc, char** argv) {
     t0.push_back(parallel(b + 1000, Ev::OmpParallelBegin, id));
     t0.push_back(implicit_task(b + 1100, Ev::OmpImplicitTaskBegin, 0, id));
     t1.push_back(implicit_task(b + 1200, Ev::OmpImplicitTaskBegin, 1, id));
-    if (open) break;
+    if (open && !team_done) break;
     t1.push_back(implicit_task(b + 3900, Ev::OmpImplicitTaskEnd, 1, id));
     t0.push_back(implicit_task(b + 4000, Ev::OmpImplicitTaskEnd, 0, id));
+    if (open) break;
     t0.push_back(parallel(b + 5000, Ev::OmpParallelEnd, id));
     t0.push_back(kernel(b + 6000, Ev::KernelEnd, id));
   }

@@ -6,7 +6,8 @@ count field (a block header's `records` or `payload`, a META entry's length, a K
 a NAME entry's id, up to which the name table grows) set to 2^32-1 or 2^31 (a LOST entry's u64 event count: 2^63). The variants are drawn from a seeded
 random generator (the seed is printed; --seed repeats a run).
 
-For each variant `kob convert --to=chrome,summary,json` must
+For each variant `kob convert --to=chrome,summary,json` (the timeline builder's path), and for the
+bounds and exit status also `kob convert --to=summary,json` (the per-thread engine's), must
 - end within 20 s (no hang) and not by a signal (no crash), with exit status 0 or 1, and 0 whenever
   the damage starts after the 4096-byte file header;
 - stay within 2 GiB of address space (RLIMIT_AS; in a sanitizer build, whose shadow memory needs
@@ -145,11 +146,11 @@ def limit_memory():
         resource.setrlimit(resource.RLIMIT_AS, (AS_LIMIT, AS_LIMIT))
 
 
-def convert(path, out_prefix):
+def convert(path, out_prefix, to="chrome,summary,json"):
     """kob convert, bounded in time and memory: (status, stderr lines, peak RSS KiB, outcome)."""
     env = kc.program_env()
     with open(out_prefix + ".stderr", "w+b") as err:
-        p = subprocess.Popen([args.kob, "convert", path, "--to=chrome,summary,json", f"--output={out_prefix}", "--quiet"],
+        p = subprocess.Popen([args.kob, "convert", path, f"--to={to}", f"--output={out_prefix}", "--quiet"],
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env,
                              preexec_fn=limit_memory)
         deadline = time.monotonic() + TIME_LIMIT_S
@@ -348,12 +349,15 @@ def run_variant(index):
         f.write(damaged_bytes(o, edits))
     result = convert(path, path[:-4])
     missing = ref_ids.get(ref, set()) - identities(path[:-4])
-    for suffix in (".kob", ".trace.json", ".summary.json", ".summary.txt", ".stderr"):
+    # The summary alone: the per-thread engine's path (a trace file takes the builder's), under
+    # the same bounds.
+    summary_only = convert(path, path[:-4] + "-s", "summary,json")
+    for suffix in (".kob", ".trace.json", ".summary.json", ".summary.txt", ".stderr", "-s.summary.json", "-s.summary.txt", "-s.stderr"):
         try:
             os.remove(path[:-4] + suffix)
         except FileNotFoundError:
             pass
-    return index, result, missing
+    return index, result, missing, summary_only
 
 
 with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
@@ -362,7 +366,7 @@ with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         ref_ids[ref] = ids
     results = list(pool.map(run_variant, range(len(variants))))
 
-for index, (status, lines, rss_kib, outcome), missing in results:
+for index, (status, lines, rss_kib, outcome), missing, (s_status, _, s_rss_kib, s_outcome) in results:
     o, kind, x, must_name, ref, edits = variants[index]
     what = f"variant {index} ({o.name}, {kind} at byte {x})"
     bad = []
@@ -370,6 +374,13 @@ for index, (status, lines, rss_kib, outcome), missing in results:
         bad.append(f"{outcome}")
     elif status not in (0, 1) or (x >= 4096 and status != 0):
         bad.append(f"exit status {status}")
+    if s_outcome != "exit":
+        bad.append(f"--to=summary,json: {s_outcome}")
+    elif s_status not in (0, 1) or (x >= 4096 and s_status != 0):
+        bad.append(f"--to=summary,json: exit status {s_status}")
+    if SANITIZED and s_rss_kib > RSS_LIMIT_KIB:
+        bad.append(f"--to=summary,json: peak RSS {s_rss_kib} KiB")
+    rss_kib = max(rss_kib, s_rss_kib)
     if SANITIZED and rss_kib > RSS_LIMIT_KIB:
         bad.append(f"peak RSS {rss_kib} KiB")
     if rss_kib > peak_kib:

@@ -35,6 +35,9 @@ ap.add_argument("--diff", action="store_true", help="also compare kob diff's rep
 ap.add_argument("--env", action="append", default=[], help="VAR=VALUE for the program (OMP_CANCELLATION=true)")
 ap.add_argument("--tasks", default=None,
                 help="the explicit tasks' figures the summary must hold: created,stretches,completed,cancelled,discarded")
+ap.add_argument("--damage", type=int, default=0,
+                help="also N damaged copies of the raw trace (a 4 KiB block zeroed at N offsets spread over the "
+                     "file, and one with garbage appended): each made the same by both engines, or declined")
 ap.add_argument("--kob-races-only", action="store_true",
                 help="under ThreadSanitizer: the program's races (Kokkos', libomp's uninstrumented) are not this "
                      "test's; kob's threads are")
@@ -74,10 +77,10 @@ if a.diff:
     kc.expect_eq(rc, 0, f"program exit code, second run ({err[-300:]})")
 
 
-def convert(name, engine, extra_env=None, jobs=1):
+def convert(name, engine, extra_env=None, jobs=1, src=None):
     prefix = os.path.join(wd, name)
     # More jobs than program threads or cores: the per-thread engine folds threads side by side.
-    rc, _, err = kc.run([a.kob, "convert", raw + ".kob", "--to=json,summary", "-j", str(jobs), f"--output={prefix}", "--quiet"],
+    rc, _, err = kc.run([a.kob, "convert", src or raw + ".kob", "--to=json,summary", "-j", str(jobs), f"--output={prefix}", "--quiet"],
                         {"KOB_ENGINE": engine, **(extra_env or {})})
     kc.expect_eq(rc, 0, f"kob convert ({engine}): exit status ({err.strip()})")
     declined = [l for l in err.splitlines() if "the per-thread engine declined" in l]
@@ -142,4 +145,34 @@ if a.epoch_chunks:
         kc.expect_eq(declined, [], f"the per-thread engine covered the run in epochs of {a.epoch_chunks} chunks")
     for ext in ref:
         kc.check(small[ext] == ref[ext], f"{ext}: the per-thread engine's file in epochs of {a.epoch_chunks} chunks is the builder's")
+if a.damage:
+    # Damaged files (blocks lost, a write cut short) go to the per-thread engine too: the same files
+    # as the builder's, or declined where the damage leaves what the engine does not follow (ends
+    # whose begins were lost and the like). A zeroed block ends what the reader takes of the file
+    # (the rest is a write cut short), and with it the clock calibration at the end: both
+    # conversions take one clock rate (KOB_TEST_TICKS_PER_NS), not this machine's at two moments.
+    with open(raw + ".kob", "rb") as f:
+        data = f.read()
+    variants = [("garbage appended", data + bytes(range(97)) * 3)]
+    blocks = len(data) // 4096
+    for i in range(a.damage):
+        b = 1 + (blocks - 2) * (i + 1) // (a.damage + 1)  # past the file header, before the last block
+        variants.append((f"block {b} zeroed", data[:b * 4096] + bytes(4096) + data[(b + 1) * 4096:]))
+    covered = []
+    for label, bytes_ in variants:
+        path = os.path.join(wd, "damaged.kob")
+        with open(path, "wb") as f:
+            f.write(bytes_)
+        rate = {"KOB_TEST_TICKS_PER_NS": "2.5"}
+        ref, _ = convert("damaged_builder", "builder", rate, src=path)
+        new, declined = convert("damaged_per_thread", "per-thread", rate, src=path)
+        if declined:
+            print(f"{label}: declined ({declined[0].split('declined: ')[-1]})")
+            kc.check(label != "garbage appended", "a file with garbage appended (nothing lost) is covered")
+            continue
+        covered.append(label)
+        for ext in ref:
+            kc.check(new[ext] == ref[ext], f"{label}: {ext}: the per-thread engine's file is the builder's")
+    print(f"damaged copies covered by the per-thread engine: {len(covered)} of {len(variants)}")
+    kc.check(len(covered) >= 2, "the per-thread engine covered the garbage-appended copy and a copy with a block lost")
 kc.finish()

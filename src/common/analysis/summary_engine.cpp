@@ -126,6 +126,7 @@ class Engine {
     for (std::size_t i = 0; i < n; ++i)
       folds_.emplace_back(static_cast<std::uint32_t>(i), run.threads[i]->omp_thread_type, run.omp_runtime_code, run.sources != nullptr,
                           keep_names());
+    for (ThreadFold& f : folds_) f.set_damaged(run.damaged);
     if (run.calls != nullptr) {
       fold.set_call_times(run.calls);
       for (ThreadFold& f : folds_) f.keep_calls();
@@ -165,6 +166,7 @@ class Engine {
   bool end_unended_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs);
   // The regions still open at the end (ParallelRow::unended()) complete with the tasks begun in them.
   void complete_unended_regions();
+  void take_own_task(Join& j, const ParallelRow& p);
   [[gnu::noinline]] void short_teams(std::uint64_t horizon);
   [[gnu::noinline]] void unended_parallels();  // out of the join's code: rare
   void add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts);
@@ -246,6 +248,7 @@ class Engine {
   std::map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> kernel_refs_;
   std::vector<std::pair<std::uint64_t, OmpAcc>> other_thread_acc_;
   bool targets_seen_ = false;  // target records so far: a team may come short (short_teams)
+  bool short_teams_ = false;   // or a damaged file, whose lost blocks may hold a team's tasks
   std::uint32_t unended_outside_ = 0;  // parallel regions outside kernels still open at the end
   std::uint64_t run_end_ = 0;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> unended_ends_;  // by parallel id: the end of a region still open at the end  // the latest time of any thread, once every fold is done (the last join)
@@ -271,13 +274,16 @@ inline Join* Engine::slot(std::uint64_t id, bool make) {
       ++live_;
       return &j;
     }
-    // Two regions open at once whose ids meet in the ring: twice the slots.
-    if (joins_.size() >= (std::size_t{1} << 24)) {
-      decline("parallel regions open too far apart");
-      return nullptr;
-    }
+    // Two regions open at once whose ids meet in the ring: twice the slots, as often as it takes,
+    // up to kMaxJoinSlots (64 MiB of joins; a damaged file's id can lie anywhere: 16 GiB went to
+    // one before this bound held inside the loop). Regions open further apart: the builder's path.
+    constexpr std::size_t kMaxJoinSlots = std::size_t{1} << 18;
     std::size_t size = 2 * joins_.size();
     for (bool fits = false; !fits; size *= 2) {
+      if (size > kMaxJoinSlots) {
+        decline("parallel regions open too far apart");
+        return nullptr;
+      }
       std::vector<char> taken(size, 0);
       fits = true;
       for (const Join& o : joins_)
@@ -423,6 +429,9 @@ void Engine::place_constructs() {
 void Engine::unended_parallels() {
   for (EpochRows& f : *rows_)
     for (ParallelRow& p : f.unended_parallels) {
+      for (const ThreadFold& g : folds_)
+        for (const std::uint64_t id : g.unbegun_parallel_ends)
+          if (id == p.id) return decline("a parallel region ended on another thread than its begin's");
       ++open_omp_.parallels;
       ++open_omp_.spans;
       Join* j = slot(p.id, true);
@@ -437,6 +446,8 @@ void Engine::unended_parallels() {
       }
       j->have_parallel = true;
       j->p = p;
+      // Its thread's task ended before it (the run ended between the two): one of its team.
+      if (p.own_task) take_own_task(*j, p);
       // Its end waits aside until it completes: it cuts none of its tasks (fold_implicit cuts at an
       // end before theirs), each ends where its thread's events end (OmpMatcher::finish).
       unended_ends_.push_back({p.id, run_.ended_cleanly ? std::max(run_end_, p.start) : p.end});
@@ -445,6 +456,17 @@ void Engine::unended_parallels() {
 }
 
 constexpr std::uint32_t kLeagueFlag = 0x40000000;  // ompt_parallel_league
+
+// A region's own thread's implicit task, folded on that thread (ParallelRow::own_task): the first
+// of its team.
+void Engine::take_own_task(Join& j, const ParallelRow& p) {
+  const std::uint64_t busy = p.own_dur - std::min(p.own_wait, p.own_dur);
+  j.tasks = 1;
+  j.team_size = p.own_team_size;
+  j.max_busy = j.sum_busy = busy;
+  j.task_time = p.own_dur;
+  j.wait_time = std::min(p.own_wait, p.own_dur);
+}
 
 void Engine::parallel_rows() {
   for (EpochRows& f : *rows_)
@@ -456,12 +478,7 @@ void Engine::parallel_rows() {
       j->p = p;
       if (p.kernel == 0) j->construct_row = st_.constructs.row_of(Category::Parallel, 0, p.codeptr);
       if (p.own_task) {  // its thread's own implicit task, folded there
-        const std::uint64_t busy = p.own_dur - std::min(p.own_wait, p.own_dur);
-        j->tasks = 1;
-        j->team_size = p.own_team_size;
-        j->max_busy = j->sum_busy = busy;
-        j->task_time = p.own_dur;
-        j->wait_time = std::min(p.own_wait, p.own_dur);
+        take_own_task(*j, p);
         if (j->tasks == j->team_size) complete(*j);
       } else if (p.flags & kLeagueFlag) [[unlikely]] {
         // A teams construct's league: its threads run initial tasks, none of which joins it (the
@@ -698,8 +715,8 @@ void Engine::complete(Join& j) {
 }
 
 // Regions whose team came short of the size its tasks report (a team in an offloaded target
-// region whose other thread never began its task; looked for once target records came): the
-// builder's team is the tasks begun by the region's end. Once every thread is past that end (the
+// region whose other thread never began its task, looked for once target records came; or a
+// team whose tasks a damaged file lost): the builder's team is the tasks begun by the region's end. Once every thread is past that end (the
 // horizon), a task begun in it has come as a row or is still open on its thread
 // (EpochRows::open_tasks, its end reported late): with neither, the team is complete.
 void Engine::short_teams(std::uint64_t horizon) {
@@ -1001,6 +1018,7 @@ void Engine::join(std::vector<EpochRows>& rows, std::uint64_t horizon) {
     kernel_keys_[f.track].insert(kernel_keys_[f.track].end(), f.kernels.begin(), f.kernels.end());
     targets_seen_ = targets_seen_ || f.targets;
   }
+  short_teams_ = targets_seen_ || run_.damaged;
   place_constructs();
   kernels_inside();
   parallel_rows();
@@ -1008,7 +1026,7 @@ void Engine::join(std::vector<EpochRows>& rows, std::uint64_t horizon) {
   if (declined()) return;
   implicit_rows();
   if (declined()) return;
-  if (live_ != 0 && targets_seen_) [[unlikely]] short_teams(horizon);
+  if (live_ != 0 && short_teams_) [[unlikely]] short_teams(horizon);
   task_rows(horizon);
   if (declined()) return;
   ordered(horizon);
@@ -1169,6 +1187,13 @@ void Engine::close_unended(std::uint64_t t_end, Timeline& rest) {
     problems_.add(end.never_ended("a Kokkos deep copy"), f.unended.copies);
     problems_.add(end.never_ended("an MPI call"), f.unended.mpi);
     problems_.add(builder::region_never_popped(cut), f.unended.regions);
+    problems_.add("OMPT implicit_task end with no begin on that thread: ignored", f.implicit_ends_unbegun);
+    problems_.add("OMPT parallel_end with no parallel_begin: ignored", f.parallel_ends_unbegun);
+    problems_.add("kokkosp_pop_profile_region with no region open on that thread: ignored", f.region_pops_unpushed);
+    problems_.add("OMPT mutex_acquired with no mutex_acquire on that thread: hold shown without a wait", f.mutex_acquired_unasked);
+    problems_.add("OMPT mutex_acquire twice without mutex_acquired: the first ignored", f.mutex_asked_twice);
+    problems_.add(end.never_ended("an OpenMP mutex hold"), f.holds_cut);
+    problems_.add(builder::discarded_unended("an OpenMP mutex hold"), f.holds_discarded);
   }
   problems_.add(end.never_ended("an OpenMP sync-region wait"), open_omp_.waits);
   problems_.add(end.never_ended("an OpenMP sync region"), open_omp_.syncs);

@@ -41,6 +41,7 @@ struct EngineRun {
   CallTimes* calls = nullptr;     // every call's time too (kob diff), as SummaryFold::set_call_times; filled only when the engine covers the run
   NameFilter* filter = nullptr;   // --include/--exclude (FilterSink's): kernels and regions left out by name; nullptr: none
   int initial_device_num = -1;    // the host's device number as the OMPT initializer gave it (TargetMatcher)
+  bool damaged = false;           // blocks lost to damage or a write cut short: a team may come short
 };
 
 // The run's summary, or nothing when the run holds what the engine does not cover (why, if

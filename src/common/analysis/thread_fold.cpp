@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/analysis/summary_fold_constructs.hpp"
+#include "common/record/intern.hpp"
 #include "common/record/record_fields.hpp"
 #include "common/timeline/builder_parts.hpp"
 #include "common/timeline/omp_names.hpp"
@@ -30,7 +31,12 @@ template <class V>
 
 ThreadFold::ThreadFold(std::uint32_t t, int thread_type, CodeRange omp_runtime_code, bool with_rows,
                        const std::vector<std::uint8_t>* keep_names)
-    : track(t), omp_thread_type(thread_type), runtime_code_(omp_runtime_code), with_rows_(with_rows), keep_names_(keep_names) {}
+    : track(t),
+      omp_thread_type(thread_type),
+      runtime_code_(omp_runtime_code),
+      with_rows_(with_rows),
+      keep_names_(keep_names),
+      name_limit_(kob::names().size() + kNamesPastTable) {}
 
 bool ThreadFold::kept(std::uint32_t name) {
   if (keep_names_ == nullptr) return true;
@@ -39,6 +45,27 @@ bool ThreadFold::kept(std::uint32_t name) {
     return true;
   }
   return (*keep_names_)[name] != 0;
+}
+
+// A damaged file whose thread goes on past a kernel that never ends there (its end, and what came
+// between, lost): a kernel, or a parallel region of another kernel (`kernel`, 0: none), begins
+// while it is open. The builder's figures of the open kernel's regions, waiting for its span,
+// expire on such a span (SummaryFold's expire_waits); not followed here: declines.
+bool ThreadFold::past_lost_kernel_end(std::uint64_t kernel) {
+  if (open_kernels_.empty() || open_kernels_.back().id == kernel) return false;
+  decline("a damaged file's thread goes on past a kernel's lost end");
+  return true;
+}
+
+// An odd order the builder ignores (one of the counts in the header), counted: out of the
+// handlers that inline it.
+void ThreadFold::ignore(std::uint64_t& count) { ++count; }
+
+// The builder looks a parallel end's region up over all threads: the ids are kept, for the join
+// to tell one still open on another thread (unended_parallels) from one never begun.
+void ThreadFold::ignore_parallel_end(std::uint64_t id) {
+  ++parallel_ends_unbegun;
+  unbegun_parallel_ends.push_back(id);
 }
 
 void ThreadFold::decline(const char* why) {
@@ -119,7 +146,12 @@ ThreadFold::OpenImplicit* ThreadFold::outer_task() {
   const KernelKind kind = F::kind.get(e);
   const std::uint32_t devid = F::devid.get(e);
   const std::uint32_t space = devid >> 17;
-  if (name >= kernel_by_name_.size()) kernel_by_name_.resize(std::size_t(name) + 1, kNone);
+  if (name >= kernel_by_name_.size()) [[unlikely]] {
+    // Ids past the table (names a cut file lost) read as ""; one far past it is a damaged
+    // record, which must not size this array (a flipped id asked for 16 GiB).
+    if (name >= name_limit_) return decline("a kernel name id far past the trace's table");
+    kernel_by_name_.resize(std::size_t(name) + 1, kNone);
+  }
   std::uint32_t p = kernel_by_name_[name];
   while (p != kNone && (kernels[p].kind != kind || kernels[p].space != space)) p = kernels[p].next;
   if (p == kNone) {
@@ -136,6 +168,8 @@ ThreadFold::OpenImplicit* ThreadFold::outer_task() {
   const std::uint64_t id = F::id.get(e);
   for (const OpenKernel& k : open_kernels_)
     if (k.id == id) return decline("a kernel begun with the id of one still open");
+  if (damaged_) [[unlikely]]
+    if (past_lost_kernel_end(id)) return;
   open_kernels_.push_back({id, e.ns, p, devid});
 }
 
@@ -211,7 +245,10 @@ void ThreadFold::region_push(const Event& e) {
 }
 
 void ThreadFold::region_pop(const Event& e) {
-  if (open_regions_.empty()) return decline("a region pop with no region open on its thread");
+  if (open_regions_.empty()) {  // as the builder: ignored
+    ++region_pops_unpushed;
+    return;
+  }
   end_region(e.ns);
 }
 
@@ -329,10 +366,10 @@ void ThreadFold::mutex_acquire(const Event& e) {
   const std::uint64_t wait_id = M::wait_id.get(e);
   for (std::size_t i = acquiring_.size(); i-- > 0;) {
     if (acquiring_[i].family != family || acquiring_[i].wait_id != wait_id) continue;
-    if (!acquiring_[i].test) return decline("a mutex acquired twice without mutex_acquired");
     const OpenAcquire a = acquiring_[i];
     acquiring_.erase(acquiring_.begin() + long(i));
-    mutex_span(a.family, a.kernel, a.codeptr, 0, false, false, true, e.ns, seq());  // the try failed: known now
+    if (a.test) mutex_span(a.family, a.kernel, a.codeptr, 0, false, false, true, e.ns, seq());  // the try failed: known now
+    else ++mutex_asked_twice;  // as the builder: the first ignored
     break;
   }
   acquiring_.push_back({family, omp_names::is_test_mutex(kind), wait_id, M::kernel.get(e), M::codeptr.get(e), e.ns});
@@ -345,7 +382,11 @@ void ThreadFold::mutex_acquired(const Event& e) {
   std::size_t i = acquiring_.size();
   while (i-- > 0 && (acquiring_[i].family != family || acquiring_[i].wait_id != wait_id)) {
   }
-  if (i == std::size_t(-1)) return decline("a mutex acquired with no mutex_acquire on its thread");
+  if (i == std::size_t(-1)) {  // as the builder: a hold without a wait
+    ++mutex_acquired_unasked;
+    holds_.push_back({family, false, wait_id, M::kernel.get(e), 0, e.ns});
+    return;
+  }
   const OpenAcquire a = acquiring_[i];
   acquiring_.erase(acquiring_.begin() + long(i));
   mutex_span(family, a.kernel, a.codeptr, e.ns - a.start, false, false, false, e.ns, seq());
@@ -611,6 +652,8 @@ void ThreadFold::target_event(const Event& e) {
   if (r.level == 0 && (r.flags & kTeamFlag) && runtime_code_.contains(r.codeptr)) return decline("libomp's hidden-helper team");
   for (const OpenParallel& o : open_parallels_)
     if (o.row.id == r.id) return decline("a parallel id begun twice");
+  if (damaged_) [[unlikely]]
+    if (past_lost_kernel_end(r.kernel)) return;
   if (r.kernel != 0) {
     std::size_t i = open_kernels_.size();
     while (i-- > 0 && open_kernels_[i].id != r.kernel) {
@@ -628,7 +671,8 @@ void ThreadFold::target_event(const Event& e) {
   std::size_t i = open_parallels_.size();
   while (i-- > 0 && open_parallels_[i].row.id != id) {
   }
-  if (i == std::size_t(-1)) return decline("a parallel end with no begin on its thread");
+  if (i == std::size_t(-1)) [[unlikely]]
+    return ignore_parallel_end(id);
   ParallelRow& r = parallels.emplace_back(open_parallels_[i].row);
   r.end = e.ns;
   r.seq = seq();
@@ -659,7 +703,8 @@ void ThreadFold::target_event(const Event& e) {
   const long i = find_top(
       implicit_, [&](const OpenImplicit& x) { return x.parallel_id == pid && x.thread_num == num; },
       [&](const OpenImplicit& x) { return x.parallel_id == pid; });
-  if (i < 0) return decline("an implicit task end with no begin on its thread");
+  if (i < 0) [[unlikely]]
+    return ignore(implicit_ends_unbegun);
   if (std::size_t(i) + 1 != implicit_.size()) return decline("implicit tasks ended out of order");
   const OpenImplicit& t = implicit_.back();
   if (t.initial) {
@@ -1002,7 +1047,8 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
     open_non_initial_ = 0;
   }
   if ((!waits_.empty() || !sync_.empty()) && !last_barriers(cut, lost_ends)) return decline("an OpenMP sync region or wait never ended");
-  if (!holds_.empty()) return decline("an OpenMP mutex hold never ended");
+  // A hold still open: after a clean end it ends at the end of the run, known only at the join.
+  if (!holds_.empty() && !cut && !lost_ends) return decline("an OpenMP mutex hold never ended");
   if (!running_.empty()) return decline("an OpenMP explicit task never ended");
   // Its `complete` would come on another thread (an untied task moved after its fulfill): the
   // builder counts it once over all threads.
@@ -1014,6 +1060,20 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
     if (!a.test) return decline("an OpenMP mutex acquire never ended");
     mutex_span(a.family, a.kernel, a.codeptr, 0, false, false, true, UINT64_MAX, seq_base_ + 1 + i);
   }
+  // Holds still open, after the tries as OmpMatcher::finish hands them on: events lost (their
+  // releases may be among them), discarded; a run cut short, ended at the thread's last event.
+  for (std::size_t i = 0; i < holds_.size(); ++i) {
+    const OpenHold& h = holds_[i];
+    if (lost_ends) {
+      ++holds_discarded;
+      continue;
+    }
+    ++holds_cut;
+    ++cut_spans;
+    mutex_span(h.family, h.kernel, h.codeptr, std::max(last_ns, h.start) - h.start, true, h.nested, false, UINT64_MAX,
+               seq_base_ + 1 + acquiring_.size() + i);
+  }
+  holds_.clear();
   acquiring_.clear();
   // The initial task lives as long as the program: counted, silently (in a run cut short it ends
   // at its thread's last event, and is counted as cut, as OmpMatcher::finish closes it).

@@ -247,6 +247,8 @@ class ThreadFold {
   // of the run, once every thread is folded. lost_ends: events were dropped in the run: the
   // Kokkos spans and MPI calls still open are discarded instead (their ends may be lost).
   void finish(bool cut = false, bool lost_ends = false);
+  // The file lost blocks (damage, a write cut short): orders that only lost records explain decline.
+  void set_damaged(bool damaged) { damaged_ = damaged; }
   void close_open(std::uint64_t end, bool cut);
   void close_last_barriers(std::uint64_t end, bool cut);
   bool last_barriers(bool cut, bool lost_ends);
@@ -377,6 +379,9 @@ class ThreadFold {
   };
 
   void decline(const char* why);
+  [[gnu::noinline]] bool past_lost_kernel_end(std::uint64_t kernel);
+  [[gnu::noinline]] void ignore(std::uint64_t& count);
+  [[gnu::noinline]] void ignore_parallel_end(std::uint64_t id);
   void kernel_begin(const Event& e);
   void kernel_end(const Event& e);
   void region_push(const Event& e);
@@ -473,6 +478,21 @@ class ThreadFold {
   std::vector<std::uint32_t> hit_slots_;
   std::uint32_t last_hit_ = kNone;  // the hit added to last
   std::size_t handed_hits_ = 0, handed_kernels_ = 0;  // hits and kernels already in a hand-over
+  bool damaged_ = false;
+  // Kernel name ids at or past it decline (kernel_by_name_ is indexed by id): the trace's name
+  // table and kNamesPastTable more.
+  static constexpr std::size_t kNamesPastTable = std::size_t{1} << 16;
+  std::size_t name_limit_;
+
+ public:
+  // Odd orders the builder ignores, each a problem line: ends whose begin the thread does not have
+  // (lost with a damaged file's blocks), a mutex asked for twice. Last: out of the hot members' way.
+  std::uint64_t implicit_ends_unbegun = 0, parallel_ends_unbegun = 0, region_pops_unpushed = 0, mutex_acquired_unasked = 0,
+                mutex_asked_twice = 0;
+  std::vector<std::uint64_t> unbegun_parallel_ends;  // their parallel ids
+  // Mutex holds still open at the end (finish): cut at the thread's last event, or discarded
+  // (events lost), each a problem line.
+  std::uint64_t holds_cut = 0, holds_discarded = 0;
 };
 
 }  // namespace kob::engine

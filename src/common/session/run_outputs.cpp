@@ -249,17 +249,12 @@ Summary stream_run(const RunData& run, const Facts& facts, trace::TraceSink& sin
 
 namespace {
 
-// The summary by the per-thread engine (summary_engine.hpp) where it covers the run: no filter,
-// no call times, an intact raw trace; else nothing, and the caller builds it.
+// The summary by the per-thread engine (summary_engine.hpp) where it covers the run; else
+// nothing, and the caller builds it.
 std::optional<Summary> per_thread_summary(const RunData& run, const Facts& facts, const Config& c, SourceResolver& sources,
                                           CallTimes* calls, unsigned jobs = 1) {
   const EngineChoice choice = engine_choice();
   if (choice == EngineChoice::Builder) return std::nullopt;
-  const char* why_not = !run.intact ? "a damaged raw trace" : nullptr;
-  if (why_not != nullptr) {
-    if (choice == EngineChoice::PerThread) log::warn(std::string("the per-thread engine declined: ") + why_not);
-    return std::nullopt;
-  }
   EngineRun e;
   e.threads = run.threads;
   e.ended_cleanly = run.ended_cleanly;
@@ -272,6 +267,7 @@ std::optional<Summary> per_thread_summary(const RunData& run, const Facts& facts
   NameFilter filter(c.include, c.exclude);
   e.filter = &filter;
   e.initial_device_num = run.initial_device_num;
+  e.damaged = !run.intact;
   if (const char* chunks = std::getenv("KOB_EPOCH_CHUNKS")) e.epoch_chunks = std::strtoul(chunks, nullptr, 10);  // tests: small epochs
   std::string why;
   std::optional<Summary> s = summarize_per_thread(e, &why);

@@ -62,8 +62,8 @@ struct RunData {
   bool ended_cleanly = true;  // false: spans still open are cut (build_timeline)
   std::uint64_t run_end = 0;  // ns; 0: the last event
   int initial_device_num = -1;
-  // The raw trace had no damage when it was opened: the per-thread engine may read it (a damaged
-  // one takes the timeline builder's path, which names the damage once).
+  // The raw trace had no damage when it was opened (no block lost, no write cut short): else the
+  // per-thread engine declines the orders only lost records explain (EngineRun::damaged).
   bool intact = true;
 };
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <map>
@@ -494,7 +495,7 @@ std::uint64_t Reader::total_records() const {
 
 void Reader::note_chunk(std::uint64_t records, std::uint64_t lost, std::uint64_t block) const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (lost != 0) {
+  if (lost != 0 && damaged_blocks_.insert(block).second) {
     damaged_ += lost;
     damaged_block_ = std::min(damaged_block_, block);
   }
@@ -519,7 +520,16 @@ bool Reader::clock_line(std::uint64_t& tick0, std::uint64_t& ns0, double& ticks_
     }
   }
   // No usable CALIB (a run cut short within its first second): this machine's clocks continue
-  // the file's when both have moved on since its start point (same boot).
+  // the file's when both have moved on since its start point (same boot). Two conversions then
+  // take rates a hair apart; KOB_TEST_TICKS_PER_NS gives tests that compare two one rate.
+  if (const char* fixed = std::getenv("KOB_TEST_TICKS_PER_NS")) {
+    char* end = nullptr;
+    const double r = std::strtod(fixed, &end);
+    if (*end == '\0' && r > 0) {
+      ticks_per_ns = r;
+      return false;
+    }
+  }
   const clock::Point now = clock::take_point(+[]() -> std::uint64_t {
 #ifdef KOB_HAVE_TSC
     return __rdtsc();

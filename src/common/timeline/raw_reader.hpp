@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -177,6 +178,9 @@ class Reader {
   mutable std::uint64_t total_ = 0;  // total_records(), once known
   mutable std::uint64_t damaged_ = 0;
   mutable std::uint64_t damaged_block_ = kNoDamage;
+  // The damaged blocks counted: a block read again (the builder's pass after the per-thread
+  // engine declined) counts once.
+  mutable std::set<std::uint64_t> damaged_blocks_;
   Damage damage_;
 };
 
