@@ -166,6 +166,7 @@ class Engine {
   bool end_unended_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs);
   // The regions still open at the end (ParallelRow::unended()) complete with the tasks begun in them.
   void complete_unended_regions();
+  [[gnu::noinline]] bool widen();
   void take_own_task(Join& j, const ParallelRow& p);
   [[gnu::noinline]] void short_teams(std::uint64_t horizon);
   [[gnu::noinline]] void unended_parallels();  // out of the join's code: rare
@@ -274,27 +275,32 @@ inline Join* Engine::slot(std::uint64_t id, bool make) {
       ++live_;
       return &j;
     }
-    // Two regions open at once whose ids meet in the ring: twice the slots, as often as it takes,
-    // up to kMaxJoinSlots (64 MiB of joins; a damaged file's id can lie anywhere: 16 GiB went to
-    // one before this bound held inside the loop). Regions open further apart: the builder's path.
-    constexpr std::size_t kMaxJoinSlots = std::size_t{1} << 18;
-    std::size_t size = 2 * joins_.size();
-    for (bool fits = false; !fits; size *= 2) {
-      if (size > kMaxJoinSlots) {
-        decline("parallel regions open too far apart");
-        return nullptr;
-      }
-      std::vector<char> taken(size, 0);
-      fits = true;
-      for (const Join& o : joins_)
-        if (o.used && taken[o.id & (size - 1)]++) fits = false;
-      if (fits) break;
-    }
-    std::vector<Join> wider(size);
-    for (Join& o : joins_)
-      if (o.used) wider[o.id & (size - 1)] = std::move(o);
-    joins_ = std::move(wider);
+    if (!widen()) return nullptr;
   }
+}
+
+// Two regions open at once whose ids meet in the ring: twice the slots, as often as it takes, up
+// to kMaxJoinSlots (64 MiB of joins; a damaged file's id can lie anywhere). Regions open further
+// apart: false, declined (the builder's path).
+bool Engine::widen() {
+  constexpr std::size_t kMaxJoinSlots = std::size_t{1} << 18;
+  std::size_t size = 2 * joins_.size();
+  for (bool fits = false; !fits; size *= 2) {
+    if (size > kMaxJoinSlots) {
+      decline("parallel regions open too far apart");
+      return false;
+    }
+    std::vector<char> taken(size, 0);
+    fits = true;
+    for (const Join& o : joins_)
+      if (o.used && taken[o.id & (size - 1)]++) fits = false;
+    if (fits) break;
+  }
+  std::vector<Join> wider(size);
+  for (Join& o : joins_)
+    if (o.used) wider[o.id & (size - 1)] = std::move(o);
+  joins_ = std::move(wider);
+  return true;
 }
 
 bool Engine::run(std::string& why) {
@@ -459,7 +465,7 @@ constexpr std::uint32_t kLeagueFlag = 0x40000000;  // ompt_parallel_league
 
 // A region's own thread's implicit task, folded on that thread (ParallelRow::own_task): the first
 // of its team.
-void Engine::take_own_task(Join& j, const ParallelRow& p) {
+[[gnu::always_inline]] inline void Engine::take_own_task(Join& j, const ParallelRow& p) {
   const std::uint64_t busy = p.own_dur - std::min(p.own_wait, p.own_dur);
   j.tasks = 1;
   j.team_size = p.own_team_size;

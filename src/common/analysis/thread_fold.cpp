@@ -31,12 +31,7 @@ template <class V>
 
 ThreadFold::ThreadFold(std::uint32_t t, int thread_type, CodeRange omp_runtime_code, bool with_rows,
                        const std::vector<std::uint8_t>* keep_names)
-    : track(t),
-      omp_thread_type(thread_type),
-      runtime_code_(omp_runtime_code),
-      with_rows_(with_rows),
-      keep_names_(keep_names),
-      name_limit_(kob::names().size() + kNamesPastTable) {}
+    : track(t), omp_thread_type(thread_type), runtime_code_(omp_runtime_code), with_rows_(with_rows), keep_names_(keep_names) {}
 
 bool ThreadFold::kept(std::uint32_t name) {
   if (keep_names_ == nullptr) return true;
@@ -57,15 +52,17 @@ bool ThreadFold::past_lost_kernel_end(std::uint64_t kernel) {
   return true;
 }
 
-// An odd order the builder ignores (one of the counts in the header), counted: out of the
-// handlers that inline it.
-void ThreadFold::ignore(std::uint64_t& count) { ++count; }
-
-// The builder looks a parallel end's region up over all threads: the ids are kept, for the join
-// to tell one still open on another thread (unended_parallels) from one never begun.
-void ThreadFold::ignore_parallel_end(std::uint64_t id) {
-  ++parallel_ends_unbegun;
-  unbegun_parallel_ends.push_back(id);
+// Odd orders the builder ignores, counted out of the handlers that inline them. The builder
+// looks a parallel end's region up over all threads: its id is kept, for the join to tell one
+// still open on another thread (unended_parallels) from one never begun.
+void ThreadFold::ignore(Ignored what, std::uint64_t id) {
+  switch (what) {
+    case Ignored::kImplicitEnd: ++implicit_ends_unbegun; break;
+    case Ignored::kParallelEnd:
+      ++parallel_ends_unbegun;
+      unbegun_parallel_ends.push_back(id);
+      break;
+  }
 }
 
 void ThreadFold::decline(const char* why) {
@@ -149,7 +146,7 @@ ThreadFold::OpenImplicit* ThreadFold::outer_task() {
   if (name >= kernel_by_name_.size()) [[unlikely]] {
     // Ids past the table (names a cut file lost) read as ""; one far past it is a damaged
     // record, which must not size this array (a flipped id asked for 16 GiB).
-    if (name >= name_limit_) return decline("a kernel name id far past the trace's table");
+    if (name >= kob::names().size() + kNamesPastTable) return decline("a kernel name id far past the trace's table");
     kernel_by_name_.resize(std::size_t(name) + 1, kNone);
   }
   std::uint32_t p = kernel_by_name_[name];
@@ -652,16 +649,20 @@ void ThreadFold::target_event(const Event& e) {
   if (r.level == 0 && (r.flags & kTeamFlag) && runtime_code_.contains(r.codeptr)) return decline("libomp's hidden-helper team");
   for (const OpenParallel& o : open_parallels_)
     if (o.row.id == r.id) return decline("a parallel id begun twice");
-  if (damaged_) [[unlikely]]
-    if (past_lost_kernel_end(r.kernel)) return;
   if (r.kernel != 0) {
     std::size_t i = open_kernels_.size();
     while (i-- > 0 && open_kernels_[i].id != r.kernel) {
     }
-    if (i == std::size_t(-1)) [[unlikely]]
+    if (i == std::size_t(-1)) [[unlikely]] {  // not open here (a league's team: on another thread)
+      if (damaged_ && past_lost_kernel_end(r.kernel)) return;
       r.kernel_part = ParallelRow::kOtherThread;
-    else
+    } else {
+      if (i + 1 != open_kernels_.size() && damaged_ && past_lost_kernel_end(r.kernel)) [[unlikely]]
+        return;  // not the innermost kernel's
       r.kernel_part = open_kernels_[i].part;
+    }
+  } else if (damaged_ && past_lost_kernel_end(0)) [[unlikely]] {
+    return;
   }
   open_parallels_.push_back(p);
 }
@@ -671,8 +672,7 @@ void ThreadFold::target_event(const Event& e) {
   std::size_t i = open_parallels_.size();
   while (i-- > 0 && open_parallels_[i].row.id != id) {
   }
-  if (i == std::size_t(-1)) [[unlikely]]
-    return ignore_parallel_end(id);
+  if (i == std::size_t(-1)) return ignore(Ignored::kParallelEnd, id);
   ParallelRow& r = parallels.emplace_back(open_parallels_[i].row);
   r.end = e.ns;
   r.seq = seq();
@@ -703,8 +703,7 @@ void ThreadFold::target_event(const Event& e) {
   const long i = find_top(
       implicit_, [&](const OpenImplicit& x) { return x.parallel_id == pid && x.thread_num == num; },
       [&](const OpenImplicit& x) { return x.parallel_id == pid; });
-  if (i < 0) [[unlikely]]
-    return ignore(implicit_ends_unbegun);
+  if (i < 0) return ignore(Ignored::kImplicitEnd);
   if (std::size_t(i) + 1 != implicit_.size()) return decline("implicit tasks ended out of order");
   const OpenImplicit& t = implicit_.back();
   if (t.initial) {

@@ -380,8 +380,8 @@ class ThreadFold {
 
   void decline(const char* why);
   [[gnu::noinline]] bool past_lost_kernel_end(std::uint64_t kernel);
-  [[gnu::noinline]] void ignore(std::uint64_t& count);
-  [[gnu::noinline]] void ignore_parallel_end(std::uint64_t id);
+  enum class Ignored : std::uint8_t { kImplicitEnd, kParallelEnd };
+  [[gnu::noinline]] void ignore(Ignored what, std::uint64_t id = 0);
   void kernel_begin(const Event& e);
   void kernel_end(const Event& e);
   void region_push(const Event& e);
@@ -479,10 +479,9 @@ class ThreadFold {
   std::uint32_t last_hit_ = kNone;  // the hit added to last
   std::size_t handed_hits_ = 0, handed_kernels_ = 0;  // hits and kernels already in a hand-over
   bool damaged_ = false;
-  // Kernel name ids at or past it decline (kernel_by_name_ is indexed by id): the trace's name
-  // table and kNamesPastTable more.
+  // Kernel name ids at or past the trace's name table and this many more decline (kernel_by_name_
+  // is indexed by id).
   static constexpr std::size_t kNamesPastTable = std::size_t{1} << 16;
-  std::size_t name_limit_;
 
  public:
   // Odd orders the builder ignores, each a problem line: ends whose begin the thread does not have
