@@ -633,7 +633,12 @@ void ThreadFold::target_event(const Event& e) {
   ++target_records;
 }
 
-[[gnu::always_inline]] inline void ThreadFold::parallel_begin(const Event& e) {
+// A region begun at e. When its own thread's implicit task is taken whole (implicit_whole) and the
+// region's end follows at once, the region is closed here without going on the stack; returns the
+// last event taken.
+[[gnu::always_inline]] inline const Event* ThreadFold::parallel_begin(const Event* at, const Event* end, std::uint64_t& lo,
+                                                                       std::uint64_t& hi, std::uint64_t& taken) {
+  const Event& e = *at;
   constexpr std::uint32_t kTeamFlag = 0x80000000;  // ompt_parallel_team
   using F = fields::OmpParallel;
   OpenParallel p;
@@ -646,25 +651,52 @@ void ThreadFold::target_event(const Event& e) {
   r.codeptr = F::codeptr.get(e);
   r.start = e.ns;
   r.track = track;
-  if (r.level == 0 && (r.flags & kTeamFlag) && runtime_code_.contains(r.codeptr)) return decline("libomp's hidden-helper team");
+  if (r.level == 0 && (r.flags & kTeamFlag) && runtime_code_.contains(r.codeptr)) {
+    decline("libomp's hidden-helper team");
+    return at;
+  }
   for (const OpenParallel& o : open_parallels_)
-    if (o.row.id == r.id) return decline("a parallel id begun twice");
+    if (o.row.id == r.id) {
+      decline("a parallel id begun twice");
+      return at;
+    }
   if (r.kernel != 0) {
     std::size_t i = open_kernels_.size();
     while (i-- > 0 && open_kernels_[i].id != r.kernel) {
     }
     if (i == std::size_t(-1)) [[unlikely]] {  // not open here (a league's team: on another thread)
-      if (damaged_ && past_lost_kernel_end(r.kernel)) return;
+      if (damaged_ && past_lost_kernel_end(r.kernel)) return at;
       r.kernel_part = ParallelRow::kOtherThread;
     } else {
       if (i + 1 != open_kernels_.size() && damaged_ && past_lost_kernel_end(r.kernel)) [[unlikely]]
-        return;  // not the innermost kernel's
+        return at;  // not the innermost kernel's
       r.kernel_part = open_kernels_[i].part;
     }
   } else if (damaged_ && past_lost_kernel_end(0)) [[unlikely]] {
-    return;
+    return at;
+  }
+  const Event* task = at->next();
+  if (task < end && task->type == Ev::OmpImplicitTaskBegin) {
+    const Event* last = implicit_whole(task, end, lo, hi, &r);
+    const Event* x = last->next();
+    if (last != task && x < end && x->type == Ev::OmpParallelEnd && fields::OmpParallel::parallel_id.get(*x) == r.id) {
+      cur_ = x;
+      ParallelRow& row = parallels.emplace_back(r);
+      row.end = x->ns;
+      row.seq = seq();
+      lo = std::min(lo, x->ns);
+      hi = std::max(hi, x->ns);
+      taken = 7;  // the task's six events, the region's end
+      return x;
+    }
+    if (last != task) {  // the task taken, the region's end not next: the region goes on the stack
+      open_parallels_.push_back(p);
+      taken = 6;
+      return last;
+    }
   }
   open_parallels_.push_back(p);
+  return at;
 }
 
 [[gnu::always_inline]] inline void ThreadFold::parallel_end(const Event& e) {
@@ -743,6 +775,88 @@ void ThreadFold::target_event(const Event& e) {
     return nested_row(e.ns, task_work, created_tasks);
   fill_row(implicits.emplace_back(), t, e.ns, task_work, created_tasks);
   implicit_.pop_back();
+}
+
+// A non-initial implicit task at level 0 whose only events are one sync region taken whole (its
+// begin folded with its wait and end, record_fold.hpp; times in order) and its end, the three in a
+// row in the chunk: a worker's task in a region with no work construct, or the region's own
+// thread's (most regions of the Kokkos OpenMP backend). Taken in one step with the effects that
+// implicit_begin, sync_begin and implicit_end have on it, without the stacks and two dispatches.
+// Returns the task's end event, or e when the events are not of that shape, or when the general
+// handlers would decline or ignore them (they then take them one by one).
+[[gnu::always_inline]] inline const Event* ThreadFold::implicit_whole(const Event* e, const Event* end, std::uint64_t& lo, std::uint64_t& hi,
+                                                                       ParallelRow* region) {
+  using T = fields::OmpImplicitTask;
+  using S = fields::OmpSync;
+  const Event* s = e->next();
+  if (s >= end || s->type != Ev::OmpSyncBegin) return e;
+  const Event* x = s->next();
+  if (x >= end || x->type != Ev::OmpImplicitTaskEnd) return e;
+  const std::uint64_t pid = T::parallel_id.get(*e);
+  if ((T::flags.get(*e) & 1) != 0 || open_non_initial_ != 0 || tasks_seen_ || T::parallel_id.get(*x) != pid ||
+      T::thread_num.get(*x) != T::thread_num.get(*e))
+    return e;
+  const std::uint16_t kind = S::kind.get(*s);
+  const std::uint64_t* w = s->wide_slots();
+  const std::uint64_t start = e->ns, ys = s->ns, ws = w[1], we = w[2], ye = w[3];
+  // kNoStep is the largest value: ye below it means all three steps are there.
+  if (kind >= kKinds || kind == kBarrierImplicitWorkshare || ye == kNoStep || !(start <= ys && ys <= ws && ws <= we && we <= ye))
+    return e;
+  // The region's own thread: its task goes with the region's row (implicit_end), the innermost
+  // region of that id.
+  ParallelRow* own = nullptr;
+  if (region != nullptr && region->id == pid) own = region;  // just begun, not on the stack (ids open are distinct)
+  else
+    for (OpenParallel& o : open_parallels_)
+      if (o.row.id == pid) own = &o.row;
+  if (own != nullptr && own->own_task) return e;
+  // The wait (thread_wait): the thread's, and every implicit task's open on it, this one's too.
+  const std::uint64_t d = we - ws;
+  wait_total += d;
+  for (OpenImplicit& t : implicit_) {
+    t.wait += d;
+    t.last_start = ws;
+    t.last_end = we;
+  }
+  const std::uint64_t stop = x->ns;
+  const std::uint64_t kernel = S::kernel.get(*s), codeptr = S::codeptr.get(*s);
+  if (own != nullptr) {
+    cur_ = s;  // the sync's facts take its place in the thread's order
+    fold_sync(kind, kernel != 0, codeptr, ye - ys, d, ye);
+    const std::uint64_t dur = stop - start;
+    own->own_task = true;
+    own->own_team_size = T::team_size.get(*e);
+    own->own_dur = dur;
+    own->own_wait = d;
+    ++implicit_tasks;
+    busy += dur - std::min(d, dur);
+  } else {
+    const auto first = static_cast<std::uint32_t>(pieces.size());
+    SyncPiece& y = pieces.emplace_back();
+    y.kind = kind;
+    y.in_kernel = kernel != 0;
+    y.codeptr = codeptr;
+    y.start = ys;
+    y.end = ye;
+    y.wait = d;
+    y.last_start = ws;
+    y.last_end = we;
+    ImplicitRow& r = implicits.emplace_back();
+    r.parallel_id = pid;
+    r.start = start;
+    r.end = stop;
+    r.wait = d;
+    r.last_start = ws;
+    r.last_end = we;
+    r.track = track;
+    r.team_size = T::team_size.get(*e);
+    r.pieces = first;
+    r.piece_count = 1;
+    r.parts = static_cast<std::uint32_t>(parts.size());
+  }
+  lo = std::min(lo, std::min(start, stop));
+  hi = std::max(hi, std::max(ye, stop));
+  return x;
 }
 
 // An implicit task's row, its pieces and parts where the vectors hold them from the task's start.
@@ -1241,9 +1355,25 @@ void ThreadFold::events(const Event* begin, const Event* end) {
       case Ev::KernelEnd: kernel_end(*e); break;
       case Ev::RegionPush: region_push(*e); break;
       case Ev::RegionPop: region_pop(*e); break;
-      case Ev::OmpParallelBegin: parallel_begin(*e); break;
+      case Ev::OmpParallelBegin: {
+        std::uint64_t taken = 0;
+        e = parallel_begin(e, end, lo, hi, taken);
+        n += taken;
+        omp += taken;
+        break;
+      }
       case Ev::OmpParallelEnd: parallel_end(*e); break;
-      case Ev::OmpImplicitTaskBegin: implicit_begin(*e); break;
+      case Ev::OmpImplicitTaskBegin: {
+        const Event* last = implicit_whole(e, end, lo, hi);
+        if (last == e) {
+          implicit_begin(*e);
+          break;
+        }
+        n += 5;  // the sync region's begin and steps, the task's end
+        omp += 5;
+        e = last;
+        break;
+      }
       case Ev::OmpImplicitTaskEnd: implicit_end(*e); break;
       case Ev::OmpWorkEnd:
       case Ev::OmpMaskedEnd: work_end(*e); break;

@@ -397,10 +397,11 @@ class ThreadFold {
   [[gnu::noinline]] void nested_row(std::uint64_t end, std::uint64_t task_work, bool created_tasks);
   void fill_row(ImplicitRow& r, const OpenImplicit& t, std::uint64_t end, std::uint64_t task_work, bool created_tasks) const;
   void rare_host_event(const Event& e, Ev type, std::uint64_t ns);
-  void parallel_begin(const Event& e);
+  const Event* parallel_begin(const Event* at, const Event* end, std::uint64_t& lo, std::uint64_t& hi, std::uint64_t& taken);
   void parallel_end(const Event& e);
   void implicit_begin(const Event& e);
   void implicit_end(const Event& e);
+  const Event* implicit_whole(const Event* e, const Event* end, std::uint64_t& lo, std::uint64_t& hi, ParallelRow* region = nullptr);
   void work_end(const Event& e);
   void sync_end(const Event& e);
   const Event* sync_begin(const Event* e, const Event* end, std::uint64_t& steps);

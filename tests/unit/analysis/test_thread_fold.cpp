@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -958,5 +959,123 @@ TEST_CASE("thread fold: a folded step whose tick ran backwards still counts for 
     CHECK(f.host_records == 4);
     CHECK(f.t_min == c.t_min);
     CHECK(f.last_ns == c.last);
+  }
+}
+
+TEST_CASE("thread fold: an implicit task that is one barrier, taken whole or event by event, gives the same figures and rows") {
+  // A region of 2 threads: its own thread (region 7 begun and ended there) and a worker. Each task
+  // holds one barrier folded whole (begin 30 ns into the task, its wait 5..15 ns into the barrier,
+  // its end 20 ns in). In chunks of 1 event the fold takes each event alone; in one chunk it
+  // takes the task (and the region around it) whole. Variants: a record between the task's end
+  // and the region's end, the barrier's end before its wait's end (a tick that ran backwards),
+  // and the barrier that ends a work construct (kind 8): these take the general handlers.
+  using S = fields::OmpSync;
+  using T = fields::OmpImplicitTask;
+  struct Variant {
+    const char* name;
+    bool between;      // a profile event between the task's end and the region's end
+    bool backwards;    // the barrier's end step before its wait's end
+    std::uint16_t kind;
+  };
+  for (const Variant v : {Variant{"whole", false, false, 9}, Variant{"a record between", true, false, 9},
+                          Variant{"end before the wait's end", false, true, 9}, Variant{"workshare barrier", false, false, 8}}) {
+    const std::string name = v.name;
+    CAPTURE(name);
+    const auto task = [&](Recorder& rec, bool own) {
+      const std::uint64_t t0 = rec.now + 10;
+      Record& b = rec.add(Ev::OmpImplicitTaskBegin, 10);
+      T::parallel_id.set(b, 7);
+      T::team_size.set(b, 2);
+      T::thread_num.set(b, own ? 0 : 1);
+      T::flags.set(b, 2);
+      Record& y = rec.add(Ev::OmpSyncBegin, 30);
+      S::kind.set(y, v.kind);
+      S::parallel_id.set(y, 7);
+      S::kernel.set(y, 3);
+      S::codeptr.set(y, 0x4000);
+      S::wait_begin_step.set(y, kob::fold::step(t0 + 35, t0 + 30));
+      S::wait_end_step.set(y, kob::fold::step(t0 + 45, t0 + 35));
+      S::end_step.set(y, kob::fold::step(v.backwards ? t0 + 40 : t0 + 50, t0 + 45));
+      Record& x = rec.add(Ev::OmpImplicitTaskEnd, 60);  // t0 + 90
+      T::parallel_id.set(x, 7);
+      T::thread_num.set(x, own ? 0 : 1);
+    };
+    Recorder owner;
+    Record& p = owner.add(Ev::OmpParallelBegin, 10);  // 1010
+    fields::OmpParallel::parallel_id.set(p, 7);
+    fields::OmpParallel::requested_team_size.set(p, 2);
+    fields::OmpParallel::codeptr.set(p, 0x5000);
+    task(owner, true);  // 1020 .. 1110
+    if (v.between) owner.add(Ev::ProfileEvent, 5);
+    fields::OmpParallel::parallel_id.set(owner.add(Ev::OmpParallelEnd, 10), 7);
+    Recorder worker;
+    task(worker, false);  // 1010 .. 1100
+    const std::uint64_t barrier = v.backwards ? 10 : 20, wait = 10;
+
+    for (const bool own : {true, false}) {
+      CAPTURE(own);
+      const std::vector<Record>& recs = own ? owner.recs : worker.recs;
+      ThreadFold one(own ? 0 : 1, 0, kob::CodeRange{}, false);
+      ThreadFold whole(own ? 0 : 1, 0, kob::CodeRange{}, false);
+      feed(one, recs, 1);
+      feed(whole, recs, 64);
+      for (const ThreadFold* f : {&one, &whole}) {
+        REQUIRE_MESSAGE(!f->declined(), f->why());
+        // What the test wrote: one barrier, its wait, the events it stands for.
+        CHECK(f->sync[v.kind].count == (own ? 1 : 0));  // a worker's barrier is a piece for its region's join
+        CHECK(f->sync[v.kind].total == (own ? barrier : 0));
+        CHECK(f->wait_total == wait);
+        CHECK(f->host_records == recs.size() + 3);
+        CHECK(f->omp_records == recs.size() + 3 - (own && v.between ? 1 : 0));
+        CHECK(f->t_min == 1010);
+        CHECK(f->last_ns == recs.back().tick);
+      }
+      if (own) {
+        for (const ThreadFold* f : {&one, &whole}) {
+          REQUIRE(f->parallels.size() == 1);
+          const kob::engine::ParallelRow& r = f->parallels[0];
+          CHECK(r.id == 7);
+          CHECK(r.start == 1010);
+          CHECK(r.end == recs.back().tick);
+          CHECK(r.codeptr == 0x5000);
+          CHECK(r.own_task);
+          CHECK(r.own_team_size == 2);
+          CHECK(r.own_dur == 90);
+          CHECK(r.own_wait == wait);
+          CHECK(f->implicit_tasks == 1);
+          CHECK(f->busy == 80);
+          CHECK(f->implicits.empty());
+          CHECK(f->pieces.empty());
+        }
+        CHECK(one.parallels[0].seq == whole.parallels[0].seq);
+      } else {
+        for (const ThreadFold* f : {&one, &whole}) {
+          CHECK(f->parallels.empty());
+          REQUIRE(f->implicits.size() == 1);
+          const kob::engine::ImplicitRow& r = f->implicits[0];
+          CHECK(r.parallel_id == 7);
+          CHECK(r.start == 1010);
+          CHECK(r.end == 1100);
+          CHECK(r.wait == wait);
+          CHECK(r.last_start == 1045);
+          CHECK(r.last_end == 1055);
+          CHECK(r.team_size == 2);
+          CHECK(r.level == 0);
+          CHECK(r.track == 1);
+          CHECK(r.part_count == 0);
+          CHECK_FALSE(r.open);
+          REQUIRE(r.piece_count == 1);
+          const kob::engine::SyncPiece& y = f->pieces[r.pieces];
+          CHECK(y.kind == v.kind);
+          CHECK(y.in_kernel);
+          CHECK(y.codeptr == 0x4000);
+          CHECK(y.start == 1040);
+          CHECK(y.end == 1040 + barrier);
+          CHECK(y.wait == wait);
+          CHECK(y.last_start == 1045);
+          CHECK(y.last_end == 1055);
+        }
+      }
+    }
   }
 }
