@@ -171,6 +171,7 @@ class Engine {
   [[gnu::noinline]] void short_teams(std::uint64_t horizon);
   [[gnu::noinline]] void unended_parallels();  // out of the join's code: rare
   void add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts);
+  void add_share(Join& j, std::uint32_t row, std::uint64_t busy, std::uint64_t barrier, std::uint64_t wait);
   void fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait);
   void complete(Join& j);
   [[gnu::noinline]] OmpAcc* kernel_acc_slow(const ParallelRow& p);
@@ -562,6 +563,24 @@ bool Engine::end_unended_task(ImplicitRow& r, std::uint32_t t, const OpenWait* w
 // Its work constructs with a row, merged by row (one thread's part of each), then the region's
 // share of each row (ConstructRows::work_team).
 void Engine::add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts) {
+  // The barrier ending a part on this thread came as a piece naming it.
+  const auto barriers = [&](std::uint32_t part, std::uint64_t& barrier, std::uint64_t& wait) {
+    for (std::uint32_t y = 0; y < r.piece_count; ++y)
+      if (pieces[y].part == part) {
+        const std::uint64_t d = pieces[y].end - pieces[y].start;
+        barrier += d;
+        wait += std::min(pieces[y].wait, d);
+      }
+  };
+  if (r.part_count <= 1) [[likely]] {  // none, or one construct (a `parallel for`): nothing to merge
+    if (r.part_count == 0 || !parts[0].has_row) return;
+    const std::uint32_t row = st_.constructs.row_of(Category::Work, parts[0].type, parts[0].codeptr);
+    if (row == ConstructRows::kNoRow) return;
+    std::uint64_t barrier = 0, wait = 0;
+    barriers(0, barrier, wait);
+    add_share(j, row, parts[0].busy, barrier, wait);
+    return;
+  }
   // Each part's row looked up once (a task may hold several parts of one construct).
   part_rows_.resize(r.part_count);
   for (std::uint32_t k = 0; k < r.part_count; ++k)
@@ -569,7 +588,6 @@ void Engine::add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* piec
   for (std::uint32_t k = 0; k < r.part_count; ++k) {
     const std::uint32_t row = part_rows_[k];
     if (row == ConstructRows::kNoRow) continue;
-    // The barrier ending it on this thread came as a piece naming it.
     std::uint64_t busy_w = 0, barrier = 0, wait = 0;
     bool merged = false;
     for (std::uint32_t m = 0; m < k; ++m) merged = merged || part_rows_[m] == row;
@@ -577,26 +595,26 @@ void Engine::add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* piec
     for (std::uint32_t m = k; m < r.part_count; ++m) {
       if (part_rows_[m] != row) continue;
       busy_w += parts[m].busy;
-      for (std::uint32_t y = 0; y < r.piece_count; ++y)
-        if (pieces[y].part == m) {
-          const std::uint64_t d = pieces[y].end - pieces[y].start;
-          barrier += d;
-          wait += std::min(pieces[y].wait, d);
-        }
+      barriers(m, barrier, wait);
     }
-    RowShare* s = nullptr;
-    for (RowShare& x : j.shares)
-      if (x.row == row) s = &x;
-    if (s == nullptr) {
-      j.shares.push_back({row});
-      s = &j.shares.back();
-    }
-    ++s->threads;
-    s->max_busy = std::max(s->max_busy, busy_w);
-    s->sum_busy += busy_w;
-    s->barrier += barrier;
-    s->wait += wait;
+    add_share(j, row, busy_w, barrier, wait);
   }
+}
+
+// One thread's part of a row's constructs in the region (its work, their barriers' time and wait).
+void Engine::add_share(Join& j, std::uint32_t row, std::uint64_t busy, std::uint64_t barrier, std::uint64_t wait) {
+  RowShare* s = nullptr;
+  for (RowShare& x : j.shares)
+    if (x.row == row) s = &x;
+  if (s == nullptr) {
+    j.shares.push_back({row});
+    s = &j.shares.back();
+  }
+  ++s->threads;
+  s->max_busy = std::max(s->max_busy, busy);
+  s->sum_busy += busy;
+  s->barrier += barrier;
+  s->wait += wait;
 }
 
 // An implicit task with its region's row known: cut where the region ended when libomp reported

@@ -20,6 +20,18 @@ using builder::find_top;  // the timeline builder's stack rule, shared
 
 constexpr std::uint16_t kBarrierImplicitWorkshare = 8;
 
+// v.emplace_back(), inlined (called, it took about 22 Ir a row, callgrind): its growth is not.
+template <class T>
+[[gnu::noinline]] void grow(std::vector<T>& v) {
+  v.reserve(std::max<std::size_t>(16, 2 * v.capacity()));
+}
+template <class T, class... A>
+[[gnu::always_inline]] inline T& append(std::vector<T>& v, A&&... a) {
+  if (v.size() == v.capacity()) [[unlikely]]
+    grow(v);
+  [[clang::always_inline]] return v.emplace_back(std::forward<A>(a)...);
+}
+
 // Removes v[i]: mostly the last one (what ends is mostly the innermost), without a move.
 template <class V>
 [[gnu::always_inline]] inline void remove_at(V& v, std::size_t i) {
@@ -167,7 +179,7 @@ ThreadFold::OpenImplicit* ThreadFold::outer_task() {
     if (k.id == id) return decline("a kernel begun with the id of one still open");
   if (damaged_) [[unlikely]]
     if (past_lost_kernel_end(id)) return;
-  open_kernels_.push_back({id, e.ns, p, devid});
+  append(open_kernels_, OpenKernel{id, e.ns, p, devid});
 }
 
 [[gnu::always_inline]] inline void ThreadFold::kernel_end(const Event& e) {
@@ -192,7 +204,7 @@ ThreadFold::OpenImplicit* ThreadFold::outer_task() {
   p.min = std::min(p.min, d);
   p.max = std::max(p.max, d);
   if (p.kept) [[likely]]
-    kernel_times.push_back({e.ns, k.start, track, seq()});
+    append(kernel_times, KernelTimes{e.ns, k.start, track, seq()});
   if (keep_calls_) [[unlikely]]
     add_call(kernel_calls, k.part, d);
 }
@@ -238,7 +250,7 @@ void ThreadFold::region_push(const Event& e) {
     }
     regions.push_back(r);
   }
-  open_regions_.push_back({n, e.ns, 0});
+  append(open_regions_, OpenRegion{n, e.ns, 0});
 }
 
 void ThreadFold::region_pop(const Event& e) {
@@ -580,7 +592,7 @@ void ThreadFold::take_task_work(std::uint64_t start, std::uint64_t& work, bool& 
       w.codeptr = masked ? fields::OmpMasked::codeptr.get(e) : fields::OmpWork::codeptr.get(e);
       w.start = ns;
       if (w.type >= kKinds) return decline("an unknown work type");
-      work_.push_back(w);
+      append(work_, w);
       break;
     }
     case Ev::OmpDispatch: {
@@ -677,25 +689,26 @@ void ThreadFold::target_event(const Event& e) {
   }
   const Event* task = at->next();
   if (task < end && task->type == Ev::OmpImplicitTaskBegin) {
-    const Event* last = implicit_whole(task, end, lo, hi, &r);
+    std::uint64_t in_task = 0;
+    const Event* last = implicit_whole(task, end, lo, hi, in_task, &r);
     const Event* x = last->next();
     if (last != task && x < end && x->type == Ev::OmpParallelEnd && fields::OmpParallel::parallel_id.get(*x) == r.id) {
       cur_ = x;
-      ParallelRow& row = parallels.emplace_back(r);
+      ParallelRow& row = append(parallels, r);
       row.end = x->ns;
       row.seq = seq();
       lo = std::min(lo, x->ns);
       hi = std::max(hi, x->ns);
-      taken = 7;  // the task's six events, the region's end
+      taken = in_task + 2;  // the task's events, the region's end
       return x;
     }
     if (last != task) {  // the task taken, the region's end not next: the region goes on the stack
-      open_parallels_.push_back(p);
-      taken = 6;
+      append(open_parallels_, p);
+      taken = in_task + 1;
       return last;
     }
   }
-  open_parallels_.push_back(p);
+  append(open_parallels_, p);
   return at;
 }
 
@@ -705,7 +718,7 @@ void ThreadFold::target_event(const Event& e) {
   while (i-- > 0 && open_parallels_[i].row.id != id) {
   }
   if (i == std::size_t(-1)) return ignore(Ignored::kParallelEnd, id);
-  ParallelRow& r = parallels.emplace_back(open_parallels_[i].row);
+  ParallelRow& r = append(parallels, open_parallels_[i].row);
   r.end = e.ns;
   r.seq = seq();
   remove_at(open_parallels_, i);
@@ -725,7 +738,7 @@ void ThreadFold::target_event(const Event& e) {
   t.own = false;
   for (const OpenParallel& o : open_parallels_) t.own = t.own || o.row.id == t.parallel_id;
   if (!t.initial) ++open_non_initial_;  // a nested region's task: level 1 and more
-  implicit_.push_back(t);
+  append(implicit_, t);
 }
 
 [[gnu::always_inline]] inline void ThreadFold::implicit_end(const Event& e) {
@@ -773,22 +786,44 @@ void ThreadFold::target_event(const Event& e) {
   // parent's, so they move apart (out of line: rare).
   if (t.level != 0) [[unlikely]]
     return nested_row(e.ns, task_work, created_tasks);
-  fill_row(implicits.emplace_back(), t, e.ns, task_work, created_tasks);
+  fill_row(append(implicits), t, e.ns, task_work, created_tasks);
   implicit_.pop_back();
 }
 
-// A non-initial implicit task at level 0 whose only events are one sync region taken whole (its
-// begin folded with its wait and end, record_fold.hpp; times in order) and its end, the three in a
-// row in the chunk: a worker's task in a region with no work construct, or the region's own
-// thread's (most regions of the Kokkos OpenMP backend). Taken in one step with the effects that
-// implicit_begin, sync_begin and implicit_end have on it, without the stacks and two dispatches.
-// Returns the task's end event, or e when the events are not of that shape, or when the general
-// handlers would decline or ignore them (they then take them one by one).
+// A non-initial implicit task at level 0 whose events are at most one work construct (its begin,
+// dispatches and end), then one sync region taken whole (its begin folded with its wait and end,
+// record_fold.hpp; times in order) and its end, all in a row in the chunk: a worker's task in a
+// small region, or the region's own thread's (most regions of the Kokkos OpenMP backend, a
+// `parallel for`). Taken in one step with the effects that implicit_begin, omp_event, work_end,
+// sync_begin and implicit_end have on it, in their order, without the stacks and a dispatch per
+// event. Returns the task's end event, or e when the events are not of that shape, or when the
+// general handlers would decline or ignore them (they then take them one by one). `taken`: the
+// events it stands for besides e (a folded sync region's steps count).
+// The shape is told by the event after e (kWork: a work construct's begin), so that the code for
+// the one without a work construct (the Kokkos backend's) carries none of the other's.
 [[gnu::always_inline]] inline const Event* ThreadFold::implicit_whole(const Event* e, const Event* end, std::uint64_t& lo, std::uint64_t& hi,
-                                                                       ParallelRow* region) {
+                                                                       std::uint64_t& taken, ParallelRow* region) {
+  const Event* s = e->next();
+  if (s >= end) return e;
+  if (s->type == Ev::OmpWorkBegin) return implicit_whole<true>(e, s, end, lo, hi, taken, region);
+  return implicit_whole<false>(e, s, end, lo, hi, taken, region);
+}
+
+template <bool kWork>
+[[gnu::always_inline]] inline const Event* ThreadFold::implicit_whole(const Event* e, const Event* s, const Event* end, std::uint64_t& lo,
+                                                                       std::uint64_t& hi, std::uint64_t& taken, ParallelRow* region) {
   using T = fields::OmpImplicitTask;
   using S = fields::OmpSync;
-  const Event* s = e->next();
+  using W = fields::OmpWork;
+  const Event* wb = nullptr;  // a work construct's begin, and its end
+  const Event* wx = nullptr;
+  if constexpr (kWork) {
+    wb = s;
+    wx = s->next();
+    while (wx < end && wx->type == Ev::OmpDispatch) wx = wx->next();
+    if (wx >= end || wx->type != Ev::OmpWorkEnd) return e;
+    s = wx->next();
+  }
   if (s >= end || s->type != Ev::OmpSyncBegin) return e;
   const Event* x = s->next();
   if (x >= end || x->type != Ev::OmpImplicitTaskEnd) return e;
@@ -802,14 +837,53 @@ void ThreadFold::target_event(const Event& e) {
   // kNoStep is the largest value: ye below it means all three steps are there.
   if (kind >= kKinds || kind == kBarrierImplicitWorkshare || ye == kNoStep || !(start <= ys && ys <= ws && ws <= we && we <= ye))
     return e;
+  std::uint16_t work_type = 0;
+  if constexpr (kWork) {
+    work_type = W::work_type.get(*wb);
+    const std::uint16_t end_type = W::work_type.get(*wx);
+    if (work_type >= kKinds || !(end_type == work_type || (omp_names::is_loop(end_type) && omp_names::is_loop(work_type))) ||
+        W::parallel_id.get(*wb) != pid || recent_run_ != 0)
+      return e;
+    for (const Event* q = wb->next(); q != wx; q = q->next())
+      if (fields::OmpDispatch::kind.get(*q) >= kKinds) return e;
+  }
   // The region's own thread: its task goes with the region's row (implicit_end), the innermost
-  // region of that id.
+  // region of that id, unless it ran a work construct.
   ParallelRow* own = nullptr;
   if (region != nullptr && region->id == pid) own = region;  // just begun, not on the stack (ids open are distinct)
   else
     for (OpenParallel& o : open_parallels_)
       if (o.row.id == pid) own = &o.row;
-  if (own != nullptr && own->own_task) return e;
+  if (own != nullptr && !kWork && own->own_task) return e;
+  std::uint64_t events = kWork ? 7 : 5;  // the sync region's begin and steps, the task's end (and the work's begin and end)
+  const auto first_part = static_cast<std::uint32_t>(parts.size());
+  if constexpr (kWork) {  // omp_event and work_end
+    for (const Event* q = wb->next(); q != wx; q = q->next()) {
+      ++dispatch[fields::OmpDispatch::kind.get(*q)].count;
+      lo = std::min(lo, q->ns);
+      hi = std::max(hi, q->ns);
+      ++events;
+    }
+    const std::uint64_t d = wx->ns - wb->ns;
+    CountFigure& c = work[work_type];
+    ++c.count;
+    c.total += d;
+    const std::uint64_t codeptr = W::codeptr.get(*wb);
+    const bool has_row = with_rows_ && W::kernel.get(*wb) == 0 && codeptr != 0;
+    if (has_row) {
+      cur_ = wx;
+      hit(construct_kind(Category::Work, work_type), codeptr, d, 0, wx->ns);
+      last_work_ = {first_part, pid, wx->ns};
+    }
+    WorkPiece& piece = append(parts);
+    piece.type = work_type;
+    piece.has_row = has_row;
+    piece.codeptr = has_row ? codeptr : 0;
+    piece.busy = d;
+    piece.loop = omp_names::is_loop(work_type);
+    lo = std::min(lo, std::min(wb->ns, wx->ns));
+    hi = std::max(hi, std::max(wb->ns, wx->ns));
+  }
   // The wait (thread_wait): the thread's, and every implicit task's open on it, this one's too.
   const std::uint64_t d = we - ws;
   wait_total += d;
@@ -820,19 +894,12 @@ void ThreadFold::target_event(const Event& e) {
   }
   const std::uint64_t stop = x->ns;
   const std::uint64_t kernel = S::kernel.get(*s), codeptr = S::codeptr.get(*s);
-  if (own != nullptr) {
+  const auto first_piece = static_cast<std::uint32_t>(pieces.size());
+  if (own != nullptr) {  // close_sync: not cut, folded now
     cur_ = s;  // the sync's facts take its place in the thread's order
     fold_sync(kind, kernel != 0, codeptr, ye - ys, d, ye);
-    const std::uint64_t dur = stop - start;
-    own->own_task = true;
-    own->own_team_size = T::team_size.get(*e);
-    own->own_dur = dur;
-    own->own_wait = d;
-    ++implicit_tasks;
-    busy += dur - std::min(d, dur);
   } else {
-    const auto first = static_cast<std::uint32_t>(pieces.size());
-    SyncPiece& y = pieces.emplace_back();
+    SyncPiece& y = append(pieces);
     y.kind = kind;
     y.in_kernel = kernel != 0;
     y.codeptr = codeptr;
@@ -841,7 +908,17 @@ void ThreadFold::target_event(const Event& e) {
     y.wait = d;
     y.last_start = ws;
     y.last_end = we;
-    ImplicitRow& r = implicits.emplace_back();
+  }
+  if (own != nullptr && !kWork) {
+    const std::uint64_t dur = stop - start;
+    own->own_task = true;
+    own->own_team_size = T::team_size.get(*e);
+    own->own_dur = dur;
+    own->own_wait = d;
+    ++implicit_tasks;
+    busy += dur - std::min(d, dur);
+  } else {
+    ImplicitRow& r = append(implicits);
     r.parallel_id = pid;
     r.start = start;
     r.end = stop;
@@ -850,12 +927,14 @@ void ThreadFold::target_event(const Event& e) {
     r.last_end = we;
     r.track = track;
     r.team_size = T::team_size.get(*e);
-    r.pieces = first;
-    r.piece_count = 1;
-    r.parts = static_cast<std::uint32_t>(parts.size());
+    r.pieces = first_piece;
+    r.piece_count = own != nullptr ? 0 : 1;  // the sync region: folded now on its region's thread, else a piece
+    r.parts = first_part;
+    r.part_count = kWork ? 1 : 0;
   }
   lo = std::min(lo, std::min(start, stop));
   hi = std::max(hi, std::max(ye, stop));
+  taken = events;
   return x;
 }
 
@@ -926,7 +1005,7 @@ void ThreadFold::work_end(const Event& e) {
     piece.type = w.type;
     piece.has_row = has_row;
     piece.codeptr = has_row ? w.codeptr : 0;
-    parts.push_back(piece);
+    append(parts, piece);
   }
   parts[p].busy += d;
   parts[p].loop = parts[p].loop || omp_names::is_loop(w.type);
@@ -996,7 +1075,7 @@ void ThreadFold::sync_end(const Event& e) {
     // Inside a worker's implicit task: it may end after its region did (reported late), and is
     // cut with it: folded when the region's end is known. (The region's own thread's task is not
     // cut: its syncs are folded now, but a work construct's barrier, which its region's join needs.)
-    SyncPiece& p = pieces.emplace_back();
+    SyncPiece& p = append(pieces);
     p.kind = y.kind;
     p.in_kernel = y.kernel != 0;
     p.part = part;
@@ -1364,13 +1443,14 @@ void ThreadFold::events(const Event* begin, const Event* end) {
       }
       case Ev::OmpParallelEnd: parallel_end(*e); break;
       case Ev::OmpImplicitTaskBegin: {
-        const Event* last = implicit_whole(e, end, lo, hi);
+        std::uint64_t taken = 0;
+        const Event* last = implicit_whole(e, end, lo, hi, taken);
         if (last == e) {
           implicit_begin(*e);
           break;
         }
-        n += 5;  // the sync region's begin and steps, the task's end
-        omp += 5;
+        n += taken;
+        omp += taken;
         e = last;
         break;
       }

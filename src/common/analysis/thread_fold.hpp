@@ -401,7 +401,11 @@ class ThreadFold {
   void parallel_end(const Event& e);
   void implicit_begin(const Event& e);
   void implicit_end(const Event& e);
-  const Event* implicit_whole(const Event* e, const Event* end, std::uint64_t& lo, std::uint64_t& hi, ParallelRow* region = nullptr);
+  const Event* implicit_whole(const Event* e, const Event* end, std::uint64_t& lo, std::uint64_t& hi, std::uint64_t& taken,
+                              ParallelRow* region = nullptr);
+  template <bool kWork>
+  [[gnu::always_inline]] const Event* implicit_whole(const Event* e, const Event* s, const Event* end, std::uint64_t& lo, std::uint64_t& hi, std::uint64_t& taken,
+                              ParallelRow* region);
   void work_end(const Event& e);
   void sync_end(const Event& e);
   const Event* sync_begin(const Event* e, const Event* end, std::uint64_t& steps);

@@ -177,18 +177,31 @@ template <unsigned T, bool kChecked, class Sink>
     l[2] = last.lane[kLane.lane][0];
     if constexpr (kLane.fields == 2) l[3] = last.lane[kLane.lane][1];
   }
-  if constexpr (kValues != 0) {  // absent: 0
-    for (unsigned v = kValues; v; v &= v - 1) l[__builtin_ctz(v)] = 0;
-  }
-  while (mask) {  // only the fields that changed
-    const unsigned i = static_cast<unsigned>(__builtin_ctz(mask));
-    mask &= mask - 1;
+  // The value fields come last in the mask-bit order (a folded sync record's steps, u3..u5): the
+  // delta fields first, in a loop, then each value field where its bit says (absent: 0), with no
+  // test per field of which kind it is.
+  static_assert(kValues == 0 || kValues == 0xe0, "value fields: u3..u5");
+  unsigned deltas = mask;
+  if constexpr (kValues != 0) deltas &= ~kValues;
+  while (deltas) {  // only the fields that changed
+    const unsigned i = static_cast<unsigned>(__builtin_ctz(deltas));
+    deltas &= deltas - 1;
     std::uint64_t z;
     if constexpr (kChecked) p = get_varint(p, end, z);
     else p = get_varint_unchecked(p, z);
     if (p == nullptr) return nullptr;
-    if constexpr (kValues == 0) l[i] += unzigzag(z);
-    else l[i] = (kValues >> i) & 1 ? z : l[i] + unzigzag(z);
+    l[i] += unzigzag(z);
+  }
+  if constexpr (kValues != 0) {
+    for (unsigned i = 5; i < 8; ++i) {
+      std::uint64_t z = 0;
+      if (mask & (1u << i)) {
+        if constexpr (kChecked) p = get_varint(p, end, z);
+        else p = get_varint_unchecked(p, z);
+        if (p == nullptr) return nullptr;
+      }
+      l[i] = z;
+    }
   }
   if constexpr (kLane.lane != 0) {
     last.lane[kLane.lane][0] = l[2];

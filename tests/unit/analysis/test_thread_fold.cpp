@@ -976,9 +976,13 @@ TEST_CASE("thread fold: an implicit task that is one barrier, taken whole or eve
     bool between;      // a profile event between the task's end and the region's end
     bool backwards;    // the barrier's end step before its wait's end
     std::uint16_t kind;
+    bool work = false;  // a loop (begin, two dispatches, end) before the barrier: a `parallel for`
+    std::uint16_t dispatch_kind = 3;
   };
   for (const Variant v : {Variant{"whole", false, false, 9}, Variant{"a record between", true, false, 9},
-                          Variant{"end before the wait's end", false, true, 9}, Variant{"workshare barrier", false, false, 8}}) {
+                          Variant{"end before the wait's end", false, true, 9}, Variant{"workshare barrier", false, false, 8},
+                          Variant{"a loop", false, false, 9, true}, Variant{"a loop, a record between", true, false, 9, true},
+                          Variant{"a loop with an unknown dispatch kind", false, false, 9, true, 40}}) {
     const std::string name = v.name;
     CAPTURE(name);
     const auto task = [&](Recorder& rec, bool own) {
@@ -988,7 +992,23 @@ TEST_CASE("thread fold: an implicit task that is one barrier, taken whole or eve
       T::team_size.set(b, 2);
       T::thread_num.set(b, own ? 0 : 1);
       T::flags.set(b, 2);
-      Record& y = rec.add(Ev::OmpSyncBegin, 30);
+      std::uint64_t step = 30;
+      if (v.work) {  // the loop from t0 + 2 to t0 + 22, dispatches at 5 and 12
+        Record& wb = rec.add(Ev::OmpWorkBegin, 2);
+        fields::OmpWork::work_type.set(wb, 10);  // ompt_work_loop_static
+        fields::OmpWork::parallel_id.set(wb, 7);
+        fields::OmpWork::codeptr.set(wb, 0x6000);
+        for (const std::uint64_t at : {3, 7}) {
+          Record& d = rec.add(Ev::OmpDispatch, at);
+          fields::OmpDispatch::kind.set(d, v.dispatch_kind);
+          fields::OmpDispatch::parallel_id.set(d, 7);
+        }
+        Record& wx = rec.add(Ev::OmpWorkEnd, 10);
+        fields::OmpWork::work_type.set(wx, 10);
+        fields::OmpWork::parallel_id.set(wx, 7);
+        step = 8;
+      }
+      Record& y = rec.add(Ev::OmpSyncBegin, step);
       S::kind.set(y, v.kind);
       S::parallel_id.set(y, 7);
       S::kernel.set(y, 3);
@@ -1019,16 +1039,48 @@ TEST_CASE("thread fold: an implicit task that is one barrier, taken whole or eve
       ThreadFold whole(own ? 0 : 1, 0, kob::CodeRange{}, false);
       feed(one, recs, 1);
       feed(whole, recs, 64);
+      if (v.dispatch_kind >= kob::engine::kKinds) {  // the general handler's decline, whichever way
+        CHECK(one.why() == "an unknown dispatch kind");
+        CHECK(whole.why() == "an unknown dispatch kind");
+        continue;
+      }
       for (const ThreadFold* f : {&one, &whole}) {
         REQUIRE_MESSAGE(!f->declined(), f->why());
         // What the test wrote: one barrier, its wait, the events it stands for.
         CHECK(f->sync[v.kind].count == (own ? 1 : 0));  // a worker's barrier is a piece for its region's join
         CHECK(f->sync[v.kind].total == (own ? barrier : 0));
         CHECK(f->wait_total == wait);
-        CHECK(f->host_records == recs.size() + 3);
+        CHECK(f->host_records == recs.size() + 3);  // the barrier's three steps
         CHECK(f->omp_records == recs.size() + 3 - (own && v.between ? 1 : 0));
         CHECK(f->t_min == 1010);
         CHECK(f->last_ns == recs.back().tick);
+        CHECK(f->work[10].count == (v.work ? 1 : 0));
+        CHECK(f->work[10].total == (v.work ? 20 : 0));
+        CHECK(f->dispatch[3].count == (v.work ? 2 : 0));
+      }
+      if (v.work) {  // a task that ran a work construct is a row for the join, on either thread
+        for (const ThreadFold* f : {&one, &whole}) {
+          REQUIRE(f->implicits.size() == 1);
+          const kob::engine::ImplicitRow& r = f->implicits[0];
+          CHECK(r.start == (own ? 1020 : 1010));
+          CHECK(r.end == r.start + 90);
+          CHECK(r.wait == wait);
+          CHECK(r.piece_count == (own ? 0 : 1));  // the region's own thread folds its barrier now
+          REQUIRE(r.part_count == 1);
+          const kob::engine::WorkPiece& w = f->parts[r.parts];
+          CHECK(w.type == 10);
+          CHECK(w.loop);
+          CHECK(w.busy == 20);
+          CHECK_FALSE(w.has_row);  // rows: with_rows (the constructs table) only
+          if (own) {
+            REQUIRE(f->parallels.size() == 1);
+            CHECK_FALSE(f->parallels[0].own_task);
+            CHECK(f->parallels[0].end == recs.back().tick);
+            CHECK(f->implicit_tasks == 0);
+          }
+        }
+        if (own) CHECK(one.parallels[0].seq == whole.parallels[0].seq);
+        continue;
       }
       if (own) {
         for (const ThreadFold* f : {&one, &whole}) {
