@@ -19,14 +19,13 @@ constexpr unsigned kToolFlush = static_cast<unsigned>(Ev::ToolFlush);
 // decoder's fields into the chunk's cells, what its type needs decided at compile time. The place
 // on the time line lives in the sink (registers) while a chunk is decoded. The cells were sized for
 // the most a chunk can make (reserve_cells), so no record checks for room.
+template <bool kInBegin>
 struct EventSink {
   EventDecoder::Place place;
   Event* out;
   std::size_t steps = 0;  // the events unfolded from sync records (the others are one per record)
-  bool in_begin;          // EventDecoder::SyncSteps::InBegin
 
-  EventSink(EventChunk& c, const EventDecoder::Place& p, EventDecoder::SyncSteps mode)
-      : place(p), out(c.cells.data() + c.used), in_begin(mode == EventDecoder::SyncSteps::InBegin) {}
+  EventSink(EventChunk& c, const EventDecoder::Place& p) : place(p), out(c.cells.data() + c.used) {}
 
   // The head word: type, cells, sub and a in one store (Event's layout).
   static std::uint64_t head(unsigned type, std::uint64_t sub, std::uint64_t a) {
@@ -51,7 +50,7 @@ struct EventSink {
       std::uint64_t* w = e->wide_slots();
       w[0] = l[4];
       out = e + 2;
-      if (in_begin) {
+      if constexpr (kInBegin) {
         steps_in_begin(w, tick, l);
       } else {
         w[1] = w[2] = w[3] = 0;  // the steps, unfolded below
@@ -112,26 +111,40 @@ void reserve_cells(EventChunk& out, std::size_t cells) {
   if (out.cells.size() - out.used < cells) out.cells.resize(out.used + cells);
 }
 
+// The mode as a constant (EventSink<kInBegin>): a folded sync begin tests nothing to know it.
+template <bool kInBegin>
+std::size_t decode_chunk(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, EventChunk& out,
+                         EventDecoder::Place& place) {
+  reserve_cells(out, std::min(records * kMaxCellsPerRecord, bytes) + kMaxCellsPerRecord);
+  EventSink<kInBegin> sink(out, place);
+  const std::size_t n = codec::decode_into(p, bytes, records, base_tick, sink);
+  sink.finish(out, n, place);
+  return n;
+}
+
+template <bool kInBegin>
+void append_records(const Record* recs, std::size_t n, EventChunk& out, EventDecoder::Place& place) {
+  reserve_cells(out, n * kMaxCellsPerRecord);
+  EventSink<kInBegin> sink(out, place);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Record& r = recs[i];
+    const std::uint64_t l[8] = {r.sub, r.a, r.u[0], r.u[1], r.u[2], r.u[3], r.u[4], r.u[5]};
+    codec::with_type(static_cast<unsigned>(r.type), [&]<unsigned T>() { sink.template put<T>(r.tick, l); });
+  }
+  sink.finish(out, n, place);
+}
+
 }  // namespace
 
 std::size_t EventDecoder::decode(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick,
                                  EventChunk& out) {
-  reserve_cells(out, std::min(records * kMaxCellsPerRecord, bytes) + kMaxCellsPerRecord);
-  EventSink sink(out, place_, mode_);
-  const std::size_t n = codec::decode_into(p, bytes, records, base_tick, sink);
-  sink.finish(out, n, place_);
-  return n;
+  if (mode_ == SyncSteps::InBegin) return decode_chunk<true>(p, bytes, records, base_tick, out, place_);
+  return decode_chunk<false>(p, bytes, records, base_tick, out, place_);
 }
 
 void EventDecoder::append(const Record* recs, std::size_t n, EventChunk& out) {
-  reserve_cells(out, n * kMaxCellsPerRecord);
-  EventSink sink(out, place_, mode_);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Record& r = recs[i];
-    const std::uint64_t l[8] = {r.sub, r.a, r.u[0], r.u[1], r.u[2], r.u[3], r.u[4], r.u[5]};
-    codec::with_type(static_cast<unsigned>(r.type), [&]<unsigned T>() { sink.put<T>(r.tick, l); });
-  }
-  sink.finish(out, n, place_);
+  if (mode_ == SyncSteps::InBegin) append_records<true>(recs, n, out, place_);
+  else append_records<false>(recs, n, out, place_);
 }
 
 }  // namespace kob
