@@ -319,7 +319,8 @@ void ThreadFold::end_copy(const OpenCopy& c, std::uint64_t end) {
   site.second += d;
 }
 
-void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait, std::uint64_t end) {
+[[gnu::always_inline]] inline void ThreadFold::hit(std::uint32_t kind, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait,
+                                                   std::uint64_t end) {
   // Mostly the construct of the hit before (one loop, region after region): checked first.
   std::uint32_t i = last_hit_;
   if (i >= hits.size() || hits[i].codeptr != codeptr || hits[i].kind != kind) i = find_hit(kind, codeptr, end, seq());
