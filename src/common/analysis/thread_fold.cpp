@@ -894,21 +894,13 @@ template <bool kWork>
     t.last_end = we;
   }
   const std::uint64_t stop = x->ns;
-  const std::uint64_t kernel = S::kernel.get(*s), codeptr = S::codeptr.get(*s);
+  const OpenSyncRegion y{kind, pid, S::kernel.get(*s), S::codeptr.get(*s), ys, d, ws, we};
   const auto first_piece = static_cast<std::uint32_t>(pieces.size());
   if (own != nullptr) {  // close_sync: not cut, folded now
     cur_ = s;  // the sync's facts take its place in the thread's order
-    fold_sync(kind, kernel != 0, codeptr, ye - ys, d, ye);
+    fold_sync(kind, y.kernel != 0, y.codeptr, ye - ys, d, ye);
   } else {
-    SyncPiece& y = append(pieces);
-    y.kind = kind;
-    y.in_kernel = kernel != 0;
-    y.codeptr = codeptr;
-    y.start = ys;
-    y.end = ye;
-    y.wait = d;
-    y.last_start = ws;
-    y.last_end = we;
+    add_piece(y, kNone, ye);
   }
   if (own != nullptr && !kWork) {
     const std::uint64_t dur = stop - start;
@@ -918,7 +910,7 @@ template <bool kWork>
     own->own_wait = d;
     ++implicit_tasks;
     busy += dur - std::min(d, dur);
-  } else {
+  } else {  // fill_row's row, by hand: through an OpenImplicit made for it, +0.6 % on the goal traces
     ImplicitRow& r = append(implicits);
     r.parallel_id = pid;
     r.start = start;
@@ -1061,6 +1053,20 @@ void ThreadFold::sync_end(const Event& e) {
   close_sync(y, e.ns);
 }
 
+// A sync region that ended at `end` inside a worker's implicit task: a piece of the task's row.
+[[gnu::always_inline]] inline void ThreadFold::add_piece(const OpenSyncRegion& y, std::uint32_t part, std::uint64_t end) {
+  SyncPiece& p = append(pieces);
+  p.kind = y.kind;
+  p.in_kernel = y.kernel != 0;
+  p.part = part;
+  p.codeptr = y.codeptr;
+  p.start = y.start;
+  p.end = end;
+  p.wait = y.wait;
+  p.last_start = y.last_start;
+  p.last_end = y.last_end;
+}
+
 // A sync region ended at `end`: folded, or kept for its implicit task's region's end.
 [[gnu::always_inline]] inline void ThreadFold::close_sync(const OpenSyncRegion& y, std::uint64_t end) {
   OpenImplicit* t = worker_task();
@@ -1076,16 +1082,7 @@ void ThreadFold::sync_end(const Event& e) {
     // Inside a worker's implicit task: it may end after its region did (reported late), and is
     // cut with it: folded when the region's end is known. (The region's own thread's task is not
     // cut: its syncs are folded now, but a work construct's barrier, which its region's join needs.)
-    SyncPiece& p = append(pieces);
-    p.kind = y.kind;
-    p.in_kernel = y.kernel != 0;
-    p.part = part;
-    p.codeptr = y.codeptr;
-    p.start = y.start;
-    p.end = end;
-    p.wait = y.wait;
-    p.last_start = y.last_start;
-    p.last_end = y.last_end;
+    add_piece(y, part, end);
     return;
   }
   if (part != kNone) return decline("a workshare barrier before its implicit task");

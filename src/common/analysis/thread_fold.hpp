@@ -413,6 +413,7 @@ class ThreadFold {
   std::uint64_t thread_wait(std::uint64_t start, std::uint64_t end);
   std::uint64_t partial_sync(const Event& begin, const OpenSyncRegion& y, std::uint64_t ws, std::uint64_t we, std::uint64_t ye);
   void close_sync(const OpenSyncRegion& y, std::uint64_t end);
+  void add_piece(const OpenSyncRegion& y, std::uint32_t part, std::uint64_t end);
   void fold_sync(std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait, std::uint64_t end);
   void wait_end(const Event& e);
   void add_wait(std::uint16_t kind, std::uint64_t start, std::uint64_t end);

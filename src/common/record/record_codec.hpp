@@ -145,18 +145,14 @@ inline void write_record(Record& r, unsigned type, std::uint64_t tick, const std
   case (n): f.template operator()<(n)>(); break;
 #define KOB_TYPE_CASE4(n) KOB_TYPE_CASE(n) KOB_TYPE_CASE(n + 1) KOB_TYPE_CASE(n + 2) KOB_TYPE_CASE(n + 3)
 #define KOB_TYPE_CASE16(n) KOB_TYPE_CASE4(n) KOB_TYPE_CASE4(n + 4) KOB_TYPE_CASE4(n + 8) KOB_TYPE_CASE4(n + 12)
+#define KOB_TYPE_CASE128(n)                                                                                    \
+  KOB_TYPE_CASE16(n) KOB_TYPE_CASE16(n + 16) KOB_TYPE_CASE16(n + 32) KOB_TYPE_CASE16(n + 48) KOB_TYPE_CASE16(n + 64) \
+  KOB_TYPE_CASE16(n + 80) KOB_TYPE_CASE16(n + 96) KOB_TYPE_CASE16(n + 112)
 template <class F>
 [[gnu::always_inline]] inline void with_type(unsigned type, F&& f) {
   static_assert(kTypes == 128, "one case per type");
   switch (type) {
-    KOB_TYPE_CASE16(0)
-    KOB_TYPE_CASE16(16)
-    KOB_TYPE_CASE16(32)
-    KOB_TYPE_CASE16(48)
-    KOB_TYPE_CASE16(64)
-    KOB_TYPE_CASE16(80)
-    KOB_TYPE_CASE16(96)
-    KOB_TYPE_CASE16(112)
+    KOB_TYPE_CASE128(0)
     default: break;
   }
 }
@@ -166,24 +162,11 @@ template <class F>
 template <class F>
 [[gnu::always_inline]] inline void with_byte(unsigned byte, F&& f) {
   switch (byte & 255) {
-    KOB_TYPE_CASE16(0)
-    KOB_TYPE_CASE16(16)
-    KOB_TYPE_CASE16(32)
-    KOB_TYPE_CASE16(48)
-    KOB_TYPE_CASE16(64)
-    KOB_TYPE_CASE16(80)
-    KOB_TYPE_CASE16(96)
-    KOB_TYPE_CASE16(112)
-    KOB_TYPE_CASE16(128)
-    KOB_TYPE_CASE16(144)
-    KOB_TYPE_CASE16(160)
-    KOB_TYPE_CASE16(176)
-    KOB_TYPE_CASE16(192)
-    KOB_TYPE_CASE16(208)
-    KOB_TYPE_CASE16(224)
-    KOB_TYPE_CASE16(240)
+    KOB_TYPE_CASE128(0)
+    KOB_TYPE_CASE128(128)
   }
 }
+#undef KOB_TYPE_CASE128
 #undef KOB_TYPE_CASE16
 #undef KOB_TYPE_CASE4
 #undef KOB_TYPE_CASE
