@@ -815,7 +815,6 @@ template <bool kWork>
                                                                        std::uint64_t& hi, std::uint64_t& taken, ParallelRow* region) {
   using T = fields::OmpImplicitTask;
   using S = fields::OmpSync;
-  using W = fields::OmpWork;
   const Event* wb = nullptr;  // a work construct's begin, and its end
   const Event* wx = nullptr;
   if constexpr (kWork) {
@@ -838,16 +837,8 @@ template <bool kWork>
   // kNoStep is the largest value: ye below it means all three steps are there.
   if (kind >= kKinds || kind == kBarrierImplicitWorkshare || ye == kNoStep || !(start <= ys && ys <= ws && ws <= we && we <= ye))
     return e;
-  std::uint16_t work_type = 0;
-  if constexpr (kWork) {
-    work_type = W::work_type.get(*wb);
-    const std::uint16_t end_type = W::work_type.get(*wx);
-    if (work_type >= kKinds || !(end_type == work_type || (omp_names::is_loop(end_type) && omp_names::is_loop(work_type))) ||
-        W::parallel_id.get(*wb) != pid || recent_run_ != 0)
-      return e;
-    for (const Event* q = wb->next(); q != wx; q = q->next())
-      if (fields::OmpDispatch::kind.get(*q) >= kKinds) return e;
-  }
+  if constexpr (kWork)
+    if (!work_whole_fits(wb, wx, pid)) return e;
   // The region's own thread: its task goes with the region's row (implicit_end), the innermost
   // region of that id, unless it ran a work construct.
   ParallelRow* own = nullptr;
@@ -858,33 +849,7 @@ template <bool kWork>
   if (own != nullptr && !kWork && own->own_task) return e;
   std::uint64_t events = kWork ? 7 : 5;  // the sync region's begin and steps, the task's end (and the work's begin and end)
   const auto first_part = static_cast<std::uint32_t>(parts.size());
-  if constexpr (kWork) {  // omp_event and work_end
-    for (const Event* q = wb->next(); q != wx; q = q->next()) {
-      ++dispatch[fields::OmpDispatch::kind.get(*q)].count;
-      lo = std::min(lo, q->ns);
-      hi = std::max(hi, q->ns);
-      ++events;
-    }
-    const std::uint64_t d = wx->ns - wb->ns;
-    CountFigure& c = work[work_type];
-    ++c.count;
-    c.total += d;
-    const std::uint64_t codeptr = W::codeptr.get(*wb);
-    const bool has_row = with_rows_ && W::kernel.get(*wb) == 0 && codeptr != 0;
-    if (has_row) {
-      cur_ = wx;
-      hit(construct_kind(Category::Work, work_type), codeptr, d, 0, wx->ns);
-      last_work_ = {first_part, pid, wx->ns};
-    }
-    WorkPiece& piece = append(parts);
-    piece.type = work_type;
-    piece.has_row = has_row;
-    piece.codeptr = has_row ? codeptr : 0;
-    piece.busy = d;
-    piece.loop = omp_names::is_loop(work_type);
-    lo = std::min(lo, std::min(wb->ns, wx->ns));
-    hi = std::max(hi, std::max(wb->ns, wx->ns));
-  }
+  if constexpr (kWork) events += take_work_whole(wb, wx, pid, lo, hi);
   // The wait (thread_wait): the thread's, and every implicit task's open on it, this one's too.
   const std::uint64_t d = we - ws;
   wait_total += d;
@@ -929,6 +894,55 @@ template <bool kWork>
   hi = std::max(hi, std::max(ye, stop));
   taken = events;
   return x;
+}
+
+// implicit_whole's work construct (its begin wb, dispatches, end wx): whether the handlers would
+// take it without declining (omp_event, work_end), as the task's only construct.
+[[gnu::always_inline]] inline bool ThreadFold::work_whole_fits(const Event* wb, const Event* wx, std::uint64_t pid) const {
+  using W = fields::OmpWork;
+  const std::uint16_t type = W::work_type.get(*wb), end_type = W::work_type.get(*wx);
+  if (type >= kKinds || !(end_type == type || (omp_names::is_loop(end_type) && omp_names::is_loop(type))) || W::parallel_id.get(*wb) != pid ||
+      recent_run_ != 0)
+    return false;
+  for (const Event* q = wb->next(); q != wx; q = q->next())
+    if (fields::OmpDispatch::kind.get(*q) >= kKinds) return false;
+  return true;
+}
+
+// Its effects, as omp_event's and work_end's: the dispatches, the construct's figures and hit, the
+// task's part. Returns the dispatches taken.
+[[gnu::always_inline]] inline std::uint64_t ThreadFold::take_work_whole(const Event* wb, const Event* wx, std::uint64_t pid, std::uint64_t& lo,
+                                                                       std::uint64_t& hi) {
+  using W = fields::OmpWork;
+  std::uint64_t dispatches = 0;
+  for (const Event* q = wb->next(); q != wx; q = q->next()) {
+    ++dispatch[fields::OmpDispatch::kind.get(*q)].count;
+    lo = std::min(lo, q->ns);
+    hi = std::max(hi, q->ns);
+    ++dispatches;
+  }
+  const std::uint16_t type = W::work_type.get(*wb);
+  const std::uint64_t d = wx->ns - wb->ns;
+  CountFigure& c = work[type];
+  ++c.count;
+  c.total += d;
+  const std::uint64_t codeptr = W::codeptr.get(*wb);
+  const bool has_row = with_rows_ && W::kernel.get(*wb) == 0 && codeptr != 0;
+  const auto part = static_cast<std::uint32_t>(parts.size());
+  if (has_row) {
+    cur_ = wx;
+    hit(construct_kind(Category::Work, type), codeptr, d, 0, wx->ns);
+    last_work_ = {part, pid, wx->ns};
+  }
+  WorkPiece& piece = append(parts);
+  piece.type = type;
+  piece.has_row = has_row;
+  piece.codeptr = has_row ? codeptr : 0;
+  piece.busy = d;
+  piece.loop = omp_names::is_loop(type);
+  lo = std::min(lo, std::min(wb->ns, wx->ns));
+  hi = std::max(hi, std::max(wb->ns, wx->ns));
+  return dispatches;
 }
 
 // An implicit task's row, its pieces and parts where the vectors hold them from the task's start.
