@@ -897,12 +897,13 @@ template <bool kWork>
 }
 
 // implicit_whole's work construct (its begin wb, dispatches, end wx): whether the handlers would
-// take it without declining (omp_event, work_end), as the task's only construct.
+// take it without declining (omp_event, work_end), as the task's only construct (a region id 0, a
+// damaged file's, makes no part there).
 [[gnu::always_inline]] inline bool ThreadFold::work_whole_fits(const Event* wb, const Event* wx, std::uint64_t pid) const {
   using W = fields::OmpWork;
   const std::uint16_t type = W::work_type.get(*wb), end_type = W::work_type.get(*wx);
   if (type >= kKinds || !(end_type == type || (omp_names::is_loop(end_type) && omp_names::is_loop(type))) || W::parallel_id.get(*wb) != pid ||
-      recent_run_ != 0)
+      pid == 0 || recent_run_ != 0)
     return false;
   for (const Event* q = wb->next(); q != wx; q = q->next())
     if (fields::OmpDispatch::kind.get(*q) >= kKinds) return false;
