@@ -158,7 +158,9 @@ template <class F>
 }
 // As with_type, for any byte: f.template operator()<T>() with T up to 255 (the caller tells a type
 // out of range by T, at compile time), so that the decoding loop takes a record's type byte with
-// one jump and no range test before it.
+// one jump and no range test before it. Kept beside with_type, not under it: with_type made of it
+// (a guard per case) cost the decoding loop 7.7 % of the 10^4-kernel goal trace's Ir (callgrind),
+// its bound-checked tail taking registers from the fast loop.
 template <class F>
 [[gnu::always_inline]] inline void with_byte(unsigned byte, F&& f) {
   switch (byte & 255) {
