@@ -38,6 +38,9 @@ ap.add_argument("--tasks", default=None,
 ap.add_argument("--damage", type=int, default=0,
                 help="also N damaged copies of the raw trace (a 4 KiB block zeroed at N offsets spread over the "
                      "file, and one with garbage appended): each made the same by both engines, or declined")
+ap.add_argument("--device-records", default=None,
+                help="the program's own report (a path in the test's folder, as the device tracing test runtime "
+                     "writes it): each device's records in the summary must be the ones it says it wrote")
 ap.add_argument("--kob-races-only", action="store_true",
                 help="under ThreadSanitizer: the program's races (Kokkos', libomp's uninstrumented) are not this "
                      "test's; kob's threads are")
@@ -107,7 +110,15 @@ for ext in ref:
 # The summary's own figures say what the comparison covered (a run with no events proves nothing).
 with open(os.path.join(wd, "builder.summary.json")) as f:
     s = kc.json_load(f)
-kc.check(s["openmp"]["records"] > 0 or len(s["kernels"]) > 0, "the run has OpenMP records or Kokkos kernels to compare")
+kc.check(s["openmp"]["records"] > 0 or len(s["kernels"]) > 0 or s["target"]["records"] > 0,
+         "the run has OpenMP host or target records or Kokkos kernels to compare")
+if a.device_records is not None:
+    with open(os.path.join(wd, a.device_records)) as f:
+        rt = kc.json_load(f)
+    said = {d["device"]: d["device_records"] for d in s["target"]["devices"]}
+    wrote = {d["num"]: len(d["expected"]) for d in rt["devices"] if d["expected"]}
+    kc.check(len(wrote) > 0, "the runtime wrote device tracing records")
+    kc.expect_eq({n: said.get(n) for n in wrote}, wrote, "device tracing records in the summary, by device, as the runtime wrote them")
 if a.cut_spans is not None:
     kc.expect_eq((s["cut_short"], s["cut_spans"]), (True, a.cut_spans), "a run cut short, and its spans cut")
 if a.cut_omp is not None:

@@ -345,7 +345,8 @@ bool Engine::run(std::string& why) {
     const std::uint64_t bound = bounds[k];
     while (!f.declined() && next[i] < th.chunk_count() && (bound == UINT64_MAX || th.chunk_tick(next[i]) < bound)) {
       th.read_events(next[i]++, decoders[i], chunks[s]);
-      f.events(chunks[s].begin(), chunks[s].end());
+      if (chunks[s].device_records == 0) [[likely]] f.events(chunks[s].begin(), chunks[s].end());
+      else f.events_with_devices(chunks[s].begin(), chunks[s].end());
     }
     const bool last = k + 1 == bounds.size();
     if (last) f.finish(!run_.ended_cleanly, lost_ends);
@@ -1243,7 +1244,7 @@ bool Engine::finish_target(Timeline& rest) {
   std::uint64_t records = 0;
   bool copies_open = false;
   for (const ThreadFold& f : folds_) {
-    records += f.target_records;
+    records += f.target_records + f.device_records;
     copies_open = copies_open || f.unended.copies != 0 || f.discarded.copies != 0;
   }
   if (records == 0) return true;
@@ -1302,6 +1303,7 @@ bool Engine::finish_state(Timeline& rest) {
     tr.dropped = th.dropped;
     tr.omp_place = th.omp_place;
     tr.host_records = f.host_records;
+    tr.device_records = f.device_records;
     tr.last_ns = f.last_ns;
     tr.tool_flushes = f.tool_flushes;
     tr.tool_flush_ns = f.tool_flush_ns;

@@ -622,7 +622,7 @@ void ThreadFold::take_task_work(std::uint64_t start, std::uint64_t& work, bool& 
     case Ev::OmpNestLock: nest_lock(e); break;
     case Ev::OmpTaskCreate: task_create(e); break;
     case Ev::OmpTaskSchedule: task_schedule(e); break;
-    case Ev::OmpDeviceRecord: decline("device tracing records"); break;
+    case Ev::OmpDeviceRecord: decline("a device tracing record among host events"); break;  // events_with_devices takes them
     default:
       if (e.type >= Ev::OmpTargetBegin && e.type < Ev::OmpLast) target_event(e);
       else decline("an unknown OpenMP record");
@@ -644,6 +644,41 @@ void ThreadFold::target_event(const Event& e) {
       if (k.id == kernel) m.kernel_part = k.part;
   ordered.push_back(m);
   ++target_records;
+}
+
+// A device tracing record (its times already host ns, in its fields; its own time when the runtime
+// delivered it): the builder's TimelineBuilder::record_in. Not a host record of its thread: its
+// start and end count for the run's first and last times (start 0: none), not its thread's; to
+// the join's time-ordered facts, where TargetMatcher counts it per device.
+void ThreadFold::device_record(const Event& e) {
+  using F = fields::OmpDeviceRecord;
+  if (const std::uint64_t start = F::start.get(e); start != 0) {
+    t_min = std::min(t_min, start);
+    t_max = std::max(t_max, std::max(start, F::end.get(e)));
+  }
+  OrderedRow m;
+  m.time = e.ns;
+  m.track = track;
+  m.kind = OrderedRow::Target;
+  m.seq = seq();
+  m.event[0] = e;
+  m.event[1] = *(&e + 1);
+  ordered.push_back(m);
+  ++device_records;
+}
+
+void ThreadFold::events_with_devices(const Event* begin, const Event* end) {
+  const Event* from = begin;
+  for (const Event* e = begin; e < end && !declined(); e = e->next()) {
+    if (e->type != Ev::OmpDeviceRecord) continue;
+    if (from < e) events(from, e);
+    if (declined()) return;
+    cells_ = cur_ = e;
+    device_record(*e);
+    seq_base_ += e->cells;
+    from = e->next();
+  }
+  if (from < end) events(from, end);
 }
 
 // A region begun at e. When its own thread's implicit task is taken whole (implicit_whole) and the
@@ -1507,7 +1542,7 @@ void ThreadFold::events(const Event* begin, const Event* end) {
   }
   t_min = lo;
   last_ns = hi;
-  t_max = std::max(hi, flush_end_);
+  t_max = std::max({t_max, hi, flush_end_});  // t_max: also a device record's end (device_record)
   host_records += n;
   omp_records += omp;
   seq_base_ += static_cast<std::uint64_t>(end - begin);

@@ -241,6 +241,9 @@ class ThreadFold {
 
   // The thread's next events, in order (a decoded chunk, EventDecoder::SyncSteps::InBegin).
   void events(const Event* begin, const Event* end);
+  // As events, for a chunk that holds device tracing records (EventChunk::device_records): those
+  // are taken apart (device_record), the others through events.
+  void events_with_devices(const Event* begin, const Event* end);
   // The thread's events are over: what is still open becomes the rows the join needs, or the
   // pass declines. cut: the run was cut short (no clean end): the Kokkos spans and MPI calls
   // still open end at the thread's last event (close_open); else the engine ends them at the end
@@ -309,6 +312,7 @@ class ThreadFold {
   std::array<MutexFigure, kKinds> mutex{};  // by ompt_mutex_t family (omp_names::mutex_family)
   std::uint64_t tasks_created = 0, task_stretch_count = 0, tasks_completed = 0;  // explicit tasks (stretches: not taskwait waits)
   std::uint64_t target_records = 0;  // handed on as OrderedRow::Target (the builder counts them apart from omp_records)
+  std::uint64_t device_records = 0;  // device tracing records, handed on as OrderedRow::Target too (Track::device_records)
 
   // Every call's time (ns) by kernel part, region node and construct hit (the indexes above), kept
   // only after keep_calls(): kob diff's noise model takes each row's calls in any order
@@ -394,6 +398,7 @@ class ThreadFold {
   static void end_named(NamedStats& st, std::uint64_t start, std::uint64_t end);
   void omp_event(const Event& e);
   [[gnu::noinline]] void target_event(const Event& e);
+  void device_record(const Event& e);
   [[gnu::noinline]] void nested_row(std::uint64_t end, std::uint64_t task_work, bool created_tasks);
   void fill_row(ImplicitRow& r, const OpenImplicit& t, std::uint64_t end, std::uint64_t task_work, bool created_tasks) const;
   void rare_host_event(const Event& e, Ev type, std::uint64_t ns);

@@ -14,6 +14,7 @@ namespace {
 constexpr std::size_t kMaxCellsPerRecord = 5;
 constexpr unsigned kSyncBegin = static_cast<unsigned>(Ev::OmpSyncBegin);
 constexpr unsigned kToolFlush = static_cast<unsigned>(Ev::ToolFlush);
+constexpr unsigned kDeviceRecord = static_cast<unsigned>(Ev::OmpDeviceRecord);
 
 // The decoder's sink (codec::decode_into): each record's events written straight from the
 // decoder's fields into the chunk's cells, what its type needs decided at compile time. The place
@@ -24,6 +25,7 @@ struct EventSink {
   EventDecoder::Place place;
   Event* out;
   std::size_t steps = 0;  // the events unfolded from sync records (the others are one per record)
+  std::size_t devices = 0;  // device tracing records (EventChunk::device_records)
 
   EventSink(EventChunk& c, const EventDecoder::Place& p) : place(p), out(c.cells.data() + c.used) {}
 
@@ -63,6 +65,7 @@ struct EventSink {
       w[2] = l[6];
       w[3] = l[7];
       out = e + 2;
+      if constexpr (T == kDeviceRecord) ++devices;
     }
   }
 
@@ -100,6 +103,7 @@ struct EventSink {
   void finish(EventChunk& chunk, std::size_t records, EventDecoder::Place& back) {
     chunk.used = static_cast<std::size_t>(out - chunk.cells.data());
     chunk.events += records + steps;
+    chunk.device_records += devices;
     back = place;
   }
 };

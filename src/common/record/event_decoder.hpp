@@ -20,10 +20,13 @@ struct EventChunk {
   std::vector<Event> cells;
   std::size_t used = 0;
   std::size_t events = 0;
+  // The device tracing records among them (their time is not on the thread's line: a reader that
+  // takes the others in one loop takes these apart, where there are any).
+  std::size_t device_records = 0;
   const Event* begin() const { return cells.data(); }
   const Event* end() const { return cells.data() + used; }
   bool empty() const { return used == 0; }
-  void clear() { used = events = 0; }
+  void clear() { used = events = device_records = 0; }
 };
 
 // The nudge: a record that begins a span inside others (a kernel, fence or deep copy, a loop or

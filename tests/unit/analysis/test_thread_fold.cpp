@@ -441,6 +441,67 @@ TEST_CASE("thread fold: a nested parallel region on the thread that opens it: it
   }
 }
 
+TEST_CASE("thread fold: device tracing records are taken apart from the thread's host events") {
+  // A kernel, with device records before, inside and after it: one whose device times reach before
+  // and after every host event, one with no device times (start 0), one delivered after the
+  // kernel's end (its own time later than every host record's).
+  Recorder rec;
+  using D = fields::OmpDeviceRecord;
+  Record& d0 = rec.add(Ev::OmpDeviceRecord, 5);
+  D::start.set(d0, 100);
+  D::end.set(d0, 5000);
+  D::host_op_id.set(d0, 7);
+  fields::Kernel::id.set(rec.add(Ev::KernelBegin, 10), 1);
+  rec.add(Ev::OmpDeviceRecord, 10);  // start 0: no device times
+  fields::Kernel::id.set(rec.add(Ev::KernelEnd, 30), 1);
+  Record& d2 = rec.add(Ev::OmpDeviceRecord, 40);
+  D::start.set(d2, 1200);
+  D::end.set(d2, 1300);
+  const std::uint64_t kernel_begin = rec.recs[1].tick, kernel_end = rec.recs[3].tick;
+  // Each device record's place among the thread's cells (seq: the cells before it, plus one).
+  std::vector<std::uint64_t> seqs;
+  std::uint64_t cells = 0;
+  for (const Record& r : rec.recs) {
+    if (r.type == Ev::OmpDeviceRecord) seqs.push_back(cells + 1);
+    cells += 1 + kob::kWideEvent[static_cast<unsigned>(r.type)];
+  }
+  for (std::size_t chunk : {1, 2, 3, 8}) {
+    CAPTURE(chunk);
+    ThreadFold f(0, 0, kob::CodeRange{}, false);
+    kob::clock::Line line;
+    kob::EventDecoder decoder(line, kob::EventDecoder::SyncSteps::InBegin);
+    kob::EventChunk events;
+    for (std::size_t i = 0; i < rec.recs.size(); i += chunk) {
+      events.clear();
+      decoder.append(rec.recs.data() + i, std::min(chunk, rec.recs.size() - i), events);
+      if (events.device_records == 0) f.events(events.begin(), events.end());
+      else f.events_with_devices(events.begin(), events.end());
+    }
+    f.finish();
+    REQUIRE_MESSAGE(!f.declined(), f.why());
+    CHECK(f.host_records == 2);  // the kernel's begin and end
+    CHECK(f.device_records == 3);
+    CHECK(f.target_records == 0);
+    CHECK(f.last_ns == kernel_end);  // the later delivery moves no host time
+    CHECK(f.t_min == 100);           // the device's times count for the run
+    CHECK(f.t_max == 5000);
+    REQUIRE(f.kernels.size() == 1);
+    CHECK(f.kernels[0].calls == 1);
+    CHECK(f.kernels[0].total == kernel_end - kernel_begin);
+    REQUIRE(f.ordered.size() == 3);
+    for (std::size_t k = 0; k < 3; ++k) {
+      const kob::engine::OrderedRow& m = f.ordered[k];
+      CHECK(m.kind == kob::engine::OrderedRow::Target);
+      CHECK(m.event[0].type == Ev::OmpDeviceRecord);
+      CHECK(m.seq == seqs[k]);
+    }
+    CHECK(f.ordered[0].time == rec.recs[0].tick);
+    CHECK(D::host_op_id.get(f.ordered[0].event[0]) == 7);
+    CHECK(D::start.get(f.ordered[2].event[0]) == 1200);
+    CHECK(f.ordered[2].time == rec.recs[4].tick);
+  }
+}
+
 TEST_CASE("thread fold: odd hook orders and records it does not cover make it decline") {
   struct Case {
     const char* why;  // nullptr: any reason
@@ -454,7 +515,7 @@ TEST_CASE("thread fold: odd hook orders and records it does not cover make it de
          fields::Kernel::id.set(r.add(Ev::KernelBegin, 1), 9);
          fields::Kernel::id.set(r.add(Ev::KernelBegin, 1), 9);
        }},
-      {"device tracing records", [](Recorder& r) { r.add(Ev::OmpDeviceRecord, 1); }},
+      {"a device tracing record among host events", [](Recorder& r) { r.add(Ev::OmpDeviceRecord, 1); }},  // events_with_devices takes them
       {"a mutex released that its thread did not hold",  // as by another thread (an untied task moved)
        [](Recorder& r) { fields::OmpMutex::kind.set(r.add(Ev::OmpMutexReleased, 1), 1); }},
       {"an early-fulfilled task that did not complete on its thread",  // its complete would be another thread's
