@@ -41,6 +41,8 @@ ap.add_argument("--damage", type=int, default=0,
 ap.add_argument("--device-records", default=None,
                 help="the program's own report (a path in the test's folder, as the device tracing test runtime "
                      "writes it): each device's records in the summary must be the ones it says it wrote")
+ap.add_argument("--hidden-helpers", action="store_true",
+                help="the run has libomp's hidden-helper team (target nowait): the summary must name its threads")
 ap.add_argument("--kob-races-only", action="store_true",
                 help="under ThreadSanitizer: the program's races (Kokkos', libomp's uninstrumented) are not this "
                      "test's; kob's threads are")
@@ -112,6 +114,9 @@ with open(os.path.join(wd, "builder.summary.json")) as f:
     s = kc.json_load(f)
 kc.check(s["openmp"]["records"] > 0 or len(s["kernels"]) > 0 or s["target"]["records"] > 0,
          "the run has OpenMP host or target records or Kokkos kernels to compare")
+if a.hidden_helpers:
+    kc.check(s["openmp"]["hidden_helper_threads"] > 1, "the summary names the hidden-helper team's threads (its main thread and workers): "
+             f"{s['openmp']['hidden_helper_threads']}")
 if a.device_records is not None:
     with open(os.path.join(wd, a.device_records)) as f:
         rt = kc.json_load(f)

@@ -132,6 +132,7 @@ class Engine {
       for (ThreadFold& f : folds_) f.keep_calls();
     }
     sync_.resize(n);
+    hidden_tracks_.assign(n, 0);
     busy_.assign(n, 0);
     implicit_tasks_.assign(n, 0);
     wait_added_.assign(n, 0);
@@ -163,13 +164,14 @@ class Engine {
   [[gnu::always_inline]] Join* slot(std::uint64_t parallel_id, bool make);  // inlined in the joins (called from three places, it was not)
   void fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs);
   bool end_open_task(ImplicitRow& r, std::uint32_t t, bool other_thread, std::uint64_t cut, const OpenWait* waits, OpenSync* syncs);
-  bool end_unended_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs);
+  bool end_unended_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs, bool quiet);
   // The regions still open at the end (ParallelRow::unended()) complete with the tasks begun in them.
   void complete_unended_regions();
   [[gnu::noinline]] bool widen();
   void take_own_task(Join& j, const ParallelRow& p);
   [[gnu::noinline]] void short_teams(std::uint64_t horizon);
   [[gnu::noinline]] void unended_parallels();  // out of the join's code: rare
+  void hidden_works();
   void add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts);
   void add_share(Join& j, std::uint32_t row, std::uint64_t busy, std::uint64_t barrier, std::uint64_t wait);
   void fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait);
@@ -224,6 +226,8 @@ class Engine {
   // By track: the figures the joins fold (sync regions inside implicit tasks, implicit tasks).
   std::vector<std::array<CountFigure, kKinds>> sync_;
   std::vector<std::uint64_t> busy_, implicit_tasks_, wait_added_, wait_taken_;
+  std::vector<std::uint8_t> hidden_tracks_;  // by track: a thread of libomp's hidden-helper team (Track::hidden_helper)
+  std::uint32_t hidden_unended_ = 0;         // hidden-helper team regions open at the end (every run with one)
   std::vector<std::vector<OmpAcc*>> omp_acc_;  // by track and kernel part: its row's OpenMP figures
   std::vector<std::vector<KernelSeen>> kernel_keys_;  // by track and kernel part (ThreadFold::kernels' keys)
   // Whether a Kokkos kernel ran during a parallel region: the latest start of the kernels ended so far.
@@ -440,12 +444,17 @@ void Engine::unended_parallels() {
       for (const ThreadFold& g : folds_)
         for (const std::uint64_t id : g.unbegun_parallel_ends)
           if (id == p.id) return decline("a parallel region ended on another thread than its begin's");
-      ++open_omp_.parallels;
-      ++open_omp_.spans;
+      if (!p.hidden) {  // libomp's hidden-helper team outlives the run: no problem line (OmpMatcher::finish)
+        ++open_omp_.parallels;
+        ++open_omp_.spans;
+      }
       Join* j = slot(p.id, true);
       if (j == nullptr) return;
       if (j->have_parallel) return decline("a parallel id ended twice");
-      if (p.kernel == 0) {
+      if (p.hidden) {
+        hidden_tracks_[p.track] = 1;
+        ++hidden_unended_;
+      } else if (p.kernel == 0) {
         // Their order among themselves is the builder's hash map's: one outside kernels at most.
         if (unended_outside_++ != 0) return decline("two parallel regions outside kernels open at the end");
         p.kernel_inside = kernel_seen_ && latest_kernel_start_ >= p.start;
@@ -460,6 +469,28 @@ void Engine::unended_parallels() {
       // end before theirs), each ends where its thread's events end (OmpMatcher::finish).
       unended_ends_.push_back({p.id, run_.ended_cleanly ? std::max(run_end_, p.start) : p.end});
       j->p.end = UINT64_MAX;
+    }
+  hidden_works();
+}
+
+// The work constructs a hidden-helper thread had open (libomp's own masked region): closed at the
+// end of the run (a clean end: ThreadFold::finish declines the others), silently, as the builder's
+// close_all_quietly closes them: the construct's call, made after every span that ended, and its
+// time in its implicit task's part (the region's share of the row, ConstructRows::work_team).
+void Engine::hidden_works() {
+  for (EpochRows& f : *rows_)
+    for (const UnendedWork& w : f.unended_works) {
+      const std::uint64_t dur = std::max(run_end_, w.start) - w.start;
+      ImplicitRow* task = nullptr;
+      for (ImplicitRow& r : f.implicits)
+        if (r.open && r.parallel_id == w.parallel_id) task = &r;
+      if (task == nullptr || w.part >= task->part_count) return decline("a hidden-helper thread's work construct outside its implicit task");
+      f.parts[task->parts + w.part].busy += dur;
+      if (w.codeptr == 0) continue;
+      const std::uint32_t row = st_.constructs.row_of(Category::Work, w.type, w.codeptr);
+      st_.constructs.seen_first(row, UINT64_MAX, UINT32_MAX, 0);
+      st_.constructs.add_calls(row, 1, dur, 0);
+      if (run_.calls != nullptr) st_.constructs.add_call_times(row, &dur, 1);
     }
 }
 
@@ -544,7 +575,8 @@ bool Engine::end_open_task(ImplicitRow& r, std::uint32_t t, bool other_thread, s
 // run, the waits and syncs open in it too, each named a problem but a worker's barrier
 // (OmpMatcher::finish: libomp reports a worker's last barrier ended only when the next region
 // starts).
-bool Engine::end_unended_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs) {
+bool Engine::end_unended_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs, bool quiet) {
+  if (quiet) return end_open_task(r, t, true, run_end_, waits, syncs);  // the hidden-helper team's: closed silently, at the end
   const bool worker = folds_[t].omp_thread_type == 2;
   const auto worker_barrier = [&](std::uint16_t kind) { return worker && omp_names::worker_last_barrier(kind); };
   for (std::uint32_t k = 0; k < r.open_sync_count; ++k) {
@@ -626,8 +658,10 @@ void Engine::fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const Wor
   const std::uint32_t t = r.track;
   const bool other_thread = p.track != t;
   const std::uint64_t cut = p.end;
+  if (p.hidden) [[unlikely]]
+    hidden_tracks_[t] = 1;  // a thread of libomp's hidden-helper team: its task is in the team's region
   if (r.open) {
-    if (p.unended() ? !end_unended_task(r, t, waits, syncs) : !end_open_task(r, t, other_thread, cut, waits, syncs)) return;
+    if (p.unended() ? !end_unended_task(r, t, waits, syncs, p.hidden) : !end_open_task(r, t, other_thread, cut, waits, syncs)) return;
   } else if (other_thread && cut >= r.start && cut < r.end) {
     const std::uint64_t less = overlap(r.last_start, r.last_end, cut, r.end);
     r.wait -= std::min(less, r.wait);
@@ -691,13 +725,19 @@ void Engine::complete(Join& j) {
     for (const auto& [id, end] : unended_ends_)
       if (id == p.id) p.end = end;
   const std::uint64_t dur = p.end - p.start;
-  ++st_.parallel_regions;
   OmpAcc* kernel_acc = nullptr;
   if (p.kernel == 0) {
-    ++st_.outside_regions;
-    if (p.level == 0) st_.outside_time += dur;
-    if (j.construct_row != ConstructRows::kNoRow) st_.constructs.add_parallel(j.construct_row, dur, j.tasks, p.kernel_inside);
+    // libomp's hidden-helper team (outside kernels: ThreadFold declines one in a kernel) is the
+    // runtime's own, left out of the figures; its work constructs' rows still take their share
+    // (the builder's State::complete).
+    if (!p.hidden) [[likely]] {
+      ++st_.parallel_regions;
+      ++st_.outside_regions;
+      if (p.level == 0) st_.outside_time += dur;
+      if (j.construct_row != ConstructRows::kNoRow) st_.constructs.add_parallel(j.construct_row, dur, j.tasks, p.kernel_inside);
+    }
   } else {
+    ++st_.parallel_regions;
     // The kernel row's OpenMP figures, looked up once per kernel part (a kernel open on another
     // thread: kept apart until the end, other_thread_regions).
     std::vector<OmpAcc*>& cache = omp_acc_[p.track];
@@ -755,7 +795,7 @@ void Engine::short_teams(std::uint64_t horizon) {
 }
 
 void Engine::complete_unended_regions() {
-  if (open_omp_.parallels == 0) return;
+  if (open_omp_.parallels == 0 && hidden_unended_ == 0) return;
   for (Join& j : joins_)
     if (j.used && j.have_parallel && j.p.unended()) complete(j);
 }
@@ -1304,6 +1344,7 @@ bool Engine::finish_state(Timeline& rest) {
     tr.omp_place = th.omp_place;
     tr.host_records = f.host_records;
     tr.device_records = f.device_records;
+    tr.hidden_helper = hidden_tracks_[i] != 0 || f.hidden_helper;
     tr.last_ns = f.last_ns;
     tr.tool_flushes = f.tool_flushes;
     tr.tool_flush_ns = f.tool_flush_ns;

@@ -97,6 +97,7 @@ void ThreadFold::hand_over(EpochRows& out, bool last) {
   move(kernel_times, out.kernel_times);
   move(open_waits, out.open_waits);
   move(open_syncs, out.open_syncs);
+  move(unended_works, out.unended_works);
   move(pieces, out.pieces);
   move(parts, out.parts);
   move(nested_implicits, out.nested_implicits);
@@ -141,6 +142,31 @@ ThreadFold::OpenImplicit* ThreadFold::worker_task() {
   for (std::size_t i = implicit_.size(); i-- > 0;)
     if (!implicit_[i].initial) return &implicit_[i];
   return nullptr;
+}
+
+// The work constructs a hidden-helper thread has open at a clean end (its team outlives the run;
+// libomp's own masked region): each to unended_works, its part among its implicit task's made
+// here, for the join to close at the end of the run. False where one lies outside its task.
+bool ThreadFold::hidden_works() {
+  OpenImplicit* t = worker_task();
+  for (const OpenWork& w : work_) {
+    if (t == nullptr || t->parallel_id != w.parallel_id || w.kernel != 0) return false;
+    const bool has_row = with_rows_ && w.codeptr != 0;
+    std::uint32_t p = t->parts;
+    for (; p < parts.size(); ++p)
+      if (parts[p].has_row == has_row && (!has_row || (parts[p].type == w.type && parts[p].codeptr == w.codeptr))) break;
+    if (p == parts.size()) {
+      WorkPiece piece;
+      piece.type = w.type;
+      piece.has_row = has_row;
+      piece.codeptr = has_row ? w.codeptr : 0;
+      append(parts, piece);
+    }
+    parts[p].loop = parts[p].loop || omp_names::is_loop(w.type);
+    unended_works.push_back({w.type, has_row ? w.codeptr : 0, w.start, w.parallel_id, p - t->parts});
+  }
+  work_.clear();
+  return true;
 }
 
 ThreadFold::OpenImplicit* ThreadFold::outer_task() {
@@ -699,9 +725,15 @@ void ThreadFold::events_with_devices(const Event* begin, const Event* end) {
   r.codeptr = F::codeptr.get(e);
   r.start = e.ns;
   r.track = track;
-  if (r.level == 0 && (r.flags & kTeamFlag) && runtime_code_.contains(r.codeptr)) {
-    decline("libomp's hidden-helper team");
-    return at;
+  // libomp's hidden-helper team: its main thread, an initial thread of its own, opens one
+  // outermost team region from inside the runtime (OmpMatcher::parallel_begin).
+  if (r.level == 0 && (r.flags & kTeamFlag) && runtime_code_.contains(r.codeptr)) [[unlikely]] {
+    if (r.kernel != 0) {
+      decline("libomp's hidden-helper team in a Kokkos kernel");
+      return at;
+    }
+    r.hidden = true;
+    hidden_helper = true;
   }
   for (const OpenParallel& o : open_parallels_)
     if (o.row.id == r.id) {
@@ -1226,6 +1258,9 @@ std::uint64_t ThreadFold::partial_sync(const Event& begin, const OpenSyncRegion&
 
 void ThreadFold::finish(bool cut, bool lost_ends) {
   if (declined()) return;
+  // The builder closes what the team has open at the thread's last event then (close_all_quietly),
+  // and with events lost not at all.
+  if (hidden_helper && (cut || lost_ends)) return decline("libomp's hidden-helper team in a run cut short or with events lost");
   // Events were dropped (their ends may be among them): the Kokkos kernels, fences, deep copies
   // and MPI calls still open are discarded, as the builder's close_unended does; regions are not.
   if (lost_ends) {
@@ -1243,7 +1278,7 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
     for (const OpenKernel& k : open_kernels_)
       if (kernels[k.part].kept) kernel_times.push_back({UINT64_MAX, k.start, track, seq_base_ + 1});
   }
-  if (!work_.empty()) return decline("an OpenMP work construct never ended");
+  if (!work_.empty() && !(hidden_helper && !cut && !lost_ends && hidden_works())) return decline("an OpenMP work construct never ended");
   // A parallel region still open at the end: it ends at this thread's last event in a run cut short
   // (a program killed inside a kernel on the OpenMP backend), else at the end of the run (exit()
   // inside a region: the join's), and arrives after every span that ended; its team is the

@@ -126,6 +126,9 @@ struct ParallelRow {
   // region's end cannot cut it, and it ran no work construct with a row): its figures.
   bool own_task = false;
   bool kernel_inside = false;  // outside kernels: a Kokkos kernel ran during it (set by the join)
+  // libomp's hidden-helper team's region (it runs `target nowait` tasks): opened by the runtime
+  // itself, outermost, never ended before the files are written; left out of the figures.
+  bool hidden = false;
   std::uint32_t own_team_size = 0;
   std::uint64_t own_dur = 0, own_wait = 0;
   // Still open at the end of the thread's events (EpochRows::unended_parallels): it ends at its
@@ -154,6 +157,15 @@ struct ImplicitRow {
   bool created_tasks = false;
   std::uint32_t open_waits = 0, open_wait_count = 0;  // ThreadFold::open_waits_ (open only)
   std::uint32_t open_syncs = 0, open_sync_count = 0;  // ThreadFold::open_syncs_ (open only)
+};
+
+// A work construct (a masked region) still open at the end on a thread of libomp's hidden-helper
+// team, which outlives the run: closed at the end of the run, silently (OmpMatcher's
+// close_all_quietly). part: its piece among its implicit task's parts (its busy time added then).
+struct UnendedWork {
+  std::uint16_t type = 0;
+  std::uint64_t codeptr = 0, start = 0, parallel_id = 0;
+  std::uint32_t part = kNone;
 };
 
 // A wait or sync still open when the thread's events ended (inside an open implicit task).
@@ -224,6 +236,7 @@ struct EpochRows {
   std::vector<KernelTimes> kernel_times;
   std::vector<OpenWait> open_waits;  // the last epoch's only (ThreadFold::finish)
   std::vector<OpenSync> open_syncs;
+  std::vector<UnendedWork> unended_works;  // the last epoch's only: a hidden-helper thread's
   std::vector<HitSeen> hits;
   std::vector<KernelSeen> kernels;  // ThreadFold::kernels' new parts, in order
   std::vector<TaskCreateRow> task_creates;
@@ -275,6 +288,7 @@ class ThreadFold {
   std::vector<KernelTimes> kernel_times;
   std::vector<OpenWait> open_waits;
   std::vector<OpenSync> open_syncs;
+  std::vector<UnendedWork> unended_works;
   std::vector<TaskCreateRow> task_creates;
   std::vector<TaskStretchRow> task_stretches;
   // Moves the epoch's rows into out (what out held is dropped, its memory reused), with the hits
@@ -312,6 +326,9 @@ class ThreadFold {
   std::array<MutexFigure, kKinds> mutex{};  // by ompt_mutex_t family (omp_names::mutex_family)
   std::uint64_t tasks_created = 0, task_stretch_count = 0, tasks_completed = 0;  // explicit tasks (stretches: not taskwait waits)
   std::uint64_t target_records = 0;  // handed on as OrderedRow::Target (the builder counts them apart from omp_records)
+  // The thread opened libomp's hidden-helper team's region (ParallelRow::hidden): a thread of that
+  // team, left out of the figures (the join finds the team's other threads by their tasks).
+  bool hidden_helper = false;
   std::uint64_t device_records = 0;  // device tracing records, handed on as OrderedRow::Target too (Track::device_records)
 
   // Every call's time (ns) by kernel part, region node and construct hit (the indexes above), kept
@@ -451,6 +468,7 @@ class ThreadFold {
   std::uint64_t flush_end_ = 0;  // the latest end of the thread's own flushes (the run's last time)
   // The innermost open non-initial implicit task (nullptr: none), and the outermost.
   OpenImplicit* worker_task();
+  bool hidden_works();
   OpenImplicit* outer_task();
 
   CodeRange runtime_code_;
