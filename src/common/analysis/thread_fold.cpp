@@ -707,6 +707,19 @@ void ThreadFold::events_with_devices(const Event* begin, const Event* end) {
   if (from < end) events(from, end);
 }
 
+// libomp's hidden-helper team's region, begun on this thread: it and the thread marked (out of
+// parallel_begin's code: rare). False: declined.
+bool ThreadFold::hidden_region(ParallelRow& r) {
+  if (r.kernel != 0) {
+    decline("libomp's hidden-helper team in a Kokkos kernel");
+    return false;
+  }
+  r.hidden = true;
+  r.codeptr = 0;  // no constructs row, where it ends or not (the builder's ConstructRows::parallel)
+  hidden_helper = true;
+  return true;
+}
+
 // A region begun at e. When its own thread's implicit task is taken whole (implicit_whole) and the
 // region's end follows at once, the region is closed here without going on the stack; returns the
 // last event taken.
@@ -727,14 +740,8 @@ void ThreadFold::events_with_devices(const Event* begin, const Event* end) {
   r.track = track;
   // libomp's hidden-helper team: its main thread, an initial thread of its own, opens one
   // outermost team region from inside the runtime (OmpMatcher::parallel_begin).
-  if (r.level == 0 && (r.flags & kTeamFlag) && runtime_code_.contains(r.codeptr)) [[unlikely]] {
-    if (r.kernel != 0) {
-      decline("libomp's hidden-helper team in a Kokkos kernel");
-      return at;
-    }
-    r.hidden = true;
-    hidden_helper = true;
-  }
+  if (r.level == 0 && (r.flags & kTeamFlag) && runtime_code_.contains(r.codeptr) && !hidden_region(r)) [[unlikely]]
+    return at;
   for (const OpenParallel& o : open_parallels_)
     if (o.row.id == r.id) {
       decline("a parallel id begun twice");

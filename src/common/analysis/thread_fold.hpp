@@ -469,6 +469,7 @@ class ThreadFold {
   // The innermost open non-initial implicit task (nullptr: none), and the outermost.
   OpenImplicit* worker_task();
   bool hidden_works();
+  [[gnu::noinline]] bool hidden_region(ParallelRow& r);
   OpenImplicit* outer_task();
 
   CodeRange runtime_code_;
