@@ -20,6 +20,9 @@
 //        exit     as kernel, but exit(0) instead of abort(): a clean end with the kernel, its
 //                 parallel region and the implicit tasks open.
 //        omp_exit as omp, but exit(0) instead of abort().
+//        omp_for  as omp, each thread inside the body of an `omp for` loop (its work construct
+//                 open too) when thread 0 aborts.
+//        omp_for_exit  as omp_for, but exit(0) instead of abort().
 // abort(): the sanitizers leave SIGABRT to the program (a SIGSEGV would be theirs). An aborted run
 // first waits 1.2 s: the tool's writer thread writes a clock calibration point every second,
 // without which kob takes the clock rate of the machine at the time it converts, and two
@@ -87,6 +90,16 @@ int main(int argc, char** argv) {
       Kokkos::parallel_for("open_exits", 64 * Kokkos::DefaultExecutionSpace().concurrency(), KOKKOS_LAMBDA(int) { die_when_all_in(true); });
     }
 #ifdef _OPENMP
+    if (std::strcmp(how, "omp_for_exit") == 0) {
+      std::printf("exiting inside an omp for loop\n");
+      std::fflush(stdout);
+#pragma omp parallel num_threads(2)
+      {
+        if (omp_get_thread_num() == 0) Kokkos::parallel_for("open_in_omp", 4, KOKKOS_LAMBDA(int) {});
+#pragma omp for schedule(static, 1)
+        for (int i = 0; i < 2; ++i) die_when_all_in(true);
+      }
+    }
     if (std::strcmp(how, "omp_exit") == 0) {
       std::printf("exiting inside an omp region\n");
       std::fflush(stdout);
@@ -117,6 +130,14 @@ int main(int argc, char** argv) {
         {
           if (omp_get_thread_num() == 0) Kokkos::parallel_for("open_in_omp", 4, KOKKOS_LAMBDA(int) {});
           die_when_all_in();
+        }
+      }
+      if (std::strcmp(how, "omp_for") == 0) {
+#pragma omp parallel num_threads(2)
+        {
+          if (omp_get_thread_num() == 0) Kokkos::parallel_for("open_in_omp", 4, KOKKOS_LAMBDA(int) {});
+#pragma omp for schedule(static, 1)
+          for (int i = 0; i < 2; ++i) die_when_all_in();
         }
       }
 #endif

@@ -171,7 +171,7 @@ class Engine {
   void take_own_task(Join& j, const ParallelRow& p);
   [[gnu::noinline]] void short_teams(std::uint64_t horizon);
   [[gnu::noinline]] void unended_parallels();  // out of the join's code: rare
-  void hidden_works();
+  void unended_works();
   void add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts);
   void add_share(Join& j, std::uint32_t row, std::uint64_t busy, std::uint64_t barrier, std::uint64_t wait);
   void fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait);
@@ -262,7 +262,7 @@ class Engine {
   // (in a run cut short: as cut, Timeline::cut_spans) and named, but a worker's last barrier and its
   // wait (end_unended_task).
   struct OpenOmp {
-    std::uint64_t parallels = 0, tasks = 0, syncs = 0, waits = 0, spans = 0;
+    std::uint64_t parallels = 0, tasks = 0, syncs = 0, waits = 0, works = 0, masked = 0, spans = 0;
   } open_omp_;
   std::vector<FirstSeen> first_seen_;
   std::vector<std::uint32_t> part_rows_;  // add_row_shares' scratch
@@ -470,25 +470,36 @@ void Engine::unended_parallels() {
       unended_ends_.push_back({p.id, run_.ended_cleanly ? std::max(run_end_, p.start) : p.end});
       j->p.end = UINT64_MAX;
     }
-  hidden_works();
+  unended_works();
 }
 
-// The work constructs a hidden-helper thread had open (libomp's own masked region): closed at the
-// end of the run (a clean end: ThreadFold::finish declines the others), silently, as the builder's
-// close_all_quietly closes them: the construct's call, made after every span that ended, and its
-// time in its implicit task's part (the region's share of the row, ConstructRows::work_team).
-void Engine::hidden_works() {
+// The work constructs still open at the end of their thread's events (ThreadFold::open_works),
+// closed as OmpMatcher::finish closes them: at the thread's last event in a run cut short, else at
+// the end of the run; each a problem line (none on a hidden-helper thread: close_all_quietly). Its
+// thread's figures, its construct's call (the row made after every span that ended, the threads'
+// in their order) and its time in its implicit task's part (the region's share of the row,
+// ConstructRows::work_team), before the implicit rows are folded.
+void Engine::unended_works() {
+  const bool cut = !run_.ended_cleanly;
   for (EpochRows& f : *rows_)
-    for (const UnendedWork& w : f.unended_works) {
-      const std::uint64_t dur = std::max(run_end_, w.start) - w.start;
+    for (std::size_t i = 0; i < f.unended_works.size(); ++i) {
+      const UnendedWork& w = f.unended_works[i];
+      const std::uint64_t dur = (cut ? w.end : std::max(run_end_, w.start)) - w.start;
       ImplicitRow* task = nullptr;
       for (ImplicitRow& r : f.implicits)
         if (r.open && r.parallel_id == w.parallel_id) task = &r;
-      if (task == nullptr || w.part >= task->part_count) return decline("a hidden-helper thread's work construct outside its implicit task");
+      if (task == nullptr || w.part >= task->part_count) return decline("a work construct open at the end outside its implicit task");
       f.parts[task->parts + w.part].busy += dur;
+      CountFigure& c = folds_[f.track].work[w.type];
+      ++c.count;
+      c.total += dur;
+      if (!w.quiet) {
+        ++(w.type == omp_names::kMasked ? open_omp_.masked : open_omp_.works);
+        ++open_omp_.spans;
+      }
       if (w.codeptr == 0) continue;
       const std::uint32_t row = st_.constructs.row_of(Category::Work, w.type, w.codeptr);
-      st_.constructs.seen_first(row, UINT64_MAX, UINT32_MAX, 0);
+      st_.constructs.seen_first(row, UINT64_MAX, f.track, i);
       st_.constructs.add_calls(row, 1, dur, 0);
       if (run_.calls != nullptr) st_.constructs.add_call_times(row, &dur, 1);
     }
@@ -1262,6 +1273,8 @@ void Engine::close_unended(std::uint64_t t_end, Timeline& rest) {
   }
   problems_.add(end.never_ended("an OpenMP sync-region wait"), open_omp_.waits);
   problems_.add(end.never_ended("an OpenMP sync region"), open_omp_.syncs);
+  problems_.add(end.never_ended("an OpenMP work construct"), open_omp_.works);
+  problems_.add(end.never_ended("an OpenMP masked region"), open_omp_.masked);
   problems_.add(end.never_ended("an OpenMP implicit task"), open_omp_.tasks);
   problems_.add(end.never_ended("an OpenMP parallel region"), open_omp_.parallels);
   if (cut) rest.cut_spans += open_omp_.spans;

@@ -144,14 +144,20 @@ ThreadFold::OpenImplicit* ThreadFold::worker_task() {
   return nullptr;
 }
 
-// The work constructs a hidden-helper thread has open at a clean end (its team outlives the run;
-// libomp's own masked region): each to unended_works, its part among its implicit task's made
-// here, for the join to close at the end of the run. False where one lies outside its task.
-bool ThreadFold::hidden_works() {
+// The work constructs still open at the end (a run cut short or ended inside a loop's body; libomp's
+// own masked region on a hidden-helper thread), outermost first as OmpMatcher::finish closes them:
+// each to unended_works, its part among its implicit task's made here, for the last join to close.
+// False where one lies outside its task (a nested region's open inside it: declined).
+bool ThreadFold::open_works(bool cut) {
   OpenImplicit* t = worker_task();
   for (const OpenWork& w : work_) {
-    if (t == nullptr || t->parallel_id != w.parallel_id || w.kernel != 0) return false;
-    const bool has_row = with_rows_ && w.codeptr != 0;
+    if (t == nullptr || t->parallel_id != w.parallel_id) return false;
+    // Explicit tasks that ran inside the construct are its time, not the implicit task's (work_end).
+    if (recent_run_ != 0) {
+      if (recent_end_ > w.start) task_run_ -= std::min(task_run_, recent_run_);
+      recent_run_ = 0;
+    }
+    const bool has_row = with_rows_ && w.kernel == 0 && w.codeptr != 0;
     std::uint32_t p = t->parts;
     for (; p < parts.size(); ++p)
       if (parts[p].has_row == has_row && (!has_row || (parts[p].type == w.type && parts[p].codeptr == w.codeptr))) break;
@@ -163,7 +169,8 @@ bool ThreadFold::hidden_works() {
       append(parts, piece);
     }
     parts[p].loop = parts[p].loop || omp_names::is_loop(w.type);
-    unended_works.push_back({w.type, has_row ? w.codeptr : 0, w.start, w.parallel_id, p - t->parts});
+    unended_works.push_back({w.type, hidden_helper, has_row ? w.codeptr : 0, w.start, cut ? std::max(last_ns, w.start) : 0, w.parallel_id,
+                             p - t->parts});
   }
   work_.clear();
   return true;
@@ -1285,7 +1292,7 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
     for (const OpenKernel& k : open_kernels_)
       if (kernels[k.part].kept) kernel_times.push_back({UINT64_MAX, k.start, track, seq_base_ + 1});
   }
-  if (!work_.empty() && !(hidden_helper && !cut && !lost_ends && hidden_works())) return decline("an OpenMP work construct never ended");
+  if (!work_.empty() && (lost_ends || !open_works(cut))) return decline("an OpenMP work construct never ended");
   // A parallel region still open at the end: it ends at this thread's last event in a run cut short
   // (a program killed inside a kernel on the OpenMP backend), else at the end of the run (exit()
   // inside a region: the join's), and arrives after every span that ended; its team is the

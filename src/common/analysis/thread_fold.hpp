@@ -159,12 +159,16 @@ struct ImplicitRow {
   std::uint32_t open_syncs = 0, open_sync_count = 0;  // ThreadFold::open_syncs_ (open only)
 };
 
-// A work construct (a masked region) still open at the end on a thread of libomp's hidden-helper
-// team, which outlives the run: closed at the end of the run, silently (OmpMatcher's
-// close_all_quietly). part: its piece among its implicit task's parts (its busy time added then).
+// A work construct (a loop, a masked region) still open when its thread's events ended, inside
+// its implicit task: it ends at the thread's last event in a run cut short (end), else at the end
+// of the run (the last join's), as OmpMatcher::finish closes it, with a problem line; silently on
+// a thread of libomp's hidden-helper team, which outlives the run (quiet; close_all_quietly).
+// codeptr: 0 where it has no constructs row; part: its piece among its implicit task's parts (its
+// busy time added then).
 struct UnendedWork {
   std::uint16_t type = 0;
-  std::uint64_t codeptr = 0, start = 0, parallel_id = 0;
+  bool quiet = false;
+  std::uint64_t codeptr = 0, start = 0, end = 0, parallel_id = 0;
   std::uint32_t part = kNone;
 };
 
@@ -236,7 +240,7 @@ struct EpochRows {
   std::vector<KernelTimes> kernel_times;
   std::vector<OpenWait> open_waits;  // the last epoch's only (ThreadFold::finish)
   std::vector<OpenSync> open_syncs;
-  std::vector<UnendedWork> unended_works;  // the last epoch's only: a hidden-helper thread's
+  std::vector<UnendedWork> unended_works;  // the last epoch's only (ThreadFold::finish)
   std::vector<HitSeen> hits;
   std::vector<KernelSeen> kernels;  // ThreadFold::kernels' new parts, in order
   std::vector<TaskCreateRow> task_creates;
@@ -468,7 +472,7 @@ class ThreadFold {
   std::uint64_t flush_end_ = 0;  // the latest end of the thread's own flushes (the run's last time)
   // The innermost open non-initial implicit task (nullptr: none), and the outermost.
   OpenImplicit* worker_task();
-  bool hidden_works();
+  bool open_works(bool cut);
   [[gnu::noinline]] bool hidden_region(ParallelRow& r);
   OpenImplicit* outer_task();
 
