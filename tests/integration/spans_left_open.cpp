@@ -23,6 +23,9 @@
 //        omp_for  as omp, each thread inside the body of an `omp for` loop (its work construct
 //                 open too) when thread 0 aborts.
 //        omp_for_exit  as omp_for, but exit(0) instead of abort().
+//        omp_task as omp, each thread inside the body of an explicit task it created (undeferred,
+//                 `if(0)`: run at once by its creator) when thread 0 aborts.
+//        omp_task_exit as omp_task, but exit(0) instead of abort().
 // abort(): the sanitizers leave SIGABRT to the program (a SIGSEGV would be theirs). An aborted run
 // first waits 1.2 s: the tool's writer thread writes a clock calibration point every second,
 // without which kob takes the clock rate of the machine at the time it converts, and two
@@ -100,6 +103,16 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 2; ++i) die_when_all_in(true);
       }
     }
+    if (std::strcmp(how, "omp_task_exit") == 0) {
+      std::printf("exiting inside an omp task\n");
+      std::fflush(stdout);
+#pragma omp parallel num_threads(2)
+      {
+        if (omp_get_thread_num() == 0) Kokkos::parallel_for("open_in_omp", 4, KOKKOS_LAMBDA(int) {});
+#pragma omp task if (0)
+        die_when_all_in(true);
+      }
+    }
     if (std::strcmp(how, "omp_exit") == 0) {
       std::printf("exiting inside an omp region\n");
       std::fflush(stdout);
@@ -129,6 +142,14 @@ int main(int argc, char** argv) {
 #pragma omp parallel num_threads(2)
         {
           if (omp_get_thread_num() == 0) Kokkos::parallel_for("open_in_omp", 4, KOKKOS_LAMBDA(int) {});
+          die_when_all_in();
+        }
+      }
+      if (std::strcmp(how, "omp_task") == 0) {
+#pragma omp parallel num_threads(2)
+        {
+          if (omp_get_thread_num() == 0) Kokkos::parallel_for("open_in_omp", 4, KOKKOS_LAMBDA(int) {});
+#pragma omp task if (0)
           die_when_all_in();
         }
       }

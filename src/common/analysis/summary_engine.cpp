@@ -160,6 +160,7 @@ class Engine {
   [[gnu::noinline]] void implicit_rows_nested();
   void task_rows(std::uint64_t horizon);
   void task_create(const TaskCreateRow& c);
+  [[gnu::noinline]] void end_running_tasks();
   void task_stretch(const TaskStretchRow& k);
   [[gnu::always_inline]] Join* slot(std::uint64_t parallel_id, bool make);  // inlined in the joins (called from three places, it was not)
   void fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs);
@@ -257,12 +258,13 @@ class Engine {
   bool short_teams_ = false;   // or a damaged file, whose lost blocks may hold a team's tasks
   std::uint32_t unended_outside_ = 0;  // parallel regions outside kernels still open at the end
   std::uint64_t run_end_ = 0;
+  bool last_join_ = false;  // the join of the last epoch: every fold is done (finish() too)
   std::vector<std::pair<std::uint64_t, std::uint64_t>> unended_ends_;  // by parallel id: the end of a region still open at the end  // the latest time of any thread, once every fold is done (the last join)
   // OpenMP state still open at the end of the run (ParallelRow::unended() and its tasks): each closed
   // (in a run cut short: as cut, Timeline::cut_spans) and named, but a worker's last barrier and its
   // wait (end_unended_task).
   struct OpenOmp {
-    std::uint64_t parallels = 0, tasks = 0, syncs = 0, waits = 0, works = 0, masked = 0, spans = 0;
+    std::uint64_t parallels = 0, tasks = 0, syncs = 0, waits = 0, works = 0, masked = 0, explicit_tasks = 0, spans = 0;
   } open_omp_;
   std::vector<FirstSeen> first_seen_;
   std::vector<std::uint32_t> part_rows_;  // add_row_shares' scratch
@@ -369,6 +371,7 @@ bool Engine::run(std::string& why) {
       for (std::uint64_t ns : slot.next_ns) horizon = std::min(horizon, ns);
     else  // every fold is done: the end of the run is known (what a clean end leaves open ends there)
       for (const ThreadFold& f : folds_) run_end_ = std::max(run_end_, f.t_max);
+    last_join_ = last;
     join(slot.rows, horizon);
     return declined() ? &why_ : nullptr;
   };
@@ -878,6 +881,7 @@ void Engine::task_rows(std::uint64_t horizon) {
     q.creates.insert(q.creates.end(), f.task_creates.begin(), f.task_creates.end());
     q.stretches.insert(q.stretches.end(), f.task_stretches.begin(), f.task_stretches.end());
   }
+  if (last_join_) [[unlikely]] end_running_tasks();
   struct Head {
     std::uint64_t time, seq;
     std::uint32_t track;
@@ -915,6 +919,19 @@ void Engine::task_rows(std::uint64_t horizon) {
       q.k = 0;
     }
   }
+}
+
+// The last join: the stretches still running at a clean end (TaskStretchRow::kEndOfRun) end at
+// the end of the run, now known; each still running at the end, clean or cut, a problem line.
+void Engine::end_running_tasks() {
+  for (ThreadFold& f : folds_) {
+    open_omp_.explicit_tasks += f.unended_tasks;
+    open_omp_.spans += f.unended_tasks;
+    f.unended_tasks = 0;
+  }
+  for (TaskQueue& q : task_queues_)
+    for (std::size_t k = q.k; k < q.stretches.size(); ++k)
+      if (q.stretches[k].end == TaskStretchRow::kEndOfRun) q.stretches[k].end = std::max(run_end_, q.stretches[k].start);
 }
 
 void Engine::task_create(const TaskCreateRow& c) {
@@ -1275,6 +1292,7 @@ void Engine::close_unended(std::uint64_t t_end, Timeline& rest) {
   problems_.add(end.never_ended("an OpenMP sync region"), open_omp_.syncs);
   problems_.add(end.never_ended("an OpenMP work construct"), open_omp_.works);
   problems_.add(end.never_ended("an OpenMP masked region"), open_omp_.masked);
+  problems_.add(end.never_ended("an OpenMP explicit task"), open_omp_.explicit_tasks);
   problems_.add(end.never_ended("an OpenMP implicit task"), open_omp_.tasks);
   problems_.add(end.never_ended("an OpenMP parallel region"), open_omp_.parallels);
   if (cut) rest.cut_spans += open_omp_.spans;

@@ -1338,7 +1338,21 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
   if ((!waits_.empty() || !sync_.empty()) && !last_barriers(cut, lost_ends)) return decline("an OpenMP sync region or wait never ended");
   // A hold still open: after a clean end it ends at the end of the run, known only at the join.
   if (!holds_.empty() && !cut && !lost_ends) return decline("an OpenMP mutex hold never ended");
-  if (!running_.empty()) return decline("an OpenMP explicit task never ended");
+  // Explicit tasks still running (a program killed or ending inside a task's body): each stretch
+  // ends at the thread's last event after a run cut short, else at the end of the run
+  // (kEndOfRun: the join's), given after every other event (OmpMatcher::finish, give_task), with
+  // no status (not completed) and a problem line each (the join's).
+  if (!running_.empty()) {
+    if (lost_ends) return decline("an OpenMP explicit task never ended");
+    for (std::size_t i = 0; i < running_.size(); ++i) {
+      const RunningTask& k = running_[i];
+      ++task_stretch_count;
+      task_stretches.push_back({k.task_id, k.start, cut ? std::max(last_ns, k.start) : TaskStretchRow::kEndOfRun, seq_base_ + 1 + i, track, 0,
+                                false});
+    }
+    unended_tasks += running_.size();
+    running_.clear();
+  }
   // Its `complete` would come on another thread (an untied task moved after its fulfill): the
   // builder counts it once over all threads.
   if (!early_fulfilled_.empty()) return decline("an early-fulfilled task that did not complete on its thread");

@@ -80,6 +80,7 @@ struct TaskCreateRow {
 // that ended it (status); taskwait: a taskwait-depend task's wait, from its creation on this
 // thread to when it was met (it never runs). seq: as KernelTimes::seq (its end's order).
 struct TaskStretchRow {
+  static constexpr std::uint64_t kEndOfRun = UINT64_MAX;  // end: still running at a clean end (the last join sets it)
   std::uint64_t task_id = 0, start = 0, end = 0, seq = 0;
   std::uint32_t track = 0, status = 0;
   bool taskwait = false;
@@ -329,6 +330,7 @@ class ThreadFold {
   std::vector<ConstructHit> hits;  // outside kernels: works, syncs (not those in a worker's implicit task) and mutexes
   std::array<MutexFigure, kKinds> mutex{};  // by ompt_mutex_t family (omp_names::mutex_family)
   std::uint64_t tasks_created = 0, task_stretch_count = 0, tasks_completed = 0;  // explicit tasks (stretches: not taskwait waits)
+  std::uint64_t unended_tasks = 0;  // stretches still running at the end (ThreadFold::finish)
   std::uint64_t target_records = 0;  // handed on as OrderedRow::Target (the builder counts them apart from omp_records)
   // The thread opened libomp's hidden-helper team's region (ParallelRow::hidden): a thread of that
   // team, left out of the figures (the join finds the team's other threads by their tasks).

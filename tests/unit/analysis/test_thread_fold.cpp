@@ -502,6 +502,47 @@ TEST_CASE("thread fold: device tracing records are taken apart from the thread's
   }
 }
 
+TEST_CASE("thread fold: explicit tasks still running at the end are stretches the join ends") {
+  // Task 4 runs and ends; tasks 5 and 6 start and are still running when the thread's events end.
+  Recorder rec;
+  using S = fields::OmpTaskSchedule;
+  S::next_task_id.set(rec.add(Ev::OmpTaskSchedule, 10), 4);
+  Record& e = rec.add(Ev::OmpTaskSchedule, 20);
+  S::prior_task_id.set(e, 4);
+  S::prior_status.set(e, 1);  // ompt_task_complete
+  S::next_task_id.set(rec.add(Ev::OmpTaskSchedule, 30), 5);
+  S::next_task_id.set(rec.add(Ev::OmpTaskSchedule, 40), 6);
+  fields::Kernel::id.set(rec.add(Ev::KernelBegin, 50), 1);  // the thread's last event: a kernel begun
+  const std::uint64_t start5 = rec.recs[2].tick, start6 = rec.recs[3].tick, last = rec.recs[4].tick;
+  for (const bool cut : {false, true}) {
+    CAPTURE(cut);
+    ThreadFold f(0, 0, kob::CodeRange{}, false);
+    feed(f, rec.recs, 2, cut);
+    REQUIRE_MESSAGE(!f.declined(), f.why());
+    CHECK(f.task_stretch_count == 3);
+    CHECK(f.tasks_completed == 1);
+    CHECK(f.unended_tasks == 2);
+    REQUIRE(f.task_stretches.size() == 3);
+    const kob::engine::TaskStretchRow& a = f.task_stretches[1];
+    const kob::engine::TaskStretchRow& b = f.task_stretches[2];
+    CHECK(a.task_id == 5);
+    CHECK(b.task_id == 6);
+    CHECK(a.start == start5);
+    CHECK(b.start == start6);
+    CHECK(a.status == 0);  // not completed
+    const std::uint64_t end = cut ? last : kob::engine::TaskStretchRow::kEndOfRun;
+    CHECK(a.end == end);
+    CHECK(b.end == end);
+    CHECK(a.seq < b.seq);
+    CHECK(a.seq > f.task_stretches[0].seq);
+  }
+  // Events lost: their ends may be among them (the builder's path).
+  ThreadFold f(0, 0, kob::CodeRange{}, false);
+  feed(f, rec.recs, 2, false, true);
+  CHECK(f.declined());
+  CHECK(f.why() == "an OpenMP explicit task never ended");
+}
+
 TEST_CASE("thread fold: odd hook orders and records it does not cover make it decline") {
   struct Case {
     const char* why;  // nullptr: any reason
@@ -539,7 +580,6 @@ TEST_CASE("thread fold: odd hook orders and records it does not cover make it de
          fields::OmpTaskSchedule::next_task_id.set(r.add(Ev::OmpTaskSchedule, 1), 4);
          fields::OmpTaskSchedule::next_task_id.set(r.add(Ev::OmpTaskSchedule, 1), 4);
        }},
-      {"an OpenMP explicit task never ended", [](Recorder& r) { fields::OmpTaskSchedule::next_task_id.set(r.add(Ev::OmpTaskSchedule, 1), 4); }},
       {"an OpenMP mutex hold never ended",
        [](Recorder& r) {
          fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquire, 1), 5);
