@@ -26,6 +26,10 @@
 //        omp_task as omp, each thread inside the body of an explicit task it created (undeferred,
 //                 `if(0)`: run at once by its creator) when thread 0 aborts.
 //        omp_task_exit as omp_task, but exit(0) instead of abort().
+//        omp_lock as omp, thread 0 holding an OpenMP lock that thread 1 asks for and waits on: the
+//                 wait's event comes just after thread 1 says it is in (mostly before the abort,
+//                 0.1 s later; the engines test compares, counts nothing).
+//        omp_lock_exit as omp_lock, but exit(0) instead of abort().
 // abort(): the sanitizers leave SIGABRT to the program (a SIGSEGV would be theirs). An aborted run
 // first waits 1.2 s: the tool's writer thread writes a clock calibration point every second,
 // without which kob takes the clock rate of the machine at the time it converts, and two
@@ -63,6 +67,31 @@ void die_when_all_in(bool clean = false) {
   if (clean) std::exit(0);
   std::abort();
 }
+
+#ifdef _OPENMP
+// omp_lock, omp_lock_exit.
+void die_holding_a_lock(bool clean) {
+  static omp_lock_t lock;
+  omp_init_lock(&lock);
+#pragma omp parallel num_threads(2)
+  {
+    if (omp_get_thread_num() == 0) {
+      Kokkos::parallel_for("open_in_omp", 4, KOKKOS_LAMBDA(int) {});
+      omp_set_lock(&lock);
+    }
+#pragma omp barrier
+    if (omp_get_thread_num() != 0) {
+      others_in.fetch_add(1);
+      omp_set_lock(&lock);  // never acquired
+    }
+    for (int i = 0; i < 6000 && others_in.load() < omp_get_num_threads() - 1; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (clean) std::exit(0);
+    std::abort();
+  }
+}
+#endif
 
 bool on_thread_0() {
 #ifdef _OPENMP
@@ -113,6 +142,11 @@ int main(int argc, char** argv) {
         die_when_all_in(true);
       }
     }
+    if (std::strcmp(how, "omp_lock_exit") == 0) {
+      std::printf("exiting holding a lock\n");
+      std::fflush(stdout);
+      die_holding_a_lock(true);
+    }
     if (std::strcmp(how, "omp_exit") == 0) {
       std::printf("exiting inside an omp region\n");
       std::fflush(stdout);
@@ -153,6 +187,7 @@ int main(int argc, char** argv) {
           die_when_all_in();
         }
       }
+      if (std::strcmp(how, "omp_lock") == 0) die_holding_a_lock(false);
       if (std::strcmp(how, "omp_for") == 0) {
 #pragma omp parallel num_threads(2)
         {

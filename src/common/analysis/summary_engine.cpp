@@ -1270,7 +1270,10 @@ void Engine::close_unended(std::uint64_t t_end, Timeline& rest) {
   const bool cut = !run_.ended_cleanly;
   const builder::OpenEnd end(rest, cut);
   for (ThreadFold& f : folds_) {
-    if (!cut) f.close_open(t_end, false);
+    if (!cut) {
+      f.close_open(t_end, false);
+      f.close_open_mutexes(t_end);
+    }
     problems_.add(builder::discarded_unended("a Kokkos kernel"), f.discarded.kernels);
     problems_.add(builder::discarded_unended("a Kokkos fence"), f.discarded.fences);
     problems_.add(builder::discarded_unended("a Kokkos deep copy"), f.discarded.copies);
@@ -1287,6 +1290,8 @@ void Engine::close_unended(std::uint64_t t_end, Timeline& rest) {
     problems_.add("OMPT mutex_acquire twice without mutex_acquired: the first ignored", f.mutex_asked_twice);
     problems_.add(end.never_ended("an OpenMP mutex hold"), f.holds_cut);
     problems_.add(builder::discarded_unended("an OpenMP mutex hold"), f.holds_discarded);
+    problems_.add(end.never_ended("an OpenMP mutex acquire"), f.acquires_unended);
+    problems_.add(builder::discarded_unended("an OpenMP mutex acquire"), f.acquires_discarded);
   }
   problems_.add(end.never_ended("an OpenMP sync-region wait"), open_omp_.waits);
   problems_.add(end.never_ended("an OpenMP sync region"), open_omp_.syncs);

@@ -1336,8 +1336,6 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
     open_non_initial_ = 0;
   }
   if ((!waits_.empty() || !sync_.empty()) && !last_barriers(cut, lost_ends)) return decline("an OpenMP sync region or wait never ended");
-  // A hold still open: after a clean end it ends at the end of the run, known only at the join.
-  if (!holds_.empty() && !cut && !lost_ends) return decline("an OpenMP mutex hold never ended");
   // Explicit tasks still running (a program killed or ending inside a task's body): each stretch
   // ends at the thread's last event after a run cut short, else at the end of the run
   // (kEndOfRun: the join's), given after every other event (OmpMatcher::finish, give_task), with
@@ -1358,23 +1356,42 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
   if (!early_fulfilled_.empty()) return decline("an early-fulfilled task that did not complete on its thread");
   // A test that never got its lock, nor was tried again: a failed try, known at the end (after
   // every event, in the order of the tries).
+  // An acquire still waiting (a thread killed, or the program ending, while it waits for a lock):
+  // its wait ends as a hold does below.
   for (std::size_t i = 0; i < acquiring_.size(); ++i) {
     const OpenAcquire& a = acquiring_[i];
-    if (!a.test) return decline("an OpenMP mutex acquire never ended");
-    mutex_span(a.family, a.kernel, a.codeptr, 0, false, false, true, UINT64_MAX, seq_base_ + 1 + i);
+    const std::uint64_t seq = seq_base_ + 1 + i;
+    if (a.test) {
+      mutex_span(a.family, a.kernel, a.codeptr, 0, false, false, true, UINT64_MAX, seq);
+    } else if (lost_ends) {
+      ++acquires_discarded;
+    } else {
+      ++acquires_unended;
+      if (!cut) {
+        open_mutexes_.push_back({a.family, false, false, a.kernel, a.codeptr, a.start, seq});
+        continue;
+      }
+      ++cut_spans;
+      mutex_span(a.family, a.kernel, a.codeptr, std::max(last_ns, a.start) - a.start, false, false, false, UINT64_MAX, seq);
+    }
   }
   // Holds still open, after the tries as OmpMatcher::finish hands them on: events lost (their
-  // releases may be among them), discarded; a run cut short, ended at the thread's last event.
+  // releases may be among them), discarded; a run cut short, ended at the thread's last event; a
+  // clean end, at the end of the run (close_open_mutexes).
   for (std::size_t i = 0; i < holds_.size(); ++i) {
     const OpenHold& h = holds_[i];
+    const std::uint64_t seq = seq_base_ + 1 + acquiring_.size() + i;
     if (lost_ends) {
       ++holds_discarded;
       continue;
     }
     ++holds_cut;
+    if (!cut) {
+      open_mutexes_.push_back({h.family, true, h.nested, h.kernel, h.codeptr, h.start, seq});
+      continue;
+    }
     ++cut_spans;
-    mutex_span(h.family, h.kernel, h.codeptr, std::max(last_ns, h.start) - h.start, true, h.nested, false, UINT64_MAX,
-               seq_base_ + 1 + acquiring_.size() + i);
+    mutex_span(h.family, h.kernel, h.codeptr, std::max(last_ns, h.start) - h.start, true, h.nested, false, UINT64_MAX, seq);
   }
   holds_.clear();
   acquiring_.clear();
@@ -1383,6 +1400,12 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
   initial_tasks += implicit_.size();
   if (cut) cut_spans += implicit_.size();
   implicit_.clear();
+}
+
+void ThreadFold::close_open_mutexes(std::uint64_t end) {
+  for (const OpenMutexSpan& m : open_mutexes_)
+    mutex_span(m.family, m.kernel, m.codeptr, std::max(end, m.start) - m.start, m.hold, m.nested, false, UINT64_MAX, m.seq);
+  open_mutexes_.clear();
 }
 
 // The Kokkos kernels, fences, deep copies, regions and MPI calls still open at the end of the

@@ -507,6 +507,12 @@ class ThreadFold {
   // latest stretches, which a work construct holding them takes back), creates since then, and
   // the site of the last create (a create right after one at the same site: its cost, create_gap).
   std::vector<RunningTask> running_;
+  struct OpenMutexSpan {  // an acquire (a wait) or a hold open at a clean end: close_open_mutexes
+    std::uint16_t family;
+    bool hold, nested;
+    std::uint64_t kernel, codeptr, start, seq;
+  };
+  std::vector<OpenMutexSpan> open_mutexes_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> taskwait_creates_;  // task id, creation time
   std::vector<std::uint64_t> early_fulfilled_;  // detached tasks fulfilled inside their body, until their `complete`
   std::uint64_t task_run_ = 0, task_run_end_ = 0, recent_run_ = 0, recent_end_ = 0, creates_since_ = 0;
@@ -527,9 +533,13 @@ class ThreadFold {
   std::uint64_t implicit_ends_unbegun = 0, parallel_ends_unbegun = 0, region_pops_unpushed = 0, mutex_acquired_unasked = 0,
                 mutex_asked_twice = 0;
   std::vector<std::uint64_t> unbegun_parallel_ends;  // their parallel ids
-  // Mutex holds still open at the end (finish): cut at the thread's last event, or discarded
-  // (events lost), each a problem line.
-  std::uint64_t holds_cut = 0, holds_discarded = 0;
+  // Mutex holds and acquires (waits) still open at the end (finish): ended at the thread's last
+  // event after a run cut short, at the end of the run after a clean end (close_open_mutexes), or
+  // discarded (events lost), each a problem line.
+  std::uint64_t holds_cut = 0, holds_discarded = 0, acquires_unended = 0, acquires_discarded = 0;
+  // After a clean end, once the end of the run is known (the engine's close_unended): the mutex
+  // acquires and holds still open end there, as the builder's finish ends them.
+  void close_open_mutexes(std::uint64_t end);
 };
 
 }  // namespace kob::engine
