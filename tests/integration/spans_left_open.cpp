@@ -30,6 +30,9 @@
 //                 wait's event comes just after thread 1 says it is in (mostly before the abort,
 //                 0.1 s later; the engines test compares, counts nothing).
 //        omp_lock_exit as omp_lock, but exit(0) instead of abort().
+//        omp_barrier as omp, thread 1 waiting in an explicit `omp barrier` (its events come just
+//                 after it says it is in: the engines test compares, counts nothing).
+//        omp_barrier_exit as omp_barrier, but exit(0) instead of abort().
 // abort(): the sanitizers leave SIGABRT to the program (a SIGSEGV would be theirs). An aborted run
 // first waits 1.2 s: the tool's writer thread writes a clock calibration point every second,
 // without which kob takes the clock rate of the machine at the time it converts, and two
@@ -93,6 +96,25 @@ void die_holding_a_lock(bool clean) {
 }
 #endif
 
+#ifdef _OPENMP
+// omp_barrier, omp_barrier_exit.
+void die_in_a_barrier(bool clean) {
+#pragma omp parallel num_threads(2)
+  {
+    if (omp_get_thread_num() == 0) {
+      Kokkos::parallel_for("open_in_omp", 4, KOKKOS_LAMBDA(int) {});
+      for (int i = 0; i < 6000 && others_in.load() < omp_get_num_threads() - 1; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (clean) std::exit(0);
+      std::abort();
+    }
+    others_in.fetch_add(1);
+#pragma omp barrier
+  }
+}
+#endif
+
 bool on_thread_0() {
 #ifdef _OPENMP
   return omp_get_thread_num() == 0;
@@ -142,6 +164,11 @@ int main(int argc, char** argv) {
         die_when_all_in(true);
       }
     }
+    if (std::strcmp(how, "omp_barrier_exit") == 0) {
+      std::printf("exiting with a thread in a barrier\n");
+      std::fflush(stdout);
+      die_in_a_barrier(true);
+    }
     if (std::strcmp(how, "omp_lock_exit") == 0) {
       std::printf("exiting holding a lock\n");
       std::fflush(stdout);
@@ -188,6 +215,7 @@ int main(int argc, char** argv) {
         }
       }
       if (std::strcmp(how, "omp_lock") == 0) die_holding_a_lock(false);
+      if (std::strcmp(how, "omp_barrier") == 0) die_in_a_barrier(false);
       if (std::strcmp(how, "omp_for") == 0) {
 #pragma omp parallel num_threads(2)
         {

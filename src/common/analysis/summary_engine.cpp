@@ -593,18 +593,18 @@ bool Engine::end_unended_task(ImplicitRow& r, std::uint32_t t, const OpenWait* w
   if (quiet) return end_open_task(r, t, true, run_end_, waits, syncs);  // the hidden-helper team's: closed silently, at the end
   const bool worker = folds_[t].omp_thread_type == 2;
   const auto worker_barrier = [&](std::uint16_t kind) { return worker && omp_names::worker_last_barrier(kind); };
-  for (std::uint32_t k = 0; k < r.open_sync_count; ++k) {
-    // A row made here would come after its region's (place_constructs); the builder makes it before.
-    if (!syncs[k].in_kernel && syncs[k].codeptr != 0 && summary_fold_detail::explicit_sync(syncs[k].kind)) {
-      decline("an explicit sync region open at the end of the run");
-      return false;
-    }
-    open_omp_.syncs += worker_barrier(syncs[k].kind) ? 0 : 1;
-  }
+  for (std::uint32_t k = 0; k < r.open_sync_count; ++k) open_omp_.syncs += worker_barrier(syncs[k].kind) ? 0 : 1;
   for (std::uint32_t w = 0; w < r.open_wait_count; ++w) open_omp_.waits += worker_barrier(waits[w].kind) ? 0 : 1;
   ++open_omp_.tasks;
   open_omp_.spans += 1 + r.open_sync_count;
-  return end_open_task(r, t, true, run_.ended_cleanly ? run_end_ : r.end, waits, syncs);
+  if (!end_open_task(r, t, true, run_.ended_cleanly ? run_end_ : r.end, waits, syncs)) return false;
+  // An explicit sync region's row (a thread killed in a barrier or taskwait it wrote) is made here
+  // when it is its first call: the builder makes it as it closes the thread's syncs, before the
+  // region's (OmpMatcher::finish), so it is seen first after every span that ended, by thread.
+  for (std::uint32_t k = 0; k < r.open_sync_count; ++k)
+    if (run_.sources != nullptr && !syncs[k].in_kernel && syncs[k].codeptr != 0 && summary_fold_detail::explicit_sync(syncs[k].kind))
+      st_.constructs.seen_first(st_.constructs.known_row(Category::Sync, syncs[k].kind, syncs[k].codeptr), UINT64_MAX, t, k);
+  return true;
 }
 
 // Its work constructs with a row, merged by row (one thread's part of each), then the region's
