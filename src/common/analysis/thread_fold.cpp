@@ -152,23 +152,9 @@ bool ThreadFold::open_works(bool cut) {
   OpenImplicit* t = worker_task();
   for (const OpenWork& w : work_) {
     if (t == nullptr || t->parallel_id != w.parallel_id) return false;
-    // Explicit tasks that ran inside the construct are its time, not the implicit task's (work_end).
-    if (recent_run_ != 0) {
-      if (recent_end_ > w.start) task_run_ -= std::min(task_run_, recent_run_);
-      recent_run_ = 0;
-    }
+    tasks_in_work(w.start);
     const bool has_row = with_rows_ && w.kernel == 0 && w.codeptr != 0;
-    std::uint32_t p = t->parts;
-    for (; p < parts.size(); ++p)
-      if (parts[p].has_row == has_row && (!has_row || (parts[p].type == w.type && parts[p].codeptr == w.codeptr))) break;
-    if (p == parts.size()) {
-      WorkPiece piece;
-      piece.type = w.type;
-      piece.has_row = has_row;
-      piece.codeptr = has_row ? w.codeptr : 0;
-      append(parts, piece);
-    }
-    parts[p].loop = parts[p].loop || omp_names::is_loop(w.type);
+    const std::uint32_t p = work_part(*t, w.type, has_row, w.codeptr);
     unended_works.push_back({w.type, hidden_helper, has_row ? w.codeptr : 0, w.start, cut ? std::max(last_ns, w.start) : 0, w.parallel_id,
                              p - t->parts});
   }
@@ -665,18 +651,23 @@ void ThreadFold::take_task_work(std::uint64_t start, std::uint64_t& work, bool& 
 
 // A target offload record: to the join's time-ordered facts whole (TargetMatcher takes them there).
 void ThreadFold::target_event(const Event& e) {
-  OrderedRow m;
+  OrderedRow& m = target_row(e);
+  if (const std::uint64_t kernel = fields::OmpTarget::kernel.get(e); e.type == Ev::OmpTargetBegin && kernel != 0)
+    for (const OpenKernel& k : open_kernels_)  // its kernel, for the regions of its league on other threads
+      if (k.id == kernel) m.kernel_part = k.part;
+  ++target_records;
+}
+
+// A target or device record's time-ordered fact: the record whole, at its time on the thread.
+OrderedRow& ThreadFold::target_row(const Event& e) {
+  OrderedRow& m = ordered.emplace_back();
   m.time = e.ns;
   m.track = track;
   m.kind = OrderedRow::Target;
   m.seq = seq();
   m.event[0] = e;
   if (e.wide()) m.event[1] = *(&e + 1);
-  if (const std::uint64_t kernel = fields::OmpTarget::kernel.get(e); e.type == Ev::OmpTargetBegin && kernel != 0)
-    for (const OpenKernel& k : open_kernels_)  // its kernel, for the regions of its league on other threads
-      if (k.id == kernel) m.kernel_part = k.part;
-  ordered.push_back(m);
-  ++target_records;
+  return m;
 }
 
 // A device tracing record (its times already host ns, in its fields; its own time when the runtime
@@ -689,14 +680,7 @@ void ThreadFold::device_record(const Event& e) {
     t_min = std::min(t_min, start);
     t_max = std::max(t_max, std::max(start, F::end.get(e)));
   }
-  OrderedRow m;
-  m.time = e.ns;
-  m.track = track;
-  m.kind = OrderedRow::Target;
-  m.seq = seq();
-  m.event[0] = e;
-  m.event[1] = *(&e + 1);
-  ordered.push_back(m);
+  target_row(e);
   ++device_records;
 }
 
@@ -1071,11 +1055,7 @@ void ThreadFold::work_end(const Event& e) {
   if (i < 0) return decline("a work end with no begin on its thread");
   const OpenWork w = work_[std::size_t(i)];
   remove_at(work_, std::size_t(i));
-  // Explicit tasks that ran inside the construct are its time, not the implicit task's task work.
-  if (recent_run_ != 0) [[unlikely]] {
-    if (recent_end_ > w.start) task_run_ -= std::min(task_run_, recent_run_);
-    recent_run_ = 0;
-  }
+  tasks_in_work(w.start);
   const std::uint64_t d = e.ns - w.start;
   CountFigure& c = work[w.type];
   ++c.count;
@@ -1086,19 +1066,36 @@ void ThreadFold::work_end(const Event& e) {
   // Its implicit task's part of the region's work (summary_fold_constructs.hpp WorkPart).
   OpenImplicit* t = worker_task();
   if (t == nullptr || t->parallel_id != w.parallel_id) return decline("a work construct outside its implicit task");
-  std::uint32_t p = t->parts;
+  const std::uint32_t p = work_part(*t, w.type, has_row, w.codeptr);
+  parts[p].busy += d;
+  if (has_row) last_work_ = {p, w.parallel_id, e.ns};
+}
+
+// Explicit tasks that ran inside a work construct begun at `start` are its time, not its implicit
+// task's task work (SummaryFold::omp_work).
+[[gnu::always_inline]] inline void ThreadFold::tasks_in_work(std::uint64_t start) {
+  if (recent_run_ != 0) [[unlikely]] {
+    if (recent_end_ > start) task_run_ -= std::min(task_run_, recent_run_);
+    recent_run_ = 0;
+  }
+}
+
+// The piece of task t's parts that a work construct's time goes to (summary_fold_constructs.hpp
+// WorkPart: one per constructs row, one for those with none), made on its first call.
+[[gnu::always_inline]] inline std::uint32_t ThreadFold::work_part(const OpenImplicit& t, std::uint16_t type, bool has_row,
+                                                                  std::uint64_t codeptr) {
+  std::uint32_t p = t.parts;
   for (; p < parts.size(); ++p)
-    if (parts[p].has_row == has_row && (!has_row || (parts[p].type == w.type && parts[p].codeptr == w.codeptr))) break;
+    if (parts[p].has_row == has_row && (!has_row || (parts[p].type == type && parts[p].codeptr == codeptr))) break;
   if (p == parts.size()) {
     WorkPiece piece;
-    piece.type = w.type;
+    piece.type = type;
     piece.has_row = has_row;
-    piece.codeptr = has_row ? w.codeptr : 0;
+    piece.codeptr = has_row ? codeptr : 0;
     append(parts, piece);
   }
-  parts[p].busy += d;
-  parts[p].loop = parts[p].loop || omp_names::is_loop(w.type);
-  if (has_row) last_work_ = {p, w.parallel_id, e.ns};
+  parts[p].loop = parts[p].loop || omp_names::is_loop(type);
+  return p;
 }
 
 // A wait's length, counted for the thread and for each implicit task open on it.
@@ -1354,10 +1351,21 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
   // Its `complete` would come on another thread (an untied task moved after its fulfill): the
   // builder counts it once over all threads.
   if (!early_fulfilled_.empty()) return decline("an early-fulfilled task that did not complete on its thread");
-  // A test that never got its lock, nor was tried again: a failed try, known at the end (after
-  // every event, in the order of the tries).
-  // An acquire still waiting (a thread killed, or the program ending, while it waits for a lock):
-  // its wait ends as a hold does below.
+  finish_mutexes(cut, lost_ends);
+  // The initial task lives as long as the program: counted, silently (in a run cut short it ends
+  // at its thread's last event, and is counted as cut, as OmpMatcher::finish closes it).
+  initial_tasks += implicit_.size();
+  if (cut) cut_spans += implicit_.size();
+  implicit_.clear();
+}
+
+// The mutexes still asked for or held at the end (finish), as OmpMatcher::finish hands them on.
+// A test that never got its lock, nor was tried again: a failed try, known at the end (after every
+// event, in the order of the tries). An acquire still waiting (a thread killed, or the program
+// ending, while it waits for a lock), then a hold still open: events lost (their ends may be
+// among them), discarded; a run cut short, ended at the thread's last event; a clean end, at the
+// end of the run (close_open_mutexes).
+void ThreadFold::finish_mutexes(bool cut, bool lost_ends) {
   for (std::size_t i = 0; i < acquiring_.size(); ++i) {
     const OpenAcquire& a = acquiring_[i];
     const std::uint64_t seq = seq_base_ + 1 + i;
@@ -1375,9 +1383,6 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
       mutex_span(a.family, a.kernel, a.codeptr, std::max(last_ns, a.start) - a.start, false, false, false, UINT64_MAX, seq);
     }
   }
-  // Holds still open, after the tries as OmpMatcher::finish hands them on: events lost (their
-  // releases may be among them), discarded; a run cut short, ended at the thread's last event; a
-  // clean end, at the end of the run (close_open_mutexes).
   for (std::size_t i = 0; i < holds_.size(); ++i) {
     const OpenHold& h = holds_[i];
     const std::uint64_t seq = seq_base_ + 1 + acquiring_.size() + i;
@@ -1395,11 +1400,6 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
   }
   holds_.clear();
   acquiring_.clear();
-  // The initial task lives as long as the program: counted, silently (in a run cut short it ends
-  // at its thread's last event, and is counted as cut, as OmpMatcher::finish closes it).
-  initial_tasks += implicit_.size();
-  if (cut) cut_spans += implicit_.size();
-  implicit_.clear();
 }
 
 void ThreadFold::close_open_mutexes(std::uint64_t end) {

@@ -422,6 +422,7 @@ class ThreadFold {
   void omp_event(const Event& e);
   [[gnu::noinline]] void target_event(const Event& e);
   void device_record(const Event& e);
+  OrderedRow& target_row(const Event& e);
   [[gnu::noinline]] void nested_row(std::uint64_t end, std::uint64_t task_work, bool created_tasks);
   void fill_row(ImplicitRow& r, const OpenImplicit& t, std::uint64_t end, std::uint64_t task_work, bool created_tasks) const;
   void rare_host_event(const Event& e, Ev type, std::uint64_t ns);
@@ -475,6 +476,9 @@ class ThreadFold {
   // The innermost open non-initial implicit task (nullptr: none), and the outermost.
   OpenImplicit* worker_task();
   bool open_works(bool cut);
+  void finish_mutexes(bool cut, bool lost_ends);
+  void tasks_in_work(std::uint64_t start);
+  std::uint32_t work_part(const OpenImplicit& t, std::uint16_t type, bool has_row, std::uint64_t codeptr);
   [[gnu::noinline]] bool hidden_region(ParallelRow& r);
   OpenImplicit* outer_task();
 
