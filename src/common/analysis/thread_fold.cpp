@@ -407,6 +407,7 @@ void ThreadFold::mutex_acquire(const Event& e) {
 void ThreadFold::mutex_acquired(const Event& e) {
   using M = fields::OmpMutex;
   const std::uint16_t family = omp_names::mutex_family(M::kind.get(e));
+  if (family >= kKinds) return decline("an unknown mutex kind");  // a damaged file's: no acquire checked it
   const std::uint64_t wait_id = M::wait_id.get(e);
   std::size_t i = acquiring_.size();
   while (i-- > 0 && (acquiring_[i].family != family || acquiring_[i].wait_id != wait_id)) {

@@ -576,6 +576,8 @@ TEST_CASE("thread fold: odd hook orders and records it does not cover make it de
          fields::OmpTaskSchedule::prior_task_id.set(e, 4);
          fields::OmpTaskSchedule::prior_status.set(e, 1);
        }},
+      {"an unknown mutex kind",  // a damaged file's acquired with no acquire: the hold it makes would index no family
+       [](Recorder& r) { fields::OmpMutex::kind.set(r.add(Ev::OmpMutexAcquired, 1), 999); }},
       {"a task_schedule starts a task already running on its thread",
        [](Recorder& r) {
          fields::OmpTaskSchedule::next_task_id.set(r.add(Ev::OmpTaskSchedule, 1), 4);
