@@ -264,7 +264,7 @@ class Engine {
   // (in a run cut short: as cut, Timeline::cut_spans) and named, but a worker's last barrier and its
   // wait (end_unended_task).
   struct OpenOmp {
-    std::uint64_t parallels = 0, tasks = 0, syncs = 0, waits = 0, works = 0, masked = 0, explicit_tasks = 0, spans = 0;
+    std::uint64_t parallels = 0, tasks = 0, syncs = 0, waits = 0, works = 0, masked = 0, spans = 0;
   } open_omp_;
   std::vector<FirstSeen> first_seen_;
   std::vector<std::uint32_t> part_rows_;  // add_row_shares' scratch
@@ -922,13 +922,8 @@ void Engine::task_rows(std::uint64_t horizon) {
 }
 
 // The last join: the stretches still running at a clean end (TaskStretchRow::kEndOfRun) end at
-// the end of the run, now known; each still running at the end, clean or cut, a problem line.
+// the end of the run, now known.
 void Engine::end_running_tasks() {
-  for (ThreadFold& f : folds_) {
-    open_omp_.explicit_tasks += f.unended_tasks;
-    open_omp_.spans += f.unended_tasks;
-    f.unended_tasks = 0;
-  }
   for (TaskQueue& q : task_queues_)
     for (std::size_t k = q.k; k < q.stretches.size(); ++k)
       if (q.stretches[k].end == TaskStretchRow::kEndOfRun) q.stretches[k].end = std::max(run_end_, q.stretches[k].start);
@@ -1290,6 +1285,7 @@ void Engine::close_unended(std::uint64_t t_end, Timeline& rest) {
     problems_.add("OMPT mutex_acquire twice without mutex_acquired: the first ignored", f.mutex_asked_twice);
     problems_.add(end.never_ended("an OpenMP mutex hold"), f.holds_cut);
     problems_.add(builder::discarded_unended("an OpenMP mutex hold"), f.holds_discarded);
+    problems_.add(end.never_ended("an OpenMP explicit task"), f.unended_tasks);
     problems_.add(end.never_ended("an OpenMP mutex acquire"), f.acquires_unended);
     problems_.add(builder::discarded_unended("an OpenMP mutex acquire"), f.acquires_discarded);
   }
@@ -1297,7 +1293,6 @@ void Engine::close_unended(std::uint64_t t_end, Timeline& rest) {
   problems_.add(end.never_ended("an OpenMP sync region"), open_omp_.syncs);
   problems_.add(end.never_ended("an OpenMP work construct"), open_omp_.works);
   problems_.add(end.never_ended("an OpenMP masked region"), open_omp_.masked);
-  problems_.add(end.never_ended("an OpenMP explicit task"), open_omp_.explicit_tasks);
   problems_.add(end.never_ended("an OpenMP implicit task"), open_omp_.tasks);
   problems_.add(end.never_ended("an OpenMP parallel region"), open_omp_.parallels);
   if (cut) rest.cut_spans += open_omp_.spans;

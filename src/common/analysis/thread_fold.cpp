@@ -1346,7 +1346,8 @@ void ThreadFold::finish(bool cut, bool lost_ends) {
       task_stretches.push_back({k.task_id, k.start, cut ? std::max(last_ns, k.start) : TaskStretchRow::kEndOfRun, seq_base_ + 1 + i, track, 0,
                                 false});
     }
-    unended_tasks += running_.size();
+    unended_tasks += running_.size();  // a problem line each (the engine's close_unended)
+    if (cut) cut_spans += running_.size();
     running_.clear();
   }
   // Its `complete` would come on another thread (an untied task moved after its fulfill): the
