@@ -67,8 +67,10 @@ struct Line {
     return arithmetic_ns(tick);
   }
   // The nearest ns to tick0's plus the ticks since (or before) it over the rate, whatever tsc says.
-  [[gnu::always_inline]] std::uint64_t arithmetic_ns(std::uint64_t tick) const {
-    const std::uint64_t since = tick - tick0;
+  [[gnu::always_inline]] std::uint64_t arithmetic_ns(std::uint64_t tick) const { return since_ns(tick - tick0); }
+  // arithmetic_ns of the tick `since` ticks after tick0 (mod 2^64): for a loop that keeps its ticks
+  // counted from tick0, one subtraction less a tick.
+  [[gnu::always_inline]] std::uint64_t since_ns(std::uint64_t since) const {
     if (__builtin_expect(static_cast<std::int64_t>(since) < 0, 0)) return ns0 - scaled(0 - since);
     return ns0 + scaled(since);
   }

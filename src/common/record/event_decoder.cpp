@@ -24,15 +24,13 @@ template <bool kInBegin>
 struct EventSink {
   EventDecoder::Place place;
   Event* out;
-  std::size_t steps = 0;  // the events unfolded from sync records (the others are one per record)
   std::size_t devices = 0;  // device tracing records (EventChunk::device_records)
 
   EventSink(EventChunk& c, const EventDecoder::Place& p) : place(p), out(c.cells.data() + c.used) {}
 
-  // The head word: type, cells, sub and a in one store (Event's layout).
-  static std::uint64_t head(unsigned type, std::uint64_t sub, std::uint64_t a) {
-    return type | (1u + kWideEvent[type & 127]) << 8 | (sub & 0xffff) << 16 | a << 32;
-  }
+  // The head word: type, cells, sub and a in one store (Event's layout); sub_a: (sub & 0xffff) |
+  // a << 16 (codec::DecodedFields::sub_a).
+  static std::uint64_t head(unsigned type, std::uint64_t sub_a) { return type | (1u + kWideEvent[type & 127]) << 8 | sub_a << 16; }
   static void store(Event* e, std::uint64_t ns, std::uint64_t h, std::uint64_t u0, std::uint64_t u1) {
     e->ns = ns;
     std::memcpy(reinterpret_cast<char*>(e) + 8, &h, sizeof h);  // type, cells, sub, a
@@ -40,13 +38,14 @@ struct EventSink {
     e->u1 = u1;
   }
 
+  // tick: counted from the line's tick0 (Place::at).
   template <unsigned T>
-  [[gnu::always_inline]] void put(std::uint64_t tick, const std::uint64_t* l) {
+  [[gnu::always_inline]] void put(std::uint64_t tick, const std::uint64_t* l, std::uint64_t u0, std::uint64_t u1, std::uint64_t sub_a) {
     Event* e = out;
-    const std::uint64_t h = head(T, l[0], l[1]);
-    store(e, place.at<T>(tick), h, l[2], l[3]);
+    const std::uint64_t h = head(T, sub_a);
+    store(e, place.at<T>(tick), h, u0, u1);
     if constexpr (!kWideEvent[T]) {
-      if constexpr (T == kToolFlush) e->u0 = place.line.arithmetic_ns(tick + l[2]) - place.line.arithmetic_ns(tick);  // its length in ns (event.hpp)
+      if constexpr (T == kToolFlush) e->u0 = place.line.since_ns(tick + u0) - place.line.since_ns(tick);  // its length in ns (event.hpp)
       out = e + 1;
     } else if constexpr (T == kSyncBegin) {
       std::uint64_t* w = e->wide_slots();
@@ -56,7 +55,7 @@ struct EventSink {
         steps_in_begin(w, tick, l);
       } else {
         w[1] = w[2] = w[3] = 0;  // the steps, unfolded below
-        if ((l[5] | l[6] | l[7]) != 0) unfold(h, tick, l);
+        if ((l[5] | l[6] | l[7]) != 0) unfold(h, tick, l, u0, u1);
       }
     } else {
       std::uint64_t* w = e->wide_slots();
@@ -72,13 +71,12 @@ struct EventSink {
   // A folded sync begin's wait and end (record_fold.hpp): one cell each (event.hpp), the begin's
   // sub, a, u0 and u1 at their ticks, written from the decoder's fields (a copy of the begin just
   // stored would be a wide load of narrow stores, which stalls).
-  [[gnu::always_inline]] void unfold(std::uint64_t begin_head, std::uint64_t tick, const std::uint64_t* l) {
+  [[gnu::always_inline]] void unfold(std::uint64_t begin_head, std::uint64_t tick, const std::uint64_t* l, std::uint64_t u0, std::uint64_t u1) {
     const std::uint64_t kept = (begin_head & ~std::uint64_t{0xffff}) | 1u << 8;  // sub and a; one cell
     const auto step = [&]<unsigned T>(std::uint64_t s) __attribute__((always_inline)) {
       if (s == 0) return;
       tick += s - 1;
-      store(out, place.at<T>(tick), kept | T, l[2], l[3]);
-      ++steps;
+      store(out, place.at<T>(tick), kept | T, u0, u1);
       ++out;
     };
     step.template operator()<static_cast<unsigned>(Ev::OmpSyncWaitBegin)>(l[5]);
@@ -92,7 +90,6 @@ struct EventSink {
     const auto step = [&]<unsigned T>(std::uint64_t s) __attribute__((always_inline)) -> std::uint64_t {
       if (s == 0) return kNoStep;
       tick += s - 1;
-      ++steps;
       return place.at<T>(tick);
     };
     w[1] = step.template operator()<static_cast<unsigned>(Ev::OmpSyncWaitBegin)>(l[5]);
@@ -100,9 +97,8 @@ struct EventSink {
     w[3] = step.template operator()<static_cast<unsigned>(Ev::OmpSyncEnd)>(l[7]);
   }
 
-  void finish(EventChunk& chunk, std::size_t records, EventDecoder::Place& back) {
+  void finish(EventChunk& chunk, EventDecoder::Place& back) {
     chunk.used = static_cast<std::size_t>(out - chunk.cells.data());
-    chunk.events += records + steps;
     chunk.device_records += devices;
     back = place;
   }
@@ -121,8 +117,9 @@ std::size_t decode_chunk(const std::uint8_t* p, std::size_t bytes, std::size_t r
                          EventDecoder::Place& place) {
   reserve_cells(out, std::min(records * kMaxCellsPerRecord, bytes) + kMaxCellsPerRecord);
   EventSink<kInBegin> sink(out, place);
-  const std::size_t n = codec::decode_into(p, bytes, records, base_tick, sink);
-  sink.finish(out, n, place);
+  // Ticks counted from the line's tick0 (Place::at).
+  const std::size_t n = codec::decode_into(p, bytes, records, base_tick - place.line.tick0, sink);
+  sink.finish(out, place);
   return n;
 }
 
@@ -133,9 +130,10 @@ void append_records(const Record* recs, std::size_t n, EventChunk& out, EventDec
   for (std::size_t i = 0; i < n; ++i) {
     const Record& r = recs[i];
     const std::uint64_t l[8] = {r.sub, r.a, r.u[0], r.u[1], r.u[2], r.u[3], r.u[4], r.u[5]};
-    codec::with_type(static_cast<unsigned>(r.type), [&]<unsigned T>() { sink.template put<T>(r.tick, l); });
+    const std::uint64_t since = r.tick - place.line.tick0, sub_a = codec::sub_a_word(r.sub, r.a);
+    codec::with_type(static_cast<unsigned>(r.type), [&]<unsigned T>() { sink.template put<T>(since, l, l[2], l[3], sub_a); });
   }
-  sink.finish(out, n, place);
+  sink.finish(out, place);
 }
 
 }  // namespace

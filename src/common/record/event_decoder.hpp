@@ -19,14 +19,13 @@ namespace kob {
 struct EventChunk {
   std::vector<Event> cells;
   std::size_t used = 0;
-  std::size_t events = 0;
   // The device tracing records among them (their time is not on the thread's line: a reader that
   // takes the others in one loop takes these apart, where there are any).
   std::size_t device_records = 0;
   const Event* begin() const { return cells.data(); }
   const Event* end() const { return cells.data() + used; }
   bool empty() const { return used == 0; }
-  void clear() { used = events = device_records = 0; }
+  void clear() { used = device_records = 0; }
 };
 
 // The nudge: a record that begins a span inside others (a kernel, fence or deep copy, a loop or
@@ -60,9 +59,10 @@ class EventDecoder {
  public:
   // What a folded sync begin (record_fold.hpp) becomes. Unfold: the records it stands for, each an
   // event of its own (the begin's steps 0). InBegin: the begin alone, the times of its wait begin,
-  // wait end and end in its wide cell's u3, u4, u5 (kNoStep where it has none); it counts as the
-  // events it stands for (EventChunk::events). A reader that takes each sync region whole (the
-  // summary engine's ThreadFold) is spared three cells a region.
+  // wait end and end in its wide cell's u3, u4, u5 (kNoStep where it has none). A reader that
+  // takes each sync region whole (the summary engine's ThreadFold) is spared three cells a region.
+  // The decoder counts no events: a reader counts those it takes (a count kept here per step
+  // cost the decoding loop a memory increment per step).
   enum class SyncSteps : std::uint8_t { Unfold, InBegin };
   explicit EventDecoder(const clock::Line& line, SyncSteps mode = SyncSteps::Unfold) : line_(line), mode_(mode) {
     place_.line = line.arithmetic();
@@ -81,10 +81,11 @@ class EventDecoder {
     clock::Line line;  // arithmetic(): no test of tsc per event
     std::uint64_t last1 = 0;  // the last time plus 1 (0: none yet), so that "not after the last" is one compare
     bool nudged = false;
-    // The time of a record of type T at `tick`, nudged (the rule above).
+    // The time of a record of type T at `since` ticks after the line's tick0 (the decoder counts
+    // its ticks from there), nudged (the rule above).
     template <unsigned T>
-    [[gnu::always_inline]] std::uint64_t at(std::uint64_t tick) {
-      const std::uint64_t t = line.arithmetic_ns(tick);
+    [[gnu::always_inline]] std::uint64_t at(std::uint64_t since) {
+      const std::uint64_t t = line.since_ns(since);
       constexpr unsigned kFlags = event_time::kFlags[T];
       if constexpr ((kFlags & event_time::kOwnTime) != 0) {
         return t;

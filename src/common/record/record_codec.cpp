@@ -143,8 +143,7 @@ KOB_HOT_INLINE std::uint8_t* encode_any(unsigned type, const Record& r, LastFiel
 std::size_t encode(const Record* recs, std::size_t n, std::uint64_t base_tick, std::uint8_t* out) {
   // On the stack, not thread_local: the library has an initial-exec TLS variable, so all of its TLS
   // must fit the few KiB of static TLS a dlopen may get ("cannot allocate memory in static TLS").
-  // Lanes are kept in LastFields::lane alone (the decoder's enter/leave copy them through the
-  // type's own u0/u1 slots: the same values).
+  // Lanes are kept in LastFields::lane alone, as the decoder keeps them.
   LastFields last;
   wide_zero(&last, sizeof last);
   std::uint8_t* p = out;

@@ -103,12 +103,20 @@ struct alignas(64) LastFields {
   std::uint64_t v[kTypes][8];
   std::uint64_t lane[kLanes][2];
 
-  // Before a record of a lane's type is coded its lane's values stand in for the type's own, and
-  // after it the lane remembers them (decode_fields).
+  // A lane type's u0 (and u1 where its lane has it) is the lane's: coded from it, and kept there
+  // (decode_fields).
 };
 
+// What the decoder remembers besides: each type's sub and a as one word, (sub & 0xffff) | a << 16,
+// made again only when either changes (rare), for a sink that stores them so (EventSink: an event's
+// head). Apart from LastFields, which the coder zeroes for each block too.
+struct DecodedFields : LastFields {
+  std::uint64_t sub_a[kTypes];
+};
+inline std::uint64_t sub_a_word(std::uint64_t sub, std::uint64_t a) { return (sub & 0xffff) | a << 16; }
+
 // A varint known to lie within the data (at least 10 bytes left): no bound check per byte.
-inline const std::uint8_t* get_varint_unchecked(const std::uint8_t* p, std::uint64_t& v) {
+[[gnu::always_inline]] inline const std::uint8_t* get_varint_unchecked(const std::uint8_t* p, std::uint64_t& v) {
   std::uint64_t b = *p++;
   if (b < 0x80) {
     v = b;
@@ -124,12 +132,15 @@ inline const std::uint8_t* get_varint_unchecked(const std::uint8_t* p, std::uint
 }
 
 // A decoded record's parts (decode_into's sink) as a Record, written whole.
-inline void write_record(Record& r, unsigned type, std::uint64_t tick, const std::uint64_t* l) {
+inline void write_record(Record& r, unsigned type, std::uint64_t tick, const std::uint64_t* l, std::uint64_t u0, std::uint64_t u1) {
   r.tick = tick;
   r.type = static_cast<Ev>(type);
   r.sub = static_cast<std::uint16_t>(l[0]);
   r.a = static_cast<std::uint32_t>(l[1]);
-  for (unsigned i = 0; i < 6; ++i) {
+  asm("" : "+r"(u0), "+r"(u1));
+  r.u[0] = u0;
+  r.u[1] = u1;
+  for (unsigned i = 2; i < 6; ++i) {
     // One register per field: a wide (vector) load of fields just stored one by one by the decoder
     // cannot be forwarded from those stores and stalls; this copy was most of the decode time.
     std::uint64_t x = l[2 + i];
@@ -173,80 +184,108 @@ template <class F>
 #undef KOB_TYPE_CASE4
 #undef KOB_TYPE_CASE
 
-// One record's fields after its head, for a type T known at compile time: the changed fields
-// (mask), read with (kChecked) or without bound checks, into the type's remembered values; then
-// the sink's put<T>. Returns where the next record starts, nullptr when the record is malformed.
+// A varint at p, with (kChecked) or without bound checks; nullptr when malformed.
+template <bool kChecked>
+[[gnu::always_inline]] inline const std::uint8_t* read_varint(const std::uint8_t* p, const std::uint8_t* end, std::uint64_t& v) {
+  if constexpr (kChecked) return get_varint(p, end, v);
+  else return get_varint_unchecked(p, v);
+}
+
+// One record's fields after its head (the record's first 8 bytes, of which it reads the mask
+// byte), for a type T known at compile time: the changed fields (mask), read with (kChecked) or
+// without bound checks, into the type's remembered values (a lane type's u0, and u1 where its lane
+// has it, into the lane's, where they stay: no copy in and out per record); then the sink's
+// put<T>. Returns where the next record starts, nullptr when the record is malformed.
 template <unsigned T, bool kChecked, class Sink>
-[[gnu::always_inline]] inline const std::uint8_t* decode_fields(const std::uint8_t* p, const std::uint8_t* end, unsigned mask,
-                                                                std::uint64_t tick, LastFields& last, Sink& sink) {
+[[gnu::always_inline]] inline const std::uint8_t* decode_fields(const std::uint8_t* p, const std::uint8_t* end, std::uint64_t head,
+                                                                std::uint64_t tick, DecodedFields& last, Sink& sink) {
+  // The mask taken from the head here, after the jump on the type: a test of its bits is then one
+  // instruction on the head (most records test only whether it is 0).
+  const unsigned mask = static_cast<std::uint8_t>(head >> 8);
   constexpr Lane kLane = kLaneOf[T];
   constexpr unsigned kValues = kValueFields[T];
   std::uint64_t* l = last.v[T];
-  if constexpr (kLane.lane != 0) {  // the lane's values stand in for the type's own
-    l[2] = last.lane[kLane.lane][0];
-    if constexpr (kLane.fields == 2) l[3] = last.lane[kLane.lane][1];
-  }
+  // Where u0 and u1 are kept: the type's own slots, or the lane's for a lane type (u1 the type's
+  // own where the lane keeps u0 only).
+  std::uint64_t* const u0 = kLane.lane != 0 ? &last.lane[kLane.lane][0] : &l[2];
+  std::uint64_t* const u1 = kLane.lane != 0 && kLane.fields == 2 ? &last.lane[kLane.lane][1] : &l[3];
   // The value fields come last in the mask-bit order (a folded sync record's steps, u3..u5): the
-  // delta fields first, in a loop, then each value field where its bit says (absent: 0), with no
-  // test per field of which kind it is.
+  // delta fields first, then each value field where its bit says (absent: 0), with no test per
+  // field of which kind it is.
   static_assert(kValues == 0 || kValues == 0xe0, "value fields: u3..u5");
   unsigned deltas = mask;
   if constexpr (kValues != 0) deltas &= ~kValues;
-  while (deltas) {  // only the fields that changed
-    const unsigned i = static_cast<unsigned>(__builtin_ctz(deltas));
-    deltas &= deltas - 1;
+  const auto add = [&](unsigned bits, std::uint64_t* slots) __attribute__((always_inline)) -> bool {
+    while (bits) {  // only the fields that changed
+      const unsigned i = static_cast<unsigned>(__builtin_ctz(bits));
+      bits &= bits - 1;
+      std::uint64_t z;
+      if ((p = read_varint<kChecked>(p, end, z)) == nullptr) return false;
+      slots[i] += unzigzag(z);
+    }
+    return true;
+  };
+  if constexpr (kLane.lane == 0) {
+    if (!add(deltas, l)) return nullptr;
+    if (deltas & 3u) [[unlikely]]
+      last.sub_a[T] = sub_a_word(l[0], l[1]);
+  } else if (deltas != 0) {  // in mask-bit order: sub and a, u0 and u1 (the lane's), the rest
+    if (deltas & 3u) [[unlikely]] {
+      if (!add(deltas & 3u, l)) return nullptr;
+      last.sub_a[T] = sub_a_word(l[0], l[1]);
+    }
     std::uint64_t z;
-    if constexpr (kChecked) p = get_varint(p, end, z);
-    else p = get_varint_unchecked(p, z);
-    if (p == nullptr) return nullptr;
-    l[i] += unzigzag(z);
+    if (deltas & 4u) {
+      if ((p = read_varint<kChecked>(p, end, z)) == nullptr) return nullptr;
+      *u0 += unzigzag(z);
+    }
+    if (deltas & 8u) {
+      if ((p = read_varint<kChecked>(p, end, z)) == nullptr) return nullptr;
+      *u1 += unzigzag(z);
+    }
+    if (!add(deltas & ~15u, l)) return nullptr;
   }
   if constexpr (kValues != 0) {
     for (unsigned i = 5; i < 8; ++i) {
       std::uint64_t z = 0;
       if (mask & (1u << i)) {
-        if constexpr (kChecked) p = get_varint(p, end, z);
-        else p = get_varint_unchecked(p, z);
-        if (p == nullptr) return nullptr;
+        if ((p = read_varint<kChecked>(p, end, z)) == nullptr) return nullptr;
       }
       l[i] = z;
     }
   }
-  if constexpr (kLane.lane != 0) {
-    last.lane[kLane.lane][0] = l[2];
-    if constexpr (kLane.fields == 2) last.lane[kLane.lane][1] = l[3];
-  }
-  sink.template put<T>(tick, l);
+  sink.template put<T>(tick, l, *u0, *u1, last.sub_a[T]);
   return p;
 }
 
 // The decoding loop, handing each record to the sink as its parts, its type a constant:
-// `template <unsigned T> void put(std::uint64_t tick, const std::uint64_t* fields)` (fields: the 8
-// slots in mask-bit order, sub, a, u0..u5), inlined, so that a sink writes the form it keeps (a
-// Record, an Event) straight from the decoder's registers and remembered fields, with no record
-// between, and does only what type T needs. A sink is copied and assigned back (a value type:
+// `template <unsigned T> void put(std::uint64_t tick, const std::uint64_t* fields, std::uint64_t u0,
+// std::uint64_t u1, std::uint64_t sub_a)` (fields: the 8 slots in mask-bit order, sub, a, u0..u5,
+// of which u0 and u1 are the arguments', not fields[2] and fields[3]; sub_a: DecodedFields::sub_a),
+// inlined, so that a sink writes the form it keeps (a Record, an Event) straight from the
+// decoder's registers and remembered fields, with no record between, and does only what type T
+// needs. A sink is copied and assigned back (a value type:
 // pointers, not references).
 template <class Sink>
 std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, Sink& sink) {
   const std::uint8_t* end = p + bytes;
   // Below this point a whole record (kMaxRecordBytes) fits in what is left: no bound checks.
   const std::uint8_t* safe_end = bytes > kMaxRecordBytes ? end - kMaxRecordBytes : p;
-  LastFields last;  // not thread_local: see encode
+  DecodedFields last;  // not thread_local: see encode
   wide_zero(&last, sizeof last);
   std::uint64_t tick = base_tick;
-  std::size_t done = 0;
   // The sink copied into this frame for the loop: its fields (the output, the place on the time
   // line) are then values the compiler keeps in registers, not memory that every event store might
   // alias and that is read back after each one.
   Sink s = sink;
-  while (done < records && p < safe_end) {
+  std::size_t left = records;  // counted down: one test a record, against 0
+  while (left != 0 && p < safe_end) {
     std::uint64_t head;
     std::memcpy(&head, p, sizeof head);
     const unsigned type = static_cast<std::uint8_t>(head);
-    const unsigned mask = static_cast<std::uint8_t>(head >> 8);
     std::uint64_t step = (head >> 16) & kStepEscape;
     p += kHeadBytes;
-    if (step == kStepEscape) {
+    if (step == kStepEscape) [[unlikely]] {
       std::uint64_t z;
       if ((p = get_varint_unchecked(p, z)) == nullptr) break;
       step = unzigzag(z);
@@ -255,18 +294,19 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
     // Type 0 or not below kTypes: malformed, the rest of the block too (p nullptr).
     with_byte(type, [&]<unsigned T>() __attribute__((always_inline)) {
       if constexpr (T == 0 || T >= kTypes) p = nullptr;
-      else p = decode_fields<T, false>(p, end, mask, tick, last, s);
+      else p = decode_fields<T, false>(p, end, head, tick, last, s);
     });
     if (p == nullptr) break;
-    ++done;
+    --left;
   }
+  std::size_t done = records - left;
   sink = s;
   // The last records of a block (p is nullptr after a malformed one): the same per type,
   // bound-checked (not inlined: rare).
   while (p != nullptr && done < records && p < end) {
     if (end - p < static_cast<std::ptrdiff_t>(kHeadBytes)) break;
     const unsigned type = p[0];
-    const unsigned mask = p[1];
+    const std::uint64_t head = std::uint64_t{p[1]} << 8;  // the mask, where decode_fields takes it
     std::uint64_t step = p[2] | std::uint64_t{p[3]} << 8 | std::uint64_t{p[4]} << 16;
     p += kHeadBytes;
     if (type - 1 >= kTypes - 1) break;
@@ -276,7 +316,7 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
       step = unzigzag(z);
     }
     tick += step;
-    with_type(type, [&]<unsigned T>() { p = decode_fields<T, true>(p, end, mask, tick, last, sink); });
+    with_type(type, [&]<unsigned T>() { p = decode_fields<T, true>(p, end, head, tick, last, sink); });
     if (p == nullptr) break;
     ++done;
   }
@@ -289,8 +329,8 @@ struct RecordEach {
   F* f;  // a pointer: decode_into copies its sink
   Record r{};
   template <unsigned T>
-  void put(std::uint64_t tick, const std::uint64_t* l) {
-    write_record(r, T, tick, l);
+  void put(std::uint64_t tick, const std::uint64_t* l, std::uint64_t u0, std::uint64_t u1, std::uint64_t) {
+    write_record(r, T, tick, l, u0, u1);
     (*f)(static_cast<const Record&>(r));
   }
 };

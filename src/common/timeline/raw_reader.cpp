@@ -567,14 +567,14 @@ struct RecordsInto {
   Record* out;
   Record* cap;
   template <unsigned T>
-  void put(std::uint64_t tick, const std::uint64_t* l) {
+  void put(std::uint64_t tick, const std::uint64_t* l, std::uint64_t u0, std::uint64_t u1, std::uint64_t) {
     if (__builtin_expect(cap - out < 4, 0)) {
       const std::size_t at = static_cast<std::size_t>(out - recs->data());
       recs->resize(recs->size() + recs->size() / 2 + 4);
       out = recs->data() + at;
       cap = recs->data() + recs->size();
     }
-    codec::write_record(*out, T, tick, l);
+    codec::write_record(*out, T, tick, l, u0, u1);
     out = fold::unfold_in_place(out);
   }
 };
