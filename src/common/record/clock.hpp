@@ -70,9 +70,11 @@ struct Line {
   [[gnu::always_inline]] std::uint64_t arithmetic_ns(std::uint64_t tick) const { return since_ns(tick - tick0); }
   // arithmetic_ns of the tick `since` ticks after tick0 (mod 2^64): for a loop that keeps its ticks
   // counted from tick0, one subtraction less a tick.
+  // kSubNs: whole is 0 (a tick is under 1 ns: a TSC of 1 GHz and more), one multiplication less.
+  template <bool kSubNs = false>
   [[gnu::always_inline]] std::uint64_t since_ns(std::uint64_t since) const {
-    if (__builtin_expect(static_cast<std::int64_t>(since) < 0, 0)) return ns0 - scaled(0 - since);
-    return ns0 + scaled(since);
+    if (__builtin_expect(static_cast<std::int64_t>(since) < 0, 0)) return ns0 - scaled<kSubNs>(0 - since);
+    return ns0 + scaled<kSubNs>(since);
   }
   // The same line as one whose to_ns is arithmetic_ns: a clock that is not the TSC's is the
   // identity line (1 ns a tick from 0), exact for every tick (mod 2^64), so that a loop converting
@@ -86,8 +88,10 @@ struct Line {
   }
 
  private:
+  template <bool kSubNs = false>
   [[gnu::always_inline]] std::uint64_t scaled(std::uint64_t ticks) const {
     const unsigned __int128 f = static_cast<unsigned __int128>(ticks) * frac + (static_cast<unsigned __int128>(1) << 63);
+    if constexpr (kSubNs) return static_cast<std::uint64_t>(f >> 64);
     return ticks * whole + static_cast<std::uint64_t>(f >> 64);
   }
 };

@@ -20,7 +20,7 @@ constexpr unsigned kDeviceRecord = static_cast<unsigned>(Ev::OmpDeviceRecord);
 // decoder's fields into the chunk's cells, what its type needs decided at compile time. The place
 // on the time line lives in the sink (registers) while a chunk is decoded. The cells were sized for
 // the most a chunk can make (reserve_cells), so no record checks for room.
-template <bool kInBegin>
+template <bool kInBegin, bool kSubNs = false>
 struct EventSink {
   EventDecoder::Place place;
   Event* out;
@@ -43,9 +43,9 @@ struct EventSink {
   [[gnu::always_inline]] void put(std::uint64_t tick, const std::uint64_t* l, std::uint64_t u0, std::uint64_t u1, std::uint64_t sub_a) {
     Event* e = out;
     const std::uint64_t h = head(T, sub_a);
-    store(e, place.at<T>(tick), h, u0, u1);
+    store(e, place.template at<T, kSubNs>(tick), h, u0, u1);
     if constexpr (!kWideEvent[T]) {
-      if constexpr (T == kToolFlush) e->u0 = place.line.since_ns(tick + u0) - place.line.since_ns(tick);  // its length in ns (event.hpp)
+      if constexpr (T == kToolFlush) e->u0 = place.line.template since_ns<kSubNs>(tick + u0) - place.line.template since_ns<kSubNs>(tick);  // its length in ns (event.hpp)
       out = e + 1;
     } else if constexpr (T == kSyncBegin) {
       std::uint64_t* w = e->wide_slots();
@@ -76,7 +76,7 @@ struct EventSink {
     const auto step = [&]<unsigned T>(std::uint64_t s) __attribute__((always_inline)) {
       if (s == 0) return;
       tick += s - 1;
-      store(out, place.at<T>(tick), kept | T, u0, u1);
+      store(out, place.template at<T, kSubNs>(tick), kept | T, u0, u1);
       ++out;
     };
     step.template operator()<static_cast<unsigned>(Ev::OmpSyncWaitBegin)>(l[5]);
@@ -90,7 +90,7 @@ struct EventSink {
     const auto step = [&]<unsigned T>(std::uint64_t s) __attribute__((always_inline)) -> std::uint64_t {
       if (s == 0) return kNoStep;
       tick += s - 1;
-      return place.at<T>(tick);
+      return place.template at<T, kSubNs>(tick);
     };
     w[1] = step.template operator()<static_cast<unsigned>(Ev::OmpSyncWaitBegin)>(l[5]);
     w[2] = step.template operator()<static_cast<unsigned>(Ev::OmpSyncWaitEnd)>(l[6]);
@@ -112,11 +112,11 @@ void reserve_cells(EventChunk& out, std::size_t cells) {
 }
 
 // The mode as a constant (EventSink<kInBegin>): a folded sync begin tests nothing to know it.
-template <bool kInBegin>
+template <bool kInBegin, bool kSubNs>
 std::size_t decode_chunk(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, EventChunk& out,
                          EventDecoder::Place& place) {
   reserve_cells(out, std::min(records * kMaxCellsPerRecord, bytes) + kMaxCellsPerRecord);
-  EventSink<kInBegin> sink(out, place);
+  EventSink<kInBegin, kSubNs> sink(out, place);
   // Ticks counted from the line's tick0 (Place::at).
   const std::size_t n = codec::decode_into(p, bytes, records, base_tick - place.line.tick0, sink);
   sink.finish(out, place);
@@ -140,8 +140,10 @@ void append_records(const Record* recs, std::size_t n, EventChunk& out, EventDec
 
 std::size_t EventDecoder::decode(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick,
                                  EventChunk& out) {
-  if (mode_ == SyncSteps::InBegin) return decode_chunk<true>(p, bytes, records, base_tick, out, place_);
-  return decode_chunk<false>(p, bytes, records, base_tick, out, place_);
+  const bool sub_ns = place_.line.whole == 0;
+  if (mode_ == SyncSteps::InBegin)
+    return sub_ns ? decode_chunk<true, true>(p, bytes, records, base_tick, out, place_) : decode_chunk<true, false>(p, bytes, records, base_tick, out, place_);
+  return sub_ns ? decode_chunk<false, true>(p, bytes, records, base_tick, out, place_) : decode_chunk<false, false>(p, bytes, records, base_tick, out, place_);
 }
 
 void EventDecoder::append(const Record* recs, std::size_t n, EventChunk& out) {

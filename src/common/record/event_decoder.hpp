@@ -83,9 +83,9 @@ class EventDecoder {
     bool nudged = false;
     // The time of a record of type T at `since` ticks after the line's tick0 (the decoder counts
     // its ticks from there), nudged (the rule above).
-    template <unsigned T>
+    template <unsigned T, bool kSubNs = false>
     [[gnu::always_inline]] std::uint64_t at(std::uint64_t since) {
-      const std::uint64_t t = line.since_ns(since);
+      const std::uint64_t t = line.template since_ns<kSubNs>(since);
       constexpr unsigned kFlags = event_time::kFlags[T];
       if constexpr ((kFlags & event_time::kOwnTime) != 0) {
         return t;
