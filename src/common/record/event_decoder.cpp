@@ -111,7 +111,8 @@ void reserve_cells(EventChunk& out, std::size_t cells) {
   if (out.cells.size() - out.used < cells) out.cells.resize(out.used + cells);
 }
 
-// The mode as a constant (EventSink<kInBegin>): a folded sync begin tests nothing to know it.
+// The mode as a constant (EventSink<kInBegin>): a folded sync begin tests nothing to know it; and
+// whether a tick is under 1 ns (kSubNs, Line::since_ns), which each time conversion would test.
 template <bool kInBegin, bool kSubNs>
 std::size_t decode_chunk(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, EventChunk& out,
                          EventDecoder::Place& place) {
