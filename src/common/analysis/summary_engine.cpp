@@ -519,6 +519,15 @@ constexpr std::uint32_t kLeagueFlag = 0x40000000;  // ompt_parallel_league
   j.max_busy = j.sum_busy = busy;
   j.task_time = p.own_dur;
   j.wait_time = std::min(p.own_wait, p.own_dur);
+  if (!p.own_work) return;
+  // Its work construct, as fold_implicit and add_row_shares take a row's one part (no barrier
+  // piece names it: the thread folded its syncs).
+  j.constructs = true;
+  j.loop = p.own_work_loop;
+  j.max_work = j.sum_work = p.own_work_busy;
+  if (!p.own_work_row) return;
+  const std::uint32_t row = st_.constructs.row_of(Category::Work, p.own_work_type, p.own_work_codeptr);
+  if (row != ConstructRows::kNoRow) add_share(j, row, p.own_work_busy, 0, 0);
 }
 
 void Engine::parallel_rows() {

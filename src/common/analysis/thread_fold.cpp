@@ -829,20 +829,24 @@ bool ThreadFold::hidden_region(ParallelRow& r) {
   if (tasks_seen_) [[unlikely]]
     take_task_work(t.start, task_work, created_tasks);
   // The region's own thread: its task is not cut (its region ends on this thread, after it); with
-  // no work construct (nor explicit tasks) its figures go with the region's row (its syncs were
-  // folded as they ended).
-  if (t.own && t.parts == parts.size() && task_work == 0 && !created_tasks) {
+  // no explicit tasks and at most one work construct (no barrier piece naming it) its figures go
+  // with the region's row (its syncs were folded as they ended). The work construct's piece stays
+  // in parts, named by no row: last_work_ may still name it.
+  const bool one_work = t.level == 0 && t.parts + 1 == parts.size() && t.pieces == pieces.size();
+  if (t.own && (t.parts == parts.size() || one_work) && task_work == 0 && !created_tasks) {
     std::size_t o = open_parallels_.size();
     while (o-- > 0 && open_parallels_[o].row.id != t.parallel_id) {
     }
     if (o == std::size_t(-1)) return decline("an implicit task outlived its region on its thread");
     ParallelRow& p = open_parallels_[o].row;
+    if (one_work && (p.own_task || p.hidden)) return own_row(e.ns);  // as before own tasks had a work construct
     if (p.own_task) return decline("two implicit tasks of one region on one thread");
     const std::uint64_t dur = e.ns - t.start;
     p.own_task = true;
     p.own_team_size = t.team_size;
     p.own_dur = dur;
     p.own_wait = t.wait;
+    if (one_work) take_own_work(p, parts[t.parts]);
     ++implicit_tasks;
     if (t.level == 0) busy += dur - std::min(t.wait, dur);
     pieces.resize(t.pieces);
@@ -855,6 +859,25 @@ bool ThreadFold::hidden_region(ParallelRow& r) {
     return nested_row(e.ns, task_work, created_tasks);
   fill_row(append(implicits), t, e.ns, task_work, created_tasks);
   implicit_.pop_back();
+}
+
+// implicit_end's row for the region's own task with a work construct that cannot go with the
+// region's row (rare): as any task's.
+void ThreadFold::own_row(std::uint64_t end) {
+  const OpenImplicit& t = implicit_.back();
+  if (t.level != 0) return nested_row(end, 0, false);
+  fill_row(append(implicits), t, end, 0, false);
+  implicit_.pop_back();
+}
+
+// The region's own task's one work construct, with the region's row (ParallelRow::own_work).
+[[gnu::always_inline]] inline void ThreadFold::take_own_work(ParallelRow& p, const WorkPiece& w) {
+  p.own_work = true;
+  p.own_work_row = w.has_row;
+  p.own_work_loop = w.loop;
+  p.own_work_type = w.type;
+  p.own_work_busy = w.busy;
+  p.own_work_codeptr = w.codeptr;
 }
 
 // A non-initial implicit task at level 0 whose events are at most one work construct (its begin,
@@ -913,6 +936,9 @@ template <bool kWork>
     for (OpenParallel& o : open_parallels_)
       if (o.row.id == pid) own = &o.row;
   if (own != nullptr && !kWork && own->own_task) return e;
+  // Its figures go with the region's row; with a work construct, a second task of the region on
+  // this thread (or libomp's hidden team's) leaves a row instead (implicit_end's rule).
+  const bool fold_own = own != nullptr && !(kWork && (own->own_task || own->hidden));
   std::uint64_t events = kWork ? 7 : 5;  // the sync region's begin and steps, the task's end (and the work's begin and end)
   const auto first_part = static_cast<std::uint32_t>(parts.size());
   if constexpr (kWork) events += take_work_whole(wb, wx, pid, lo, hi);
@@ -933,12 +959,13 @@ template <bool kWork>
   } else {
     add_piece(y, kNone, ye);
   }
-  if (own != nullptr && !kWork) {
+  if (fold_own) {
     const std::uint64_t dur = stop - start;
     own->own_task = true;
     own->own_team_size = T::team_size.get(*e);
     own->own_dur = dur;
     own->own_wait = d;
+    if constexpr (kWork) take_own_work(*own, parts[first_part]);
     ++implicit_tasks;
     busy += dur - std::min(d, dur);
   } else {  // fill_row's row, by hand: through an OpenImplicit made for it, +0.6 % on the goal traces

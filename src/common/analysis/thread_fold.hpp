@@ -119,19 +119,26 @@ struct ParallelRow {
   std::uint64_t id = 0, kernel = 0, codeptr = 0, start = 0, end = 0;
   std::uint32_t track = 0, requested = 0, level = 0, flags = 0;
   std::uint32_t kernel_part = kNone;  // its kernel's KernelPart on the same thread (kernel != 0), or kOtherThread
+  // Its own task's one work construct (a `parallel for`'s loop), when own_task: the task's part
+  // (WorkPiece's fields: own_work_*, its type and flags in what was padding), its row's share taken
+  // by the join (Engine::take_own_task); a worker's comes as a row.
+  std::uint16_t own_work_type = 0;
+  bool own_work = false, own_work_row = false;
   // A region whose kernel is open on another thread (a team of an offloaded target region's league,
   // on a thread of its own): the join finds the kernel by id, from the target region's begin.
   static constexpr std::uint32_t kOtherThread = kNone - 1;
   std::uint64_t seq = 0;              // as KernelTimes::seq; kUnended: still open at the end (unended())
   // The implicit task this thread ran in the region itself, when it is folded here (its own
-  // region's end cannot cut it, and it ran no work construct with a row): its figures.
+  // region's end cannot cut it; at most one work construct, no explicit tasks): its figures.
   bool own_task = false;
   bool kernel_inside = false;  // outside kernels: a Kokkos kernel ran during it (set by the join)
   // libomp's hidden-helper team's region (it runs `target nowait` tasks): opened by the runtime
   // itself, outermost, never ended before the files are written; left out of the figures.
   bool hidden = false;
+  bool own_work_loop = false;
   std::uint32_t own_team_size = 0;
   std::uint64_t own_dur = 0, own_wait = 0;
+  std::uint64_t own_work_busy = 0, own_work_codeptr = 0;
   // Still open at the end of the thread's events (EpochRows::unended_parallels): it ends at its
   // thread's last event (end) in a run cut short, else at the end of the run (the join's); its team
   // is the implicit tasks begun in it, and it arrives after every span that ended
@@ -424,6 +431,8 @@ class ThreadFold {
   void device_record(const Event& e);
   OrderedRow& target_row(const Event& e);
   [[gnu::noinline]] void nested_row(std::uint64_t end, std::uint64_t task_work, bool created_tasks);
+  [[gnu::noinline]] void own_row(std::uint64_t end);
+  void take_own_work(ParallelRow& p, const WorkPiece& w);
   void fill_row(ImplicitRow& r, const OpenImplicit& t, std::uint64_t end, std::uint64_t task_work, bool created_tasks) const;
   void rare_host_event(const Event& e, Ev type, std::uint64_t ns);
   const Event* parallel_begin(const Event* at, const Event* end, std::uint64_t& lo, std::uint64_t& hi, std::uint64_t& taken);

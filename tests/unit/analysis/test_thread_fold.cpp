@@ -1190,28 +1190,43 @@ TEST_CASE("thread fold: an implicit task that is one barrier, taken whole or eve
         CHECK(f->work[10].total == (v.work ? 20 : 0));
         CHECK(f->dispatch[3].count == (v.work ? 2 : 0));
       }
-      if (v.work) {  // a task that ran a work construct is a row for the join, on either thread
+      if (v.work && own) {  // the region's own task with its loop goes with the region's row, loop and all
+        for (const ThreadFold* f : {&one, &whole}) {
+          CHECK(f->implicits.empty());
+          REQUIRE(f->parallels.size() == 1);
+          const kob::engine::ParallelRow& r = f->parallels[0];
+          CHECK(r.end == recs.back().tick);
+          CHECK(r.own_task);
+          CHECK(r.own_team_size == 2);
+          CHECK(r.own_dur == 90);
+          CHECK(r.own_wait == wait);
+          CHECK(r.own_work);
+          CHECK(r.own_work_type == 10);
+          CHECK(r.own_work_loop);
+          CHECK(r.own_work_busy == 20);
+          CHECK_FALSE(r.own_work_row);  // rows: with_rows (the constructs table) only
+          CHECK(r.own_work_codeptr == 0);
+          CHECK(f->implicit_tasks == 1);
+          CHECK(f->busy == 80);
+        }
+        CHECK(one.parallels[0].seq == whole.parallels[0].seq);
+        continue;
+      }
+      if (v.work) {  // a worker's task that ran a work construct is a row for the join
         for (const ThreadFold* f : {&one, &whole}) {
           REQUIRE(f->implicits.size() == 1);
           const kob::engine::ImplicitRow& r = f->implicits[0];
-          CHECK(r.start == (own ? 1020 : 1010));
+          CHECK(r.start == 1010);
           CHECK(r.end == r.start + 90);
           CHECK(r.wait == wait);
-          CHECK(r.piece_count == (own ? 0 : 1));  // the region's own thread folds its barrier now
+          CHECK(r.piece_count == 1);
           REQUIRE(r.part_count == 1);
           const kob::engine::WorkPiece& w = f->parts[r.parts];
           CHECK(w.type == 10);
           CHECK(w.loop);
           CHECK(w.busy == 20);
           CHECK_FALSE(w.has_row);  // rows: with_rows (the constructs table) only
-          if (own) {
-            REQUIRE(f->parallels.size() == 1);
-            CHECK_FALSE(f->parallels[0].own_task);
-            CHECK(f->parallels[0].end == recs.back().tick);
-            CHECK(f->implicit_tasks == 0);
-          }
         }
-        if (own) CHECK(one.parallels[0].seq == whole.parallels[0].seq);
         continue;
       }
       if (own) {
