@@ -25,6 +25,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/support/die_walk.hpp"
+
 namespace kob::dwarf {
 
 namespace {
@@ -241,12 +243,73 @@ struct Unit {
   const CodeSegments* code_ = nullptr;
   Dwarf_Addr bias_ = 0;
 
+  // The unit's DIEs walked by their bytes (die_walk.hpp); false when it cannot read them, or
+  // could not: libdw's walk (collect) does it all again.
+  DieWalk walker;
+  bool fast = false;
+
   void index(const CodeSegments& code, Dwarf_Addr bias) {
     indexed = true;
     code_ = &code;
     bias_ = bias;
-    collect(&tree, -1, {}, 0, false);
+    fast = walker.open(&tree);
+    if (!fast || !collect_fast(dwarf_dieoffset(&tree), -1, {}, 0, false)) {
+      fast = false;
+      functions.clear();
+      ranges.entries.clear();
+      scope_of.clear();
+      collect(&tree, -1, {}, 0, false);
+    }
     ranges.finish();
+  }
+
+  // collect by the walker from the DIE at `parent`: the same functions, ranges and scopes in the
+  // same order, what libdw reads of a DIE read only where collect acts on it. False: the bytes
+  // could not be read (what was added stays: the caller starts again).
+  bool collect_fast(Dwarf_Off parent, std::int32_t enclosing, const std::string& scope, int depth, bool deep) {
+    const std::uint8_t* p = walker.children_of(parent);
+    if (p == nullptr) return !walker.failed();
+    return collect_children(p, enclosing, scope, depth, deep);
+  }
+
+  bool collect_children(const std::uint8_t*& p, std::int32_t enclosing, const std::string& scope, int depth, bool deep) {
+    if (depth > kMaxScopeDepth) {
+      walker.skip_children(p);
+      return !walker.failed();
+    }
+    Dwarf* dwarf = dwarf_cu_getdwarf(tree.cu);
+    DieWalk::Die d;
+    while (walker.next(p, d)) {
+      const unsigned tag = d.tag;
+      if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+        if (!scope.empty() && tag == DW_TAG_subprogram && !d.linkage) scope_of.emplace(walker.addr(d.offset), scope);
+        const auto self = static_cast<std::int32_t>(functions.size());
+        const std::size_t before = ranges.entries.size();
+        Dwarf_Die child;
+        if (d.code && dwarf != nullptr && dwarf_offdie(dwarf, d.offset, &child) != nullptr) ranges.add(&child, self, *code_, bias_);
+        // Without code (a declaration, an abstract instance) nothing below it has any either.
+        if (ranges.entries.size() == before) {
+          if (d.children) walker.skip_children(p);
+          continue;
+        }
+        const bool inlined = tag == DW_TAG_inlined_subroutine;
+        functions.push_back({d.offset, inlined ? enclosing : -1, deep});
+        if (!d.children) continue;
+        if (!deep) walker.skip_children(p);
+        else if (!collect_children(p, self, {}, depth + 1, true)) return false;
+      } else if (tag == DW_TAG_lexical_block || tag == DW_TAG_try_block || tag == DW_TAG_catch_block) {
+        if (d.children && !collect_children(p, enclosing, {}, depth + 1, deep)) return false;
+      } else if (is_container(static_cast<int>(tag))) {
+        if (!d.children) continue;
+        Dwarf_Die child;
+        const char* name = dwarf != nullptr && dwarf_offdie(dwarf, d.offset, &child) != nullptr ? dwarf_diename(&child) : nullptr;
+        const std::string inner = scope + (name != nullptr ? name : "(anonymous namespace)") + "::";
+        if (!collect_children(p, enclosing, inner, depth + 1, deep)) return false;
+      } else if (d.children) {
+        walker.skip_children(p);
+      }
+    }
+    return !walker.failed();
   }
 
   // deep: into the functions found (a subprogram's own walk); else down to them only.
@@ -282,6 +345,16 @@ struct Unit {
     Function& f = functions[static_cast<std::size_t>(subprogram)];
     if (f.walked) return;
     f.walked = true;
+    if (fast) {
+      const std::size_t functions_before = functions.size(), ranges_before = ranges.entries.size();
+      if (collect_fast(f.offset, subprogram, {}, 1, true)) {
+        ranges.finish();
+        return;
+      }
+      fast = false;
+      functions.resize(functions_before);
+      ranges.entries.resize(ranges_before);
+    }
     Dwarf_Die die;
     if (!die_of(subprogram, die)) return;
     collect(&die, subprogram, {}, 1, true);
