@@ -174,7 +174,7 @@ class Engine {
   [[gnu::noinline]] void unended_parallels();  // out of the join's code: rare
   void unended_works();
   void add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts);
-  void add_share(Join& j, std::uint32_t row, std::uint64_t busy, std::uint64_t barrier, std::uint64_t wait);
+  [[gnu::always_inline]] void add_share(Join& j, std::uint32_t row, std::uint64_t busy, std::uint64_t barrier, std::uint64_t wait);
   void fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait);
   void complete(Join& j);
   [[gnu::noinline]] OmpAcc* kernel_acc_slow(const ParallelRow& p);
@@ -658,7 +658,7 @@ void Engine::add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* piec
 }
 
 // One thread's part of a row's constructs in the region (its work, their barriers' time and wait).
-void Engine::add_share(Join& j, std::uint32_t row, std::uint64_t busy, std::uint64_t barrier, std::uint64_t wait) {
+inline void Engine::add_share(Join& j, std::uint32_t row, std::uint64_t busy, std::uint64_t barrier, std::uint64_t wait) {
   RowShare* s = nullptr;
   for (RowShare& x : j.shares)
     if (x.row == row) s = &x;

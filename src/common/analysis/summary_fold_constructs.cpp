@@ -277,4 +277,9 @@ void ConstructRows::take_calls(std::map<std::string, std::vector<std::uint64_t>>
   calls_.clear();
 }
 
+void ConstructRows::keep_call(std::uint32_t row, std::uint64_t ns) {
+  if (row >= calls_.size()) calls_.resize(row + 1);
+  calls_[row].push_back(ns);
+}
+
 }  // namespace kob::summary_fold_detail
