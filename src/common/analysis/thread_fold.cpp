@@ -837,9 +837,14 @@ bool ThreadFold::hidden_region(ParallelRow& r) {
     std::size_t o = open_parallels_.size();
     while (o-- > 0 && open_parallels_[o].row.id != t.parallel_id) {
     }
-    if (o == std::size_t(-1)) return decline("an implicit task outlived its region on its thread");
+    // With a work construct, a task whose region is not open here, a second task of the region on
+    // this thread or libomp's hidden team's leaves a row, as before own tasks had one.
+    if (o == std::size_t(-1)) [[unlikely]] {
+      if (one_work) return own_row(e.ns);
+      return decline("an implicit task outlived its region on its thread");
+    }
     ParallelRow& p = open_parallels_[o].row;
-    if (one_work && (p.own_task || p.hidden)) return own_row(e.ns);  // as before own tasks had a work construct
+    if (one_work && (p.own_task || p.hidden)) return own_row(e.ns);
     if (p.own_task) return decline("two implicit tasks of one region on one thread");
     const std::uint64_t dur = e.ns - t.start;
     p.own_task = true;
@@ -861,12 +866,10 @@ bool ThreadFold::hidden_region(ParallelRow& r) {
   implicit_.pop_back();
 }
 
-// implicit_end's row for the region's own task with a work construct that cannot go with the
-// region's row (rare): as any task's.
+// implicit_end's row for the region's own task (level 0, no explicit tasks) with a work construct
+// that cannot go with the region's row (rare): as any task's.
 void ThreadFold::own_row(std::uint64_t end) {
-  const OpenImplicit& t = implicit_.back();
-  if (t.level != 0) return nested_row(end, 0, false);
-  fill_row(append(implicits), t, end, 0, false);
+  fill_row(append(implicits), implicit_.back(), end, 0, false);
   implicit_.pop_back();
 }
 
