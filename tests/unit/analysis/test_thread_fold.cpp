@@ -1278,3 +1278,71 @@ TEST_CASE("thread fold: an implicit task that is one barrier, taken whole or eve
     }
   }
 }
+
+TEST_CASE("thread fold: a second task of a region on its own thread, with a loop, leaves a row, taken whole or event by event") {
+  // Region 7 on one thread: its task A (one barrier) goes with the region's row; a task B of the
+  // same region after it, with a loop, cannot (the row holds one task): it leaves a row of its
+  // own, as a task with a work construct did before own tasks could hold one. Not a decline.
+  using S = fields::OmpSync;
+  using T = fields::OmpImplicitTask;
+  Recorder rec;
+  Record& p = rec.add(Ev::OmpParallelBegin, 10);  // 1010
+  fields::OmpParallel::parallel_id.set(p, 7);
+  fields::OmpParallel::requested_team_size.set(p, 2);
+  fields::OmpParallel::codeptr.set(p, 0x5000);
+  const auto task = [&](bool loop) {
+    const std::uint64_t t0 = rec.now + 10;
+    Record& b = rec.add(Ev::OmpImplicitTaskBegin, 10);
+    T::parallel_id.set(b, 7);
+    T::team_size.set(b, 2);
+    T::flags.set(b, 2);
+    std::uint64_t step = 30;
+    if (loop) {  // the loop from t0 + 2 to t0 + 22
+      Record& wb = rec.add(Ev::OmpWorkBegin, 2);
+      fields::OmpWork::work_type.set(wb, 10);
+      fields::OmpWork::parallel_id.set(wb, 7);
+      fields::OmpWork::codeptr.set(wb, 0x6000);
+      Record& d = rec.add(Ev::OmpDispatch, 5);
+      fields::OmpDispatch::kind.set(d, 3);
+      fields::OmpDispatch::parallel_id.set(d, 7);
+      Record& wx = rec.add(Ev::OmpWorkEnd, 15);
+      fields::OmpWork::work_type.set(wx, 10);
+      fields::OmpWork::parallel_id.set(wx, 7);
+      step = 8;
+    }
+    Record& y = rec.add(Ev::OmpSyncBegin, step);  // t0 + 30
+    S::kind.set(y, 9);
+    S::parallel_id.set(y, 7);
+    S::codeptr.set(y, 0x4000);
+    S::wait_begin_step.set(y, kob::fold::step(t0 + 35, t0 + 30));
+    S::wait_end_step.set(y, kob::fold::step(t0 + 45, t0 + 35));
+    S::end_step.set(y, kob::fold::step(t0 + 50, t0 + 45));
+    Record& x = rec.add(Ev::OmpImplicitTaskEnd, 60);  // t0 + 90
+    T::parallel_id.set(x, 7);
+  };
+  task(false);  // A: 1020 .. 1110
+  task(true);   // B: 1120 .. 1210
+  fields::OmpParallel::parallel_id.set(rec.add(Ev::OmpParallelEnd, 10), 7);
+  ThreadFold one(0, 0, kob::CodeRange{}, false);
+  ThreadFold whole(0, 0, kob::CodeRange{}, false);
+  feed(one, rec.recs, 1);
+  feed(whole, rec.recs, 64);
+  for (const ThreadFold* f : {&one, &whole}) {
+    REQUIRE_MESSAGE(!f->declined(), f->why());
+    REQUIRE(f->parallels.size() == 1);
+    const kob::engine::ParallelRow& r = f->parallels[0];
+    CHECK(r.own_task);
+    CHECK(r.own_dur == 90);  // task A's
+    CHECK_FALSE(r.own_work);
+    CHECK(f->implicit_tasks == 1);
+    REQUIRE(f->implicits.size() == 1);
+    const kob::engine::ImplicitRow& b = f->implicits[0];
+    CHECK(b.start == 1120);
+    CHECK(b.end == 1210);
+    CHECK(b.piece_count == 0);  // its barrier folded at once, on its region's thread
+    REQUIRE(b.part_count == 1);
+    CHECK(f->parts[b.parts].busy == 20);
+    CHECK(f->sync[9].count == 2);
+    CHECK(f->work[10].count == 1);
+  }
+}
