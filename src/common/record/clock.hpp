@@ -68,13 +68,32 @@ struct Line {
   }
   // The nearest ns to tick0's plus the ticks since (or before) it over the rate, whatever tsc says.
   [[gnu::always_inline]] std::uint64_t arithmetic_ns(std::uint64_t tick) const { return since_ns(tick - tick0); }
-  // arithmetic_ns of the tick `since` ticks after tick0 (mod 2^64): for a loop that keeps its ticks
-  // counted from tick0, one subtraction less a tick.
+  // arithmetic_ns of the tick `since` ticks after tick0 (mod 2^64, a signed count: before tick0
+  // when negative): for a loop that keeps its ticks counted from tick0, one subtraction less a tick.
   // kSubNs: whole is 0 (a tick is under 1 ns: a TSC of 1 GHz and more), one multiplication less.
   template <bool kSubNs = false>
   [[gnu::always_inline]] std::uint64_t since_ns(std::uint64_t since) const {
-    if (__builtin_expect(static_cast<std::int64_t>(since) < 0, 0)) return ns0 - scaled<kSubNs>(0 - since);
-    return ns0 + scaled<kSubNs>(since);
+    return static_cast<std::uint64_t>(fixed_at<kSubNs>(since) >> 64);
+  }
+
+  // The line at `since` as a 64.64 fixed-point ns, plus one half (the rounding), mod 2^128: since_ns
+  // is its whole part. It moves by step_fixed(s) when since moves by s (s below 2^63), so that a
+  // loop walking ticks forward in small steps converts each with one multiplication and no test
+  // (EventDecoder): the nearest ns, a half rounded up (also before tick0).
+  template <bool kSubNs = false>
+  [[gnu::always_inline]] unsigned __int128 fixed_at(std::uint64_t since) const {
+    using U = unsigned __int128;
+    // since * frac as a signed count: the unsigned product less frac * 2^64 when since < 0.
+    const std::uint64_t before = static_cast<std::uint64_t>(static_cast<std::int64_t>(since) >> 63) & frac;
+    std::uint64_t high = ns0 - before;
+    if constexpr (!kSubNs) high += since * whole;
+    return (static_cast<U>(high) << 64) + static_cast<U>(since) * frac + (static_cast<U>(1) << 63);
+  }
+  template <bool kSubNs = false>
+  [[gnu::always_inline]] unsigned __int128 step_fixed(std::uint64_t step) const {
+    using U = unsigned __int128;
+    if constexpr (kSubNs) return static_cast<U>(step) * frac;
+    else return static_cast<U>(step) * frac + (static_cast<U>(step * whole) << 64);
   }
   // The same line as one whose to_ns is arithmetic_ns: a clock that is not the TSC's is the
   // identity line (1 ns a tick from 0), exact for every tick (mod 2^64), so that a loop converting
@@ -85,14 +104,6 @@ struct Line {
     l.tsc = true;
     l.whole = 1;
     return l;
-  }
-
- private:
-  template <bool kSubNs = false>
-  [[gnu::always_inline]] std::uint64_t scaled(std::uint64_t ticks) const {
-    const unsigned __int128 f = static_cast<unsigned __int128>(ticks) * frac + (static_cast<unsigned __int128>(1) << 63);
-    if constexpr (kSubNs) return static_cast<std::uint64_t>(f >> 64);
-    return ticks * whole + static_cast<std::uint64_t>(f >> 64);
   }
 };
 Line line();

@@ -25,12 +25,19 @@ struct EventSink {
   EventDecoder::Place place;
   Event* out;
   std::size_t devices = 0;  // device tracing records (EventChunk::device_records)
+  // The current tick on the line as fixed-point ns (clock::Line::fixed_at): moved by each step, so
+  // that a record's time costs one multiplication (codec::sink_start, sink_advance).
+  unsigned __int128 fixed = 0;
 
   EventSink(EventChunk& c, const EventDecoder::Place& p) : place(p), out(c.cells.data() + c.used) {}
 
-  // The head word: type, cells, sub and a in one store (Event's layout); sub_a: (sub & 0xffff) |
-  // a << 16 (codec::DecodedFields::sub_a).
-  static std::uint64_t head(unsigned type, std::uint64_t sub_a) { return type | (1u + kWideEvent[type & 127]) << 8 | sub_a << 16; }
+  [[gnu::always_inline]] void start(std::uint64_t tick) { fixed = place.line.template fixed_at<kSubNs>(tick); }
+  [[gnu::always_inline]] void advance(std::uint64_t step) { fixed += place.line.template step_fixed<kSubNs>(step); }
+  static std::uint64_t whole_ns(unsigned __int128 f) { return static_cast<std::uint64_t>(f >> 64); }
+
+  // The head word: type, cells, sub and a in one store (Event's layout); sub_a: (sub & 0xffff) <<
+  // 16 | a << 32 (codec::DecodedFields::sub_a).
+  static std::uint64_t head(unsigned type, std::uint64_t sub_a) { return type | (1u + kWideEvent[type & 127]) << 8 | sub_a; }
   static void store(Event* e, std::uint64_t ns, std::uint64_t h, std::uint64_t u0, std::uint64_t u1) {
     e->ns = ns;
     std::memcpy(reinterpret_cast<char*>(e) + 8, &h, sizeof h);  // type, cells, sub, a
@@ -38,14 +45,14 @@ struct EventSink {
     e->u1 = u1;
   }
 
-  // tick: counted from the line's tick0 (Place::at).
+  // tick: counted from the line's tick0 (Place::at), the one `fixed` stands for.
   template <unsigned T>
   [[gnu::always_inline]] void put(std::uint64_t tick, const std::uint64_t* l, std::uint64_t u0, std::uint64_t u1, std::uint64_t sub_a) {
     Event* e = out;
     const std::uint64_t h = head(T, sub_a);
-    store(e, place.template at<T, kSubNs>(tick), h, u0, u1);
+    store(e, place.template place<T>(whole_ns(fixed)), h, u0, u1);
     if constexpr (!kWideEvent[T]) {
-      if constexpr (T == kToolFlush) e->u0 = place.line.template since_ns<kSubNs>(tick + u0) - place.line.template since_ns<kSubNs>(tick);  // its length in ns (event.hpp)
+      if constexpr (T == kToolFlush) e->u0 = place.line.template since_ns<kSubNs>(tick + u0) - whole_ns(fixed);  // its length in ns (event.hpp)
       out = e + 1;
     } else if constexpr (T == kSyncBegin) {
       std::uint64_t* w = e->wide_slots();
@@ -59,12 +66,18 @@ struct EventSink {
       }
     } else {
       std::uint64_t* w = e->wide_slots();
-      w[0] = l[4];
-      w[1] = l[5];
-      w[2] = l[6];
-      w[3] = l[7];
+      if constexpr (T == kDeviceRecord) {
+        // One register per field: most change from record to record, just stored one by one by
+        // the decoder, which a wide load could not take from those stores (a stall).
+        w[0] = l[4];
+        w[1] = l[5];
+        w[2] = l[6];
+        w[3] = l[7];
+        ++devices;
+      } else {
+        std::memcpy(w, l + 4, 4 * sizeof(std::uint64_t));  // mostly the same as the type's last record's
+      }
       out = e + 2;
-      if constexpr (T == kDeviceRecord) ++devices;
     }
   }
 
@@ -85,16 +98,35 @@ struct EventSink {
   }
 
   // SyncSteps::InBegin: the steps' times (kNoStep: not folded) in the begin's wide cell, on the
-  // time line in the same order as unfold would put them.
+  // time line in the same order as unfold would put them. Steps are not nudged but after a nudged
+  // record: unless the begin was, each is its time on the line, with no test of the nudge, moved
+  // from the begin's by one multiplication (steps below 2^40: a damaged file's larger ones, which
+  // may wrap, take the tick's own conversion).
   [[gnu::always_inline]] void steps_in_begin(std::uint64_t* w, std::uint64_t tick, const std::uint64_t* l) {
-    const auto step = [&]<unsigned T>(std::uint64_t s) __attribute__((always_inline)) -> std::uint64_t {
+    static_assert(event_time::kFlags[static_cast<unsigned>(Ev::OmpSyncWaitBegin)] == 0 && event_time::kFlags[static_cast<unsigned>(Ev::OmpSyncWaitEnd)] == 0 &&
+                  event_time::kFlags[static_cast<unsigned>(Ev::OmpSyncEnd)] == 0);
+    if (place.nudged || ((l[5] | l[6] | l[7]) >> 40) != 0) [[unlikely]] {
+      const auto step = [&]<unsigned T>(std::uint64_t s) __attribute__((always_inline)) -> std::uint64_t {
+        if (s == 0) return kNoStep;
+        tick += s - 1;
+        return place.template at<T, kSubNs>(tick);
+      };
+      w[1] = step.template operator()<static_cast<unsigned>(Ev::OmpSyncWaitBegin)>(l[5]);
+      w[2] = step.template operator()<static_cast<unsigned>(Ev::OmpSyncWaitEnd)>(l[6]);
+      w[3] = step.template operator()<static_cast<unsigned>(Ev::OmpSyncEnd)>(l[7]);
+      return;
+    }
+    unsigned __int128 f = fixed;
+    std::uint64_t last = place.last1 - 1;
+    const auto step = [&](std::uint64_t s) __attribute__((always_inline)) -> std::uint64_t {
       if (s == 0) return kNoStep;
-      tick += s - 1;
-      return place.template at<T, kSubNs>(tick);
+      f += place.line.template step_fixed<kSubNs>(s - 1);
+      return last = whole_ns(f);
     };
-    w[1] = step.template operator()<static_cast<unsigned>(Ev::OmpSyncWaitBegin)>(l[5]);
-    w[2] = step.template operator()<static_cast<unsigned>(Ev::OmpSyncWaitEnd)>(l[6]);
-    w[3] = step.template operator()<static_cast<unsigned>(Ev::OmpSyncEnd)>(l[7]);
+    w[1] = step(l[5]);
+    w[2] = step(l[6]);
+    w[3] = step(l[7]);
+    place.last1 = last + 1;
   }
 
   void finish(EventChunk& chunk, EventDecoder::Place& back) {
@@ -132,6 +164,7 @@ void append_records(const Record* recs, std::size_t n, EventChunk& out, EventDec
     const Record& r = recs[i];
     const std::uint64_t l[8] = {r.sub, r.a, r.u[0], r.u[1], r.u[2], r.u[3], r.u[4], r.u[5]};
     const std::uint64_t since = r.tick - place.line.tick0, sub_a = codec::sub_a_word(r.sub, r.a);
+    sink.start(since);
     codec::with_type(static_cast<unsigned>(r.type), [&]<unsigned T>() { sink.template put<T>(since, l, l[2], l[3], sub_a); });
   }
   sink.finish(out, place);

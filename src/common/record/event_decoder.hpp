@@ -85,17 +85,27 @@ class EventDecoder {
     // its ticks from there), nudged (the rule above).
     template <unsigned T, bool kSubNs = false>
     [[gnu::always_inline]] std::uint64_t at(std::uint64_t since) {
-      const std::uint64_t t = line.template since_ns<kSubNs>(since);
+      return place<T>(line.template since_ns<kSubNs>(since));
+    }
+    // The same for a record whose time on the line, t, is known.
+    template <unsigned T>
+    [[gnu::always_inline]] std::uint64_t place(std::uint64_t t) {
       constexpr unsigned kFlags = event_time::kFlags[T];
       if constexpr ((kFlags & event_time::kOwnTime) != 0) {
         return t;
-      } else {
-        const bool later = t < last1;
-        if constexpr ((kFlags & event_time::kBeginsInner) != 0) nudged = later;
-        else nudged = later & nudged;
+      } else if constexpr ((kFlags & event_time::kBeginsInner) != 0) {
+        nudged = t < last1;
         const std::uint64_t ns = nudged ? last1 : t;
         last1 = ns + 1;
         return ns;
+      } else {
+        // Nudged only after a record that was (rare): a test, not a select, on the common path.
+        if (nudged) [[unlikely]] {
+          nudged = t < last1;
+          if (nudged) t = last1;
+        }
+        last1 = t + 1;
+        return t;
       }
     }
   };

@@ -107,13 +107,14 @@ struct alignas(64) LastFields {
   // (decode_fields).
 };
 
-// What the decoder remembers besides: each type's sub and a as one word, (sub & 0xffff) | a << 16,
-// made again only when either changes (rare), for a sink that stores them so (EventSink: an event's
-// head). Apart from LastFields, which the coder zeroes for each block too.
+// What the decoder remembers besides: each type's sub and a as one word, (sub & 0xffff) << 16 |
+// a << 32 (bytes 2 to 7 of a little-endian word), made again only when either changes (rare), for
+// a sink that stores them so (EventSink: an event's head, its type and cells in bytes 0 and 1).
+// Apart from LastFields, which the coder zeroes for each block too.
 struct DecodedFields : LastFields {
   std::uint64_t sub_a[kTypes];
 };
-inline std::uint64_t sub_a_word(std::uint64_t sub, std::uint64_t a) { return (sub & 0xffff) | a << 16; }
+inline std::uint64_t sub_a_word(std::uint64_t sub, std::uint64_t a) { return (sub & 0xffff) << 16 | a << 32; }
 
 // A varint known to lie within the data (at least 10 bytes left): no bound check per byte.
 [[gnu::always_inline]] inline const std::uint8_t* get_varint_unchecked(const std::uint8_t* p, std::uint64_t& v) {
@@ -258,6 +259,18 @@ template <unsigned T, bool kChecked, class Sink>
   return p;
 }
 
+// A sink that keeps its own place on the time line is told where the ticks go: start(tick) where
+// the tick is set anew (the block's start, an escaped step, which may go back; each record of the
+// bound-checked tail), advance(step) for a step from a head (below 2^24). Others are not.
+template <class Sink>
+[[gnu::always_inline]] inline void sink_start(Sink& s, std::uint64_t tick) {
+  if constexpr (requires { s.start(tick); }) s.start(tick);
+}
+template <class Sink>
+[[gnu::always_inline]] inline void sink_advance(Sink& s, std::uint64_t step) {
+  if constexpr (requires { s.advance(step); }) s.advance(step);
+}
+
 // The decoding loop, handing each record to the sink as its parts, its type a constant:
 // `template <unsigned T> void put(std::uint64_t tick, const std::uint64_t* fields, std::uint64_t u0,
 // std::uint64_t u1, std::uint64_t sub_a)` (fields: the 8 slots in mask-bit order, sub, a, u0..u5,
@@ -278,6 +291,7 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
   // line) are then values the compiler keeps in registers, not memory that every event store might
   // alias and that is read back after each one.
   Sink s = sink;
+  sink_start(s, tick);
   std::size_t left = records;  // counted down: one test a record, against 0
   while (left != 0 && p < safe_end) {
     std::uint64_t head;
@@ -288,9 +302,12 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
     if (step == kStepEscape) [[unlikely]] {
       std::uint64_t z;
       if ((p = get_varint_unchecked(p, z)) == nullptr) break;
-      step = unzigzag(z);
+      tick += unzigzag(z);
+      sink_start(s, tick);
+    } else {
+      tick += step;
+      sink_advance(s, step);
     }
-    tick += step;
     // Type 0 or not below kTypes: malformed, the rest of the block too (p nullptr).
     with_byte(type, [&]<unsigned T>() __attribute__((always_inline)) {
       if constexpr (T == 0 || T >= kTypes) p = nullptr;
@@ -316,6 +333,7 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
       step = unzigzag(z);
     }
     tick += step;
+    sink_start(sink, tick);
     with_type(type, [&]<unsigned T>() { p = decode_fields<T, true>(p, end, head, tick, last, sink); });
     if (p == nullptr) break;
     ++done;
