@@ -185,6 +185,13 @@ template <class F>
 #undef KOB_TYPE_CASE4
 #undef KOB_TYPE_CASE
 
+// X(h, l) for each byte 0xhl, h and l hex digits: a label and a case for each.
+#define KOB_BYTE_ROW(X, h) X(h, 0) X(h, 1) X(h, 2) X(h, 3) X(h, 4) X(h, 5) X(h, 6) X(h, 7) X(h, 8) X(h, 9) X(h, a) X(h, b) X(h, c) X(h, d) X(h, e) X(h, f)
+#define KOB_BYTES(X)                                                                                                        \
+  KOB_BYTE_ROW(X, 0) KOB_BYTE_ROW(X, 1) KOB_BYTE_ROW(X, 2) KOB_BYTE_ROW(X, 3) KOB_BYTE_ROW(X, 4) KOB_BYTE_ROW(X, 5) \
+  KOB_BYTE_ROW(X, 6) KOB_BYTE_ROW(X, 7) KOB_BYTE_ROW(X, 8) KOB_BYTE_ROW(X, 9) KOB_BYTE_ROW(X, a) KOB_BYTE_ROW(X, b) \
+  KOB_BYTE_ROW(X, c) KOB_BYTE_ROW(X, d) KOB_BYTE_ROW(X, e) KOB_BYTE_ROW(X, f)
+
 // A varint at p, with (kChecked) or without bound checks; nullptr when malformed.
 template <bool kChecked>
 [[gnu::always_inline]] inline const std::uint8_t* read_varint(const std::uint8_t* p, const std::uint8_t* end, std::uint64_t& v) {
@@ -292,6 +299,9 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
   // alias and that is read back after each one.
   Sink s = sink;
   sink_start(s, tick);
+#define KOB_T(h, l) &&t_##h##l,
+  static constexpr const void* kJump[256] = {KOB_BYTES(KOB_T)};
+#undef KOB_T
   std::size_t left = records;  // counted down: one test a record, against 0
   while (left != 0 && p < safe_end) {
     std::uint64_t head;
@@ -308,11 +318,16 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
       tick += step;
       sink_advance(s, step);
     }
-    // Type 0 or not below kTypes: malformed, the rest of the block too (p nullptr).
-    with_byte(type, [&]<unsigned T>() __attribute__((always_inline)) {
-      if constexpr (T == 0 || T >= kTypes) p = nullptr;
-      else p = decode_fields<T, false>(p, end, head, tick, last, s);
-    });
+    // Type 0 or not below kTypes: malformed, the rest of the block too (p nullptr). One jump
+    // through a table of addresses (a switch's table holds offsets: two instructions more a record).
+    goto *kJump[type];
+#define KOB_T(h, l)                                                           \
+  t_##h##l : if constexpr (0x##h##l == 0 || 0x##h##l >= kTypes) p = nullptr; \
+  else p = decode_fields<0x##h##l, false>(p, end, head, tick, last, s);       \
+  goto decoded;
+    KOB_BYTES(KOB_T)
+#undef KOB_T
+  decoded:
     if (p == nullptr) break;
     --left;
   }
