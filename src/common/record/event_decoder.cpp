@@ -145,13 +145,21 @@ void reserve_cells(EventChunk& out, std::size_t cells) {
 
 // The mode as a constant (EventSink<kInBegin>): a folded sync begin tests nothing to know it; and
 // whether a tick is under 1 ns (kSubNs, Line::since_ns), which each time conversion would test.
+// With readable_after (codec::decode_into), a chunk whose last record runs past its bytes is
+// decoded again without it: its events and the place on the line as they were before it.
 template <bool kInBegin, bool kSubNs>
 std::size_t decode_chunk(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, EventChunk& out,
-                         EventDecoder::Place& place) {
+                         EventDecoder::Place& place, std::size_t readable_after) {
   reserve_cells(out, std::min(records * kMaxCellsPerRecord, bytes) + kMaxCellsPerRecord);
+  const std::size_t used = out.used;
   EventSink<kInBegin, kSubNs> sink(out, place);
   // Ticks counted from the line's tick0 (Place::at).
-  const std::size_t n = codec::decode_into(p, bytes, records, base_tick - place.line.tick0, sink);
+  std::size_t n = codec::decode_into(p, bytes, records, base_tick - place.line.tick0, sink, readable_after);
+  if (n == codec::kRanPast) [[unlikely]] {
+    out.used = used;
+    sink = EventSink<kInBegin, kSubNs>(out, place);
+    n = codec::decode_into(p, bytes, records, base_tick - place.line.tick0, sink);
+  }
   sink.finish(out, place);
   return n;
 }
@@ -173,11 +181,12 @@ void append_records(const Record* recs, std::size_t n, EventChunk& out, EventDec
 }  // namespace
 
 std::size_t EventDecoder::decode(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick,
-                                 EventChunk& out) {
+                                 EventChunk& out, std::size_t readable_after) {
   const bool sub_ns = place_.line.whole == 0;
+  const std::size_t r = readable_after;
   if (mode_ == SyncSteps::InBegin)
-    return sub_ns ? decode_chunk<true, true>(p, bytes, records, base_tick, out, place_) : decode_chunk<true, false>(p, bytes, records, base_tick, out, place_);
-  return sub_ns ? decode_chunk<false, true>(p, bytes, records, base_tick, out, place_) : decode_chunk<false, false>(p, bytes, records, base_tick, out, place_);
+    return sub_ns ? decode_chunk<true, true>(p, bytes, records, base_tick, out, place_, r) : decode_chunk<true, false>(p, bytes, records, base_tick, out, place_, r);
+  return sub_ns ? decode_chunk<false, true>(p, bytes, records, base_tick, out, place_, r) : decode_chunk<false, false>(p, bytes, records, base_tick, out, place_, r);
 }
 
 void EventDecoder::append(const Record* recs, std::size_t n, EventChunk& out) {

@@ -70,8 +70,10 @@ class EventDecoder {
 
   // Decodes up to `records` records of a COMPACT chunk's payload [p, p + bytes) (codec::decode's
   // rules: it stops at the first malformed record) and appends their events to out. Returns the
-  // records decoded.
-  std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, EventChunk& out);
+  // records decoded. readable_after: bytes after the payload that may be read (0, or at least
+  // codec::kMaxRecordBytes: then no record is bound-checked, the same events).
+  std::size_t decode(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, EventChunk& out,
+                     std::size_t readable_after = 0);
   // Appends the events of n records (folded ones unfolded) to out.
   void append(const Record* recs, std::size_t n, EventChunk& out);
 

@@ -286,11 +286,18 @@ template <class Sink>
 // decoder's registers and remembered fields, with no record between, and does only what type T
 // needs. A sink is copied and assigned back (a value type:
 // pointers, not references).
+//
+// readable_after: bytes that may be read past the data (0, or at least kMaxRecordBytes: a buffer
+// with room after it). With them every record is decoded without bound checks, and one that runs
+// past the data (a chunk cut short) returns kRanPast, the sink having taken it: the caller decodes
+// the data again without them.
+inline constexpr std::size_t kRanPast = ~std::size_t{0};
 template <class Sink>
-std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, Sink& sink) {
+std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t records, std::uint64_t base_tick, Sink& sink,
+                        std::size_t readable_after = 0) {
   const std::uint8_t* end = p + bytes;
   // Below this point a whole record (kMaxRecordBytes) fits in what is left: no bound checks.
-  const std::uint8_t* safe_end = bytes > kMaxRecordBytes ? end - kMaxRecordBytes : p;
+  const std::uint8_t* safe_end = readable_after >= kMaxRecordBytes ? end : bytes > kMaxRecordBytes ? end - kMaxRecordBytes : p;
   DecodedFields last;  // not thread_local: see encode
   wide_zero(&last, sizeof last);
   std::uint64_t tick = base_tick;
@@ -333,6 +340,8 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
   }
   std::size_t done = records - left;
   sink = s;
+  if (p > end) [[unlikely]]
+    return kRanPast;  // only with readable_after (p is nullptr after a malformed record)
   // The last records of a block (p is nullptr after a malformed one): the same per type,
   // bound-checked (not inlined: rare).
   while (p != nullptr && done < records && p < end) {

@@ -31,6 +31,10 @@ T get(const std::uint8_t* p) {
   return v;
 }
 
+// Bytes the read window keeps after what it holds: every record of a chunk is then decoded
+// without bound checks (codec::decode_into's readable_after).
+constexpr std::size_t kReadableAfter = codec::kMaxRecordBytes;
+
 // The layout (docs/raw-format.md); private to the reader, which follows the document alone.
 constexpr std::uint32_t kFormatVersion = 4;
 constexpr std::uint32_t kHeaderSize = 4096;
@@ -604,8 +608,9 @@ const std::uint8_t* FileThread::compact_bytes(std::size_t i) const {
     useful += d.bytes;
   }
   w.serial = 0;
-  // Sized once for a whole window (growing it step by step zeroed and copied it each time).
-  if (w.buf.size() < end - c.offset) w.buf.resize(std::max<std::uint64_t>(end - c.offset, kReadWindow));
+  // Sized once for a whole window (growing it step by step zeroed and copied it each time), with
+  // kReadableAfter bytes after what it holds, for the decoder (read_events).
+  if (w.buf.size() < end - c.offset + kReadableAfter) w.buf.resize(std::max<std::uint64_t>(end - c.offset, kReadWindow) + kReadableAfter);
   if (!file_->read_at(c.offset, w.buf.data(), end - c.offset)) {
     // The window runs past what the file holds now (cut since it was opened): the chunk alone.
     return end != c.offset + c.bytes && file_->read_at(c.offset, w.buf.data(), c.bytes) ? w.buf.data() : nullptr;
@@ -655,7 +660,7 @@ void FileThread::read_events(std::size_t i, EventDecoder& decoder, EventChunk& o
       decoder.append(recs.data(), n, out);
     }
   } else {
-    if (const std::uint8_t* bytes = compact_bytes(i)) n = decoder.decode(bytes, c.bytes, c.records, c.base_tick, out);
+    if (const std::uint8_t* bytes = compact_bytes(i)) n = decoder.decode(bytes, c.bytes, c.records, c.base_tick, out, kReadableAfter);
   }
   file_->note_chunk(c.records, c.records - std::min<std::uint64_t>(n, c.records), c.block);
 }

@@ -261,17 +261,34 @@ TEST_CASE("event decoder: a folded barrier takes two cells for its begin and one
 TEST_CASE("event decoder: a chunk cut short gives the records the codec decodes from it, and no more") {
   std::mt19937_64 rng(3);
   const std::vector<Record> recs = random_stream(rng, 200);
-  const std::vector<std::uint8_t> bytes = encoded(recs, recs[0].tick);
-  for (std::size_t cut : {std::size_t{0}, std::size_t{1}, bytes.size() / 3, bytes.size() - 1}) {
+  std::vector<std::uint8_t> bytes = encoded(recs, recs[0].tick);
+  const std::size_t size = bytes.size();
+  // Room to read past any cut (readable_after): the bytes there are the block's own, the rest of
+  // a record cut short among them, and zeros after the block.
+  bytes.resize(size + kob::codec::kMaxRecordBytes);
+  std::vector<std::size_t> cuts = {0, 1, size / 3};
+  for (std::size_t k = 1; k <= 2 * kob::codec::kMaxRecordBytes && k <= size; ++k) cuts.push_back(size - k);
+  std::size_t cut_records = 0;
+  for (const std::size_t cut : cuts) {
+    CAPTURE(cut);
     std::size_t codec_n = 0;
     std::vector<Record> decoded;
     codec_n = kob::codec::decode(bytes.data(), cut, recs.size(), recs[0].tick, [&](const Record& r) { decoded.push_back(r); });
-    EventDecoder decoder(test_line());
-    EventChunk c;
-    CHECK(decoder.decode(bytes.data(), cut, recs.size(), recs[0].tick, c) == codec_n);
-    ReferenceTimes ref{test_line()};
-    check_same(events_of(c), expected_of(decoded, ref));
+    cut_records += codec_n < recs.size();
+    for (const std::size_t readable_after : {std::size_t{0}, kob::codec::kMaxRecordBytes}) {
+      CAPTURE(readable_after);
+      EventDecoder decoder(test_line(), EventDecoder::SyncSteps::Unfold);
+      EventChunk c;
+      CHECK(decoder.decode(bytes.data(), cut, recs.size(), recs[0].tick, c, readable_after) == codec_n);
+      ReferenceTimes ref{test_line()};
+      check_same(events_of(c), expected_of(decoded, ref));
+      // The place on the line is the cut chunk's: the whole block again goes on from it.
+      EventChunk again;
+      CHECK(decoder.decode(bytes.data(), size, recs.size(), recs[0].tick, again, readable_after) == recs.size());
+      check_same(events_of(again), expected_of(recs, ref));
+    }
   }
+  CHECK(cut_records == cuts.size());  // every cut ends inside the block's records
 }
 
 TEST_CASE("event decoder: a record of no known type in the middle of a block ends the block there") {
