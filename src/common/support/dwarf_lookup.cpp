@@ -441,11 +441,58 @@ struct SymbolRange {
   int rank = 0;                      // the better name where several start at one address
 };
 
-// The module's function symbols by address (.symtab, else .dynsym; libdwfl picks the table, also
-// from a separate debug file). Symbols without a size extend to the next symbol or their
-// section's end.
-std::vector<SymbolRange> index_symbols(Dwfl_Module* mod) {
-  std::vector<SymbolRange> symbols;
+// One symbol's range, when it is a function's in an executable section (sections: the end, in
+// module addresses, of each executable section by index, 0 for the others).
+void add_symbol(std::vector<SymbolRange>& symbols, const GElf_Sym& sym, const char* name, std::uint64_t address, std::uint64_t section_end) {
+  if (name == nullptr || name[0] == '\0' || section_end == 0 || address >= section_end) return;
+  const int type = GELF_ST_TYPE(sym.st_info);
+  if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) return;
+  const int bind = GELF_ST_BIND(sym.st_info);
+  const int rank = (sym.st_size != 0 ? 8 : 0) + (type != STT_NOTYPE ? 4 : 0) + (bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0);
+  const std::uint64_t end = sym.st_size != 0 ? address + sym.st_size : section_end;
+  symbols.push_back({address, end, name, rank});
+}
+
+// The end of section shndx of elf in module addresses when it holds code, else 0.
+std::uint64_t code_section_end(Elf* elf, std::size_t shndx, Dwarf_Addr bias) {
+  GElf_Shdr shdr;
+  Elf_Scn* section = elf_getscn(elf, shndx);
+  if (section == nullptr || gelf_getshdr(section, &shdr) == nullptr || (shdr.sh_flags & SHF_EXECINSTR) == 0) return 0;
+  return shdr.sh_addr + bias + shdr.sh_size;
+}
+
+// The main file's own .symtab read straight (libdwfl's per-symbol call was a quarter million
+// instructions for kob's thousand symbols, every conversion): false when the file has none, or one
+// this does not read (a relocatable file, extended section indices), which libdwfl then reads.
+bool read_own_symtab(Dwfl_Module* mod, std::vector<SymbolRange>& symbols) {
+  Dwarf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(mod, &bias);
+  GElf_Ehdr ehdr;
+  if (elf == nullptr || gelf_getehdr(elf, &ehdr) == nullptr || (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN)) return false;
+  Elf_Scn* symtab = nullptr;
+  GElf_Shdr symtab_shdr;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr && symtab == nullptr; scn = elf_nextscn(elf, scn))
+    if (gelf_getshdr(scn, &symtab_shdr) != nullptr && symtab_shdr.sh_type == SHT_SYMTAB) symtab = scn;
+  Elf_Data* data = symtab != nullptr ? elf_getdata(symtab, nullptr) : nullptr;
+  std::size_t sections = 0;
+  if (data == nullptr || symtab_shdr.sh_entsize == 0 || elf_getshdrnum(elf, &sections) != 0) return false;
+  std::vector<std::uint64_t> ends(sections, ~std::uint64_t{0});  // ~0: not looked up yet
+  const std::size_t count = symtab_shdr.sh_size / symtab_shdr.sh_entsize;
+  for (std::size_t i = 1; i < count; ++i) {
+    GElf_Sym sym;
+    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) return false;
+    if (sym.st_shndx == SHN_XINDEX) return false;
+    if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= sections) continue;  // SHN_ABS and the other reserved ones too
+    std::uint64_t& end = ends[sym.st_shndx];
+    if (end == ~std::uint64_t{0}) end = code_section_end(elf, sym.st_shndx, bias);
+    if (end == 0) continue;
+    add_symbol(symbols, sym, elf_strptr(elf, symtab_shdr.sh_link, sym.st_name), sym.st_value + bias, end);
+  }
+  return true;
+}
+
+// Each function symbol libdwfl gives for the module (its choice of table).
+void read_dwfl_symbols(Dwfl_Module* mod, std::vector<SymbolRange>& symbols) {
   const int count = dwfl_module_getsymtab(mod);
   for (int i = 1; i < count; ++i) {
     GElf_Sym sym;
@@ -454,20 +501,14 @@ std::vector<SymbolRange> index_symbols(Dwfl_Module* mod) {
     Elf* elf = nullptr;
     Dwarf_Addr bias = 0;
     const char* name = dwfl_module_getsym_info(mod, i, &sym, &address, &shndx, &elf, &bias);
-    if (name == nullptr || name[0] == '\0' || shndx == SHN_UNDEF || shndx == SHN_ABS || elf == nullptr) continue;
-    const int type = GELF_ST_TYPE(sym.st_info);
-    if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) continue;
-    GElf_Shdr shdr;
-    Elf_Scn* section = elf_getscn(elf, shndx);
-    if (section == nullptr || gelf_getshdr(section, &shdr) == nullptr || (shdr.sh_flags & SHF_EXECINSTR) == 0) continue;
-    const std::uint64_t section_end = shdr.sh_addr + bias + shdr.sh_size;
-    if (address >= section_end) continue;
-    const int bind = GELF_ST_BIND(sym.st_info);
-    const int rank = (sym.st_size != 0 ? 8 : 0) + (type != STT_NOTYPE ? 4 : 0) +
-                     (bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0);
-    const std::uint64_t end = sym.st_size != 0 ? address + sym.st_size : section_end;
-    symbols.push_back({address, end, name, rank});
+    if (name == nullptr || shndx == SHN_UNDEF || shndx == SHN_ABS || elf == nullptr) continue;
+    add_symbol(symbols, sym, name, address, code_section_end(elf, shndx, bias));
   }
+}
+
+// The symbols by address, the better name first where several start at one; symbols without a
+// size extend to the next symbol or their section's end.
+void order_symbols(std::vector<SymbolRange>& symbols) {
   std::sort(symbols.begin(), symbols.end(), [](const SymbolRange& a, const SymbolRange& b) {
     return a.start != b.start ? a.start < b.start : a.rank > b.rank;
   });
@@ -477,6 +518,17 @@ std::vector<SymbolRange> index_symbols(Dwfl_Module* mod) {
   for (std::size_t i = 0; i + 1 < symbols.size(); ++i)
     if (symbols[i].rank < 8) symbols[i].end = std::min(symbols[i].end, symbols[i + 1].start);
   symbols.shrink_to_fit();
+}
+
+// The module's function symbols by address (.symtab, else .dynsym; libdwfl picks the table, also
+// from a separate debug file).
+std::vector<SymbolRange> index_symbols(Dwfl_Module* mod) {
+  std::vector<SymbolRange> symbols;
+  if (!read_own_symtab(mod, symbols)) {
+    symbols.clear();
+    read_dwfl_symbols(mod, symbols);
+  }
+  order_symbols(symbols);
   return symbols;
 }
 
@@ -646,6 +698,23 @@ Lookup Symbolizer::lookup(const std::string& path, const std::string& build_id, 
     // Out of memory: what was found so far stands.
   }
   return result;
+}
+
+int symbol_readers_agree_for_test(const std::string& path) {
+  ModuleFile file;
+  file.open(path);
+  if (file.mod == nullptr) return -1;
+  std::vector<SymbolRange> own, dwfl;
+  if (!read_own_symtab(file.mod, own)) return -1;
+  read_dwfl_symbols(file.mod, dwfl);
+  order_symbols(own);
+  order_symbols(dwfl);
+  if (own.size() != dwfl.size()) return -1;
+  for (std::size_t i = 0; i < own.size(); ++i)
+    if (own[i].start != dwfl[i].start || own[i].end != dwfl[i].end || own[i].rank != dwfl[i].rank ||
+        std::strcmp(own[i].name, dwfl[i].name) != 0)
+      return -1;
+  return static_cast<int>(own.size());
 }
 
 }  // namespace kob::dwarf

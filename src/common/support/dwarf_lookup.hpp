@@ -69,4 +69,9 @@ class Symbolizer {
   std::unique_ptr<Impl> impl_;
 };
 
+// For tests: the function symbols of the ELF file at path as kob reads its own .symtab and as
+// libdwfl gives them, ordered: how many when the two are the same, -1 when they differ or the file
+// has no .symtab kob reads.
+int symbol_readers_agree_for_test(const std::string& path);
+
 }  // namespace kob::dwarf

@@ -287,6 +287,14 @@ TEST_CASE("dwarf lookup: this program's own functions, lines and symbols") {
   }
 }
 
+TEST_CASE("dwarf lookup: a file's own .symtab, read straight, gives libdwfl's function symbols") {
+  const Sites sites = known_sites();
+  // This program's thousands of functions.
+  CHECK(kob::dwarf::symbol_readers_agree_for_test(sites.module.path) > 1000);
+  // Debian's libc has no .symtab (stripped): libdwfl reads its .dynsym instead.
+  CHECK(kob::dwarf::symbol_readers_agree_for_test("/lib/x86_64-linux-gnu/libc.so.6") == -1);
+}
+
 TEST_CASE("dwarf lookup: missing, non-ELF and damaged files") {
   const Sites sites = known_sites();
   TempDir dir;
