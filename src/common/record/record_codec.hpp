@@ -168,29 +168,10 @@ template <class F>
     default: break;
   }
 }
-// As with_type, for any byte: f.template operator()<T>() with T up to 255 (the caller tells a type
-// out of range by T, at compile time), so that the decoding loop takes a record's type byte with
-// one jump and no range test before it. Kept beside with_type, not under it: with_type made of it
-// (a guard per case) cost the decoding loop 7.7 % of the 10^4-kernel goal trace's Ir (callgrind),
-// its bound-checked tail taking registers from the fast loop.
-template <class F>
-[[gnu::always_inline]] inline void with_byte(unsigned byte, F&& f) {
-  switch (byte & 255) {
-    KOB_TYPE_CASE128(0)
-    KOB_TYPE_CASE128(128)
-  }
-}
 #undef KOB_TYPE_CASE128
 #undef KOB_TYPE_CASE16
 #undef KOB_TYPE_CASE4
 #undef KOB_TYPE_CASE
-
-// X(h, l) for each byte 0xhl, h and l hex digits: a label and a case for each.
-#define KOB_BYTE_ROW(X, h) X(h, 0) X(h, 1) X(h, 2) X(h, 3) X(h, 4) X(h, 5) X(h, 6) X(h, 7) X(h, 8) X(h, 9) X(h, a) X(h, b) X(h, c) X(h, d) X(h, e) X(h, f)
-#define KOB_BYTES(X)                                                                                                        \
-  KOB_BYTE_ROW(X, 0) KOB_BYTE_ROW(X, 1) KOB_BYTE_ROW(X, 2) KOB_BYTE_ROW(X, 3) KOB_BYTE_ROW(X, 4) KOB_BYTE_ROW(X, 5) \
-  KOB_BYTE_ROW(X, 6) KOB_BYTE_ROW(X, 7) KOB_BYTE_ROW(X, 8) KOB_BYTE_ROW(X, 9) KOB_BYTE_ROW(X, a) KOB_BYTE_ROW(X, b) \
-  KOB_BYTE_ROW(X, c) KOB_BYTE_ROW(X, d) KOB_BYTE_ROW(X, e) KOB_BYTE_ROW(X, f)
 
 // A varint at p, with (kChecked) or without bound checks; nullptr when malformed.
 template <bool kChecked>
@@ -278,6 +259,13 @@ template <class Sink>
   if constexpr (requires { s.advance(step); }) s.advance(step);
 }
 
+// X(h, l) for each byte 0xhl, h and l hex digits: a label and a case for each.
+#define KOB_BYTE_ROW(X, h) X(h, 0) X(h, 1) X(h, 2) X(h, 3) X(h, 4) X(h, 5) X(h, 6) X(h, 7) X(h, 8) X(h, 9) X(h, a) X(h, b) X(h, c) X(h, d) X(h, e) X(h, f)
+#define KOB_BYTES(X)                                                                                                        \
+  KOB_BYTE_ROW(X, 0) KOB_BYTE_ROW(X, 1) KOB_BYTE_ROW(X, 2) KOB_BYTE_ROW(X, 3) KOB_BYTE_ROW(X, 4) KOB_BYTE_ROW(X, 5) \
+  KOB_BYTE_ROW(X, 6) KOB_BYTE_ROW(X, 7) KOB_BYTE_ROW(X, 8) KOB_BYTE_ROW(X, 9) KOB_BYTE_ROW(X, a) KOB_BYTE_ROW(X, b) \
+  KOB_BYTE_ROW(X, c) KOB_BYTE_ROW(X, d) KOB_BYTE_ROW(X, e) KOB_BYTE_ROW(X, f)
+
 // The decoding loop, handing each record to the sink as its parts, its type a constant:
 // `template <unsigned T> void put(std::uint64_t tick, const std::uint64_t* fields, std::uint64_t u0,
 // std::uint64_t u1, std::uint64_t sub_a)` (fields: the 8 slots in mask-bit order, sub, a, u0..u5,
@@ -364,6 +352,8 @@ std::size_t decode_into(const std::uint8_t* p, std::size_t bytes, std::size_t re
   }
   return done;
 }
+#undef KOB_BYTES
+#undef KOB_BYTE_ROW
 
 // decode's sink: each record made a Record and handed to f.
 template <class F>

@@ -441,8 +441,8 @@ struct SymbolRange {
   int rank = 0;                      // the better name where several start at one address
 };
 
-// One symbol's range, when it is a function's in an executable section (sections: the end, in
-// module addresses, of each executable section by index, 0 for the others).
+// One symbol's range, when it is a function's in an executable section (section_end: that
+// section's end in module addresses, 0 when it is not executable).
 void add_symbol(std::vector<SymbolRange>& symbols, const GElf_Sym& sym, const char* name, std::uint64_t address, std::uint64_t section_end) {
   if (name == nullptr || name[0] == '\0' || section_end == 0 || address >= section_end) return;
   const int type = GELF_ST_TYPE(sym.st_info);
