@@ -210,6 +210,7 @@ class Engine {
   // (the ids are the tool's own counters, so the regions open at once have ids close together);
   // twice as many slots when two open regions meet.
   std::vector<Join> joins_ = std::vector<Join>(64);
+  std::size_t join_mask_ = 63;  // joins_.size() - 1, kept: the size is a division by sizeof(Join)
   std::size_t live_ = 0;
   std::vector<Pending> pending_;
   // Explicit tasks by id until they end; the creates and stretches not taken yet (task_rows);
@@ -272,7 +273,7 @@ class Engine {
 
 inline Join* Engine::slot(std::uint64_t id, bool make) {
   for (;;) {
-    Join& j = joins_[id & (joins_.size() - 1)];
+    Join& j = joins_[id & join_mask_];
     if (j.used && j.id == id) return &j;
     if (!make) return nullptr;
     if (!j.used) {
@@ -307,6 +308,7 @@ bool Engine::widen() {
   for (Join& o : joins_)
     if (o.used) wider[o.id & (size - 1)] = std::move(o);
   joins_ = std::move(wider);
+  join_mask_ = joins_.size() - 1;
   return true;
 }
 
