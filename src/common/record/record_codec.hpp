@@ -219,7 +219,9 @@ template <unsigned T, bool kChecked, class Sink>
     if (deltas & 3u) [[unlikely]]
       last.sub_a[T] = sub_a_word(l[0], l[1]);
   } else if (deltas != 0) {  // in mask-bit order: sub and a, u0 and u1 (the lane's), the rest
-    if (deltas & 3u) [[unlikely]] {
+    // Mostly the lane's ids alone changed (a new region, a new kernel): one test for the others.
+    const bool others = (deltas & ~12u) != 0;
+    if (others && (deltas & 3u)) [[unlikely]] {
       if (!add(deltas & 3u, l)) return nullptr;
       last.sub_a[T] = sub_a_word(l[0], l[1]);
     }
@@ -232,7 +234,7 @@ template <unsigned T, bool kChecked, class Sink>
       if ((p = read_varint<kChecked>(p, end, z)) == nullptr) return nullptr;
       *u1 += unzigzag(z);
     }
-    if (!add(deltas & ~15u, l)) return nullptr;
+    if (others && !add(deltas & ~15u, l)) return nullptr;
   }
   if constexpr (kValues != 0) {
     for (unsigned i = 5; i < 8; ++i) {
