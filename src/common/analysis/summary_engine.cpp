@@ -47,26 +47,36 @@ struct RowShare {
   std::uint64_t threads = 0, max_busy = 0, sum_busy = 0, barrier = 0, wait = 0;
 };
 
-// A parallel region being joined: its row from the thread that ran it, and its implicit tasks as
-// they come (summary_fold_detail::ParallelJoin's figures).
-struct Join {
-  std::uint64_t id = 0;
-  bool used = false, have_parallel = false;
-  ParallelRow p;
-  std::uint32_t construct_row = ConstructRows::kNoRow;
+// A parallel region's implicit tasks as they come (summary_fold_detail::ParallelJoin's figures).
+struct Team {
   std::uint32_t tasks = 0, team_size = 0;  // implicit tasks folded, and the team size they report
   std::uint64_t max_busy = 0, sum_busy = 0, task_time = 0, wait_time = 0, max_work = 0, sum_work = 0;
   bool constructs = false, loop = false, tasks_ran = false;
   std::uint32_t creators = 0;  // implicit tasks that created explicit tasks
+};
+
+// A parallel region being joined: its row from the thread that ran it, and its team.
+struct Join : Team {
+  std::uint64_t id = 0;
+  bool used = false, have_parallel = false;
+  ParallelRow p;
+  std::uint32_t construct_row = ConstructRows::kNoRow;
   std::vector<RowShare> shares;  // keeps its capacity when the slot is used again
   void reset() {
     used = have_parallel = false;
     construct_row = ConstructRows::kNoRow;
-    tasks = team_size = creators = 0;
-    max_busy = sum_busy = task_time = wait_time = max_work = sum_work = 0;
-    constructs = loop = tasks_ran = false;
+    static_cast<Team&>(*this) = Team{};
     shares.clear();
   }
+};
+
+// A worker's implicit row that a region of two threads can take at once (Engine::join_pair), by
+// parallel id: the epoch it came in (the rows live as long as their epoch's join).
+struct PairRow {
+  std::uint64_t parallel_id = 0, epoch = 0;
+  ImplicitRow* row = nullptr;
+  SyncPiece* pieces = nullptr;
+  const WorkPiece* parts = nullptr;
 };
 
 // An explicit task created and not ended yet, by task id (ConstructRows' PendingTask): its
@@ -164,19 +174,26 @@ class Engine {
   void task_stretch(const TaskStretchRow& k);
   [[gnu::always_inline]] Join* slot(std::uint64_t parallel_id, bool make);  // inlined in the joins (called from three places, it was not)
   void fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs);
+  [[gnu::always_inline]] bool fold_task(Team& team, const ParallelRow& p, ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts);
+  void pair_rows();
+  [[gnu::always_inline]] bool join_pair(ParallelRow& p);
+  template <bool kWork>
+  bool join_pair(ParallelRow& p, ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts);
   bool end_open_task(ImplicitRow& r, std::uint32_t t, bool other_thread, std::uint64_t cut, const OpenWait* waits, OpenSync* syncs);
   bool end_unended_task(ImplicitRow& r, std::uint32_t t, const OpenWait* waits, OpenSync* syncs, bool quiet);
   // The regions still open at the end (ParallelRow::unended()) complete with the tasks begun in them.
   void complete_unended_regions();
   [[gnu::noinline]] bool widen();
-  void take_own_task(Join& j, const ParallelRow& p);
+  [[gnu::always_inline]] void own_task(Team& team, std::vector<RowShare>& shares, const ParallelRow& p);
   [[gnu::noinline]] void short_teams(std::uint64_t horizon);
   [[gnu::noinline]] void unended_parallels();  // out of the join's code: rare
   void unended_works();
-  void add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts);
-  [[gnu::always_inline]] void add_share(Join& j, std::uint32_t row, std::uint64_t busy, std::uint64_t barrier, std::uint64_t wait);
+  void add_row_shares(std::vector<RowShare>& shares, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts);
+  [[gnu::always_inline]] static void add_share(std::vector<RowShare>& shares, std::uint32_t row, std::uint64_t busy, std::uint64_t barrier,
+                                               std::uint64_t wait);
   void fold_sync(std::uint32_t track, std::uint16_t kind, bool in_kernel, std::uint64_t codeptr, std::uint64_t dur, std::uint64_t wait);
   void complete(Join& j);
+  [[gnu::always_inline]] void finish_region(ParallelRow& p, const Team& j, std::uint32_t construct_row, const std::vector<RowShare>& shares);
   [[gnu::noinline]] OmpAcc* kernel_acc_slow(const ParallelRow& p);
   void ordered(std::uint64_t horizon);
   bool finish_state(Timeline& rest);
@@ -211,6 +228,13 @@ class Engine {
   // twice as many slots when two open regions meet.
   std::vector<Join> joins_ = std::vector<Join>(64);
   std::size_t join_mask_ = 63;  // joins_.size() - 1, kept: the size is a division by sizeof(Join)
+  // The epoch's worker rows that a region of two threads takes at once (pair_rows), by parallel id
+  // (a ring of a power of two slots; a row whose slot another takes goes the general way).
+  std::vector<PairRow> pairs_;
+  std::size_t pair_mask_ = 0;
+  std::uint64_t epoch_ = 0;  // the joins so far
+  std::vector<RowShare> pair_shares_;  // join_pair's, kept for their capacity
+  const std::vector<RowShare> no_shares_;
   std::size_t live_ = 0;
   std::vector<Pending> pending_;
   // Explicit tasks by id until they end; the creates and stretches not taken yet (task_rows);
@@ -469,7 +493,7 @@ void Engine::unended_parallels() {
       j->have_parallel = true;
       j->p = p;
       // Its thread's task ended before it (the run ended between the two): one of its team.
-      if (p.own_task) take_own_task(*j, p);
+      if (p.own_task) own_task(*j, j->shares, p);
       // Its end waits aside until it completes: it cuts none of its tasks (fold_implicit cuts at an
       // end before theirs), each ends where its thread's events end (OmpMatcher::finish).
       unended_ends_.push_back({p.id, run_.ended_cleanly ? std::max(run_end_, p.start) : p.end});
@@ -514,7 +538,7 @@ constexpr std::uint32_t kLeagueFlag = 0x40000000;  // ompt_parallel_league
 
 // A region's own thread's implicit task, folded on that thread (ParallelRow::own_task): the first
 // of its team.
-[[gnu::always_inline]] inline void Engine::take_own_task(Join& j, const ParallelRow& p) {
+inline void Engine::own_task(Team& j, std::vector<RowShare>& shares, const ParallelRow& p) {
   const std::uint64_t busy = p.own_dur - std::min(p.own_wait, p.own_dur);
   j.tasks = 1;
   j.team_size = p.own_team_size;
@@ -529,12 +553,21 @@ constexpr std::uint32_t kLeagueFlag = 0x40000000;  // ompt_parallel_league
   j.max_work = j.sum_work = p.own_work_busy;
   if (!p.own_work_row) return;
   const std::uint32_t row = st_.constructs.row_of(Category::Work, p.own_work_type, p.own_work_codeptr);
-  if (row != ConstructRows::kNoRow) add_share(j, row, p.own_work_busy, 0, 0);
+  if (row != ConstructRows::kNoRow) add_share(shares, row, p.own_work_busy, 0, 0);
 }
 
 void Engine::parallel_rows() {
+  // A region of two threads whose own thread folded its task, and whose worker's row came in the
+  // same epoch (closed, with at most one work construct, no explicit task): joined at once
+  // (join_pair), without a slot. Not where a team may come short (short_teams_: target records, a
+  // damaged file).
+  const bool pairs = !short_teams_;
+  if (pairs) pair_rows();
   for (EpochRows& f : *rows_)
-    for (const ParallelRow& p : f.parallels) {
+    for (ParallelRow& p : f.parallels) {
+      if (pairs && p.own_task && p.own_team_size == 2 && p.level == 0 && !p.hidden && !p.unended() &&
+          !(p.flags & kLeagueFlag) && join_pair(p))
+        continue;
       Join* j = slot(p.id, true);
       if (j == nullptr) return;
       if (j->have_parallel) return decline("a parallel id ended twice");
@@ -542,7 +575,7 @@ void Engine::parallel_rows() {
       j->p = p;
       if (p.kernel == 0) j->construct_row = st_.constructs.row_of(Category::Parallel, 0, p.codeptr);
       if (p.own_task) {  // its thread's own implicit task, folded there
-        take_own_task(*j, p);
+        own_task(*j, j->shares, p);
         if (j->tasks == j->team_size) complete(*j);
       } else if (p.flags & kLeagueFlag) [[unlikely]] {
         // A teams construct's league: its threads run initial tasks, none of which joins it (the
@@ -620,7 +653,7 @@ bool Engine::end_unended_task(ImplicitRow& r, std::uint32_t t, const OpenWait* w
 
 // Its work constructs with a row, merged by row (one thread's part of each), then the region's
 // share of each row (ConstructRows::work_team).
-void Engine::add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts) {
+void Engine::add_row_shares(std::vector<RowShare>& shares, const ImplicitRow& r, const SyncPiece* pieces, const WorkPiece* parts) {
   // The barrier ending a part on this thread came as a piece naming it.
   const auto barriers = [&](std::uint32_t part, std::uint64_t& barrier, std::uint64_t& wait) {
     for (std::uint32_t y = 0; y < r.piece_count; ++y)
@@ -636,7 +669,7 @@ void Engine::add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* piec
     if (row == ConstructRows::kNoRow) return;
     std::uint64_t barrier = 0, wait = 0;
     barriers(0, barrier, wait);
-    add_share(j, row, parts[0].busy, barrier, wait);
+    add_share(shares, row, parts[0].busy, barrier, wait);
     return;
   }
   // Each part's row looked up once (a task may hold several parts of one construct).
@@ -655,18 +688,18 @@ void Engine::add_row_shares(Join& j, const ImplicitRow& r, const SyncPiece* piec
       busy_w += parts[m].busy;
       barriers(m, barrier, wait);
     }
-    add_share(j, row, busy_w, barrier, wait);
+    add_share(shares, row, busy_w, barrier, wait);
   }
 }
 
 // One thread's part of a row's constructs in the region (its work, their barriers' time and wait).
-inline void Engine::add_share(Join& j, std::uint32_t row, std::uint64_t busy, std::uint64_t barrier, std::uint64_t wait) {
+inline void Engine::add_share(std::vector<RowShare>& shares, std::uint32_t row, std::uint64_t busy, std::uint64_t barrier, std::uint64_t wait) {
   RowShare* s = nullptr;
-  for (RowShare& x : j.shares)
+  for (RowShare& x : shares)
     if (x.row == row) s = &x;
   if (s == nullptr) {
-    j.shares.push_back({row});
-    s = &j.shares.back();
+    shares.push_back({row});
+    s = &shares.back();
   }
   ++s->threads;
   s->max_busy = std::max(s->max_busy, busy);
@@ -693,6 +726,15 @@ void Engine::fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const Wor
     wait_taken_[t] += less;
     r.end = cut;
   }
+  if (fold_task(j, p, r, pieces, parts)) add_row_shares(j.shares, r, pieces, parts);
+}
+
+// A row's syncs (cut where its region ended, as its task was) and its task, into its thread's
+// figures and its team's; false when declined.
+inline bool Engine::fold_task(Team& j, const ParallelRow& p, ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts) {
+  const std::uint32_t t = r.track;
+  const bool other_thread = p.track != t;
+  const std::uint64_t cut = p.end;
   for (std::uint32_t k = 0; k < r.piece_count; ++k) {
     SyncPiece& y = pieces[k];
     if (other_thread && y.start <= cut && cut < y.end) {
@@ -726,9 +768,64 @@ void Engine::fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const Wor
   j.sum_busy += busy;
   j.task_time += dur;
   j.wait_time += std::min(r.wait, dur);
-  if (j.team_size == 0) j.team_size = r.team_size;
-  else if (j.team_size != r.team_size) return decline("implicit tasks of one region report different team sizes");
-  add_row_shares(j, r, pieces, parts);
+  if (j.team_size == 0) {
+    j.team_size = r.team_size;
+  } else if (j.team_size != r.team_size) {
+    decline("implicit tasks of one region report different team sizes");
+    return false;
+  }
+  return true;
+}
+
+// The epoch's worker rows that join_pair may take: a closed task at level 0 with at most one work
+// construct and no explicit task, of a team of two.
+void Engine::pair_rows() {
+  ++epoch_;  // the slots of the epochs before no longer count
+  std::size_t n = 0;
+  for (const EpochRows& f : *rows_) n += f.implicits.size();
+  if (pairs_.size() < std::max<std::size_t>(64, 2 * n)) {  // a region's lookup always finds a slot
+    std::size_t size = 64;
+    while (size < 2 * n) size *= 2;
+    pairs_.assign(size, PairRow{});
+    pair_mask_ = size - 1;
+  }
+  for (EpochRows& f : *rows_)
+    for (ImplicitRow& r : f.implicits)
+      if (!r.open && r.level == 0 && r.part_count <= 1 && r.task_work == 0 && !r.created_tasks && r.team_size == 2)
+        pairs_[r.parallel_id & pair_mask_] = {r.parallel_id, epoch_, &r, f.pieces.data() + r.pieces, f.parts.data() + r.parts};
+}
+
+// A region of two threads (its own task folded on its thread, not hidden, ended) and its worker's
+// row from pair_rows: as parallel_rows, implicit_rows and complete would take them one after the
+// other, without a slot. False: the row is not there (the general way).
+inline bool Engine::join_pair(ParallelRow& p) {
+  const PairRow& w = pairs_[p.id & pair_mask_];
+  if (w.epoch != epoch_ || w.parallel_id != p.id || w.row->track == p.track) return false;
+  ImplicitRow& r = *w.row;
+  // Without a work construct (a Kokkos kernel's region) no constructs row takes a share: that
+  // code apart, so that the regions without carry none of it.
+  if (!p.own_work && r.part_count == 0) return join_pair<false>(p, r, w.pieces, w.parts);
+  return join_pair<true>(p, r, w.pieces, w.parts);
+}
+
+template <bool kWork>
+[[gnu::always_inline]] inline bool Engine::join_pair(ParallelRow& p, ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts) {
+  Team team;
+  if constexpr (kWork) pair_shares_.clear();
+  own_task(team, pair_shares_, p);
+  const std::uint64_t cut = p.end;
+  if (cut >= r.start && cut < r.end) {  // fold_implicit's cut of a closed task on another thread
+    const std::uint64_t less = overlap(r.last_start, r.last_end, cut, r.end);
+    r.wait -= std::min(less, r.wait);
+    wait_taken_[r.track] += less;
+    r.end = cut;
+  }
+  if (!fold_task(team, p, r, pieces, parts)) return true;  // declined
+  if constexpr (kWork) add_row_shares(pair_shares_, r, pieces, parts);
+  r.joined = true;
+  const std::uint32_t row = p.kernel == 0 ? st_.constructs.row_of(Category::Parallel, 0, p.codeptr) : ConstructRows::kNoRow;
+  finish_region(p, team, row, kWork ? pair_shares_ : no_shares_);
+  return true;
 }
 
 // complete's kernel figures for a part its thread's cache does not hold yet, or for a kernel open
@@ -745,7 +842,13 @@ OmpAcc* Engine::kernel_acc_slow(const ParallelRow& p) {
 // All of a region's implicit tasks are in (and its row): its figures go to its kernel or its
 // construct (SummaryFold::omp_parallel, State::complete).
 void Engine::complete(Join& j) {
-  ParallelRow& p = j.p;
+  finish_region(j.p, j, j.construct_row, j.shares);
+  j.used = false;
+  --live_;
+}
+
+// A region's figures, all its implicit tasks in (team): to its kernel or its construct's row.
+inline void Engine::finish_region(ParallelRow& p, const Team& j, std::uint32_t construct_row, const std::vector<RowShare>& shares) {
   if (p.end == UINT64_MAX) [[unlikely]]  // still open at the end (unended_region)
     for (const auto& [id, end] : unended_ends_)
       if (id == p.id) p.end = end;
@@ -759,7 +862,7 @@ void Engine::complete(Join& j) {
       ++st_.parallel_regions;
       ++st_.outside_regions;
       if (p.level == 0) st_.outside_time += dur;
-      if (j.construct_row != ConstructRows::kNoRow) st_.constructs.add_parallel(j.construct_row, dur, j.tasks, p.kernel_inside);
+      if (construct_row != ConstructRows::kNoRow) st_.constructs.add_parallel(construct_row, dur, j.tasks, p.kernel_inside);
     }
   } else {
     ++st_.parallel_regions;
@@ -792,16 +895,14 @@ void Engine::complete(Join& j) {
     r.requested_one = p.requested == 1 ? 1 : 0;
     r.nested_regions = p.level != 0 ? 1 : 0;
     if (kernel_acc != nullptr) kernel_acc->add(r);
-    else if (j.construct_row != ConstructRows::kNoRow) st_.constructs.team(j.construct_row, r);
+    else if (construct_row != ConstructRows::kNoRow) st_.constructs.team(construct_row, r);
   }
-  for (const RowShare& s : j.shares) {
+  for (const RowShare& s : shares) {
     OmpTeamStats region = summary_fold_detail::one_region(s.threads, s.max_busy, s.sum_busy, s.sum_busy + s.barrier, s.wait);
     region.parallel_regions = 1;
     region.team_size_sum = s.threads;
     st_.constructs.team(s.row, region);
   }
-  j.used = false;
-  --live_;
 }
 
 // Regions whose team came short of the size its tasks report (a team in an offloaded target
@@ -845,6 +946,7 @@ void Engine::implicit_rows() {
   pending_.resize(kept);
   for (EpochRows& f : *rows_) {
     for (ImplicitRow& r : f.implicits) {
+      if (r.joined) continue;  // join_pair took it
       if (declined()) return;
       SyncPiece* pieces = f.pieces.data() + r.pieces;
       const WorkPiece* parts = f.parts.data() + r.parts;

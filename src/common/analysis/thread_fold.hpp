@@ -158,6 +158,7 @@ struct ImplicitRow {
   std::uint32_t pieces = 0, piece_count = 0;  // its SyncPieces (in nested_pieces for a nested_implicits row)
   std::uint32_t parts = 0, part_count = 0;    // its WorkPieces (likewise nested_parts)
   bool open = false;
+  bool joined = false;  // the join took it with its region's row at once (Engine::join_pair)
   // The explicit tasks this thread ran or created since its last implicit task ended
   // (SummaryFold::omp_implicit_task): their run time when they ended inside this task, and
   // whether any were created.
