@@ -25,8 +25,11 @@ namespace kob::summary_fold_detail {
 // A time or a count as a double: one conversion below 2^63 (every time in ns, for 292 years), where
 // the conversion of any unsigned 64-bit value takes six instructions; the same value either way.
 inline double as_double(std::uint64_t x) {
-  const auto s = static_cast<std::int64_t>(x);
-  return s >= 0 ? static_cast<double>(s) : static_cast<double>(x);
+  auto s = static_cast<std::int64_t>(x);
+  if (s < 0) [[unlikely]]
+    return static_cast<double>(x);
+  asm("" : "+r"(s));  // else the compiler, seeing the same value either way, makes it the unsigned conversion again
+  return static_cast<double>(s);
 }
 
 // The team figures of one parallel region from its tasks' busy times (tasks > 0): what a kernel's
