@@ -174,6 +174,7 @@ class Engine {
   void task_stretch(const TaskStretchRow& k);
   [[gnu::always_inline]] Join* slot(std::uint64_t parallel_id, bool make);  // inlined in the joins (called from three places, it was not)
   void fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts, const OpenWait* waits, OpenSync* syncs);
+  [[gnu::always_inline]] void cut_task(ImplicitRow& r, std::uint64_t cut);
   [[gnu::always_inline]] bool fold_task(Team& team, const ParallelRow& p, ImplicitRow& r, SyncPiece* pieces, const WorkPiece* parts);
   void pair_rows();
   [[gnu::always_inline]] bool join_pair(ParallelRow& p);
@@ -234,7 +235,7 @@ class Engine {
   std::size_t pair_mask_ = 0;
   std::uint64_t epoch_ = 0;  // the joins so far
   std::vector<RowShare> pair_shares_;  // join_pair's, kept for their capacity
-  const std::vector<RowShare> no_shares_;
+  const std::vector<RowShare> no_shares_;  // a region without work constructs: none to walk
   std::size_t live_ = 0;
   std::vector<Pending> pending_;
   // Explicit tasks by id until they end; the creates and stretches not taken yet (task_rows);
@@ -720,13 +721,20 @@ void Engine::fold_implicit(Join& j, ImplicitRow& r, SyncPiece* pieces, const Wor
     hidden_tracks_[t] = 1;  // a thread of libomp's hidden-helper team: its task is in the team's region
   if (r.open) {
     if (p.unended() ? !end_unended_task(r, t, waits, syncs, p.hidden) : !end_open_task(r, t, other_thread, cut, waits, syncs)) return;
-  } else if (other_thread && cut >= r.start && cut < r.end) {
-    const std::uint64_t less = overlap(r.last_start, r.last_end, cut, r.end);
-    r.wait -= std::min(less, r.wait);
-    wait_taken_[t] += less;
-    r.end = cut;
+  } else if (other_thread) {
+    cut_task(r, cut);
   }
   if (fold_task(j, p, r, pieces, parts)) add_row_shares(j.shares, r, pieces, parts);
+}
+
+// A closed task on another thread than its region's, whose end libomp reported after the
+// region's (OmpMatcher::implicit_end): cut there, its wait after the cut taken off.
+inline void Engine::cut_task(ImplicitRow& r, std::uint64_t cut) {
+  if (cut < r.start || cut >= r.end) return;
+  const std::uint64_t less = overlap(r.last_start, r.last_end, cut, r.end);
+  r.wait -= std::min(less, r.wait);
+  wait_taken_[r.track] += less;
+  r.end = cut;
 }
 
 // A row's syncs (cut where its region ended, as its task was) and its task, into its thread's
@@ -813,13 +821,7 @@ template <bool kWork>
   Team team;
   if constexpr (kWork) pair_shares_.clear();
   own_task(team, pair_shares_, p);
-  const std::uint64_t cut = p.end;
-  if (cut >= r.start && cut < r.end) {  // fold_implicit's cut of a closed task on another thread
-    const std::uint64_t less = overlap(r.last_start, r.last_end, cut, r.end);
-    r.wait -= std::min(less, r.wait);
-    wait_taken_[r.track] += less;
-    r.end = cut;
-  }
+  cut_task(r, p.end);
   if (!fold_task(team, p, r, pieces, parts)) return true;  // declined
   if constexpr (kWork) add_row_shares(pair_shares_, r, pieces, parts);
   r.joined = true;
