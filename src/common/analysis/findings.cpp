@@ -1,10 +1,10 @@
 #include "common/analysis/findings.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <string_view>
 
+#include "common/support/fixed_text.hpp"
 #include "common/timeline/timeline.hpp"
 
 namespace kob::findings {
@@ -26,16 +26,8 @@ bool kokkos_own(const OmpConstructStats& c) {
 
 std::string t(std::uint64_t ns) { return summary_format::time(ns); }
 std::string q(std::string_view name) { return "\"" + summary_format::name(name) + "\""; }
-std::string pct(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * v);
-  return buf;
-}
-std::string fixed1(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
+std::string pct(double v) { return text::fixed(100.0 * v, 1, "%"); }
+std::string fixed1(double v) { return text::fixed(v, 1); }
 std::string n(std::uint64_t v) { return std::to_string(v); }
 std::uint64_t share_of(std::uint64_t ns, std::uint64_t calls) { return calls ? ns / calls * (calls - 1) + ns % calls * (calls - 1) / calls : 0; }
 

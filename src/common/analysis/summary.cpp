@@ -1,13 +1,13 @@
 #include "common/analysis/summary.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "common/timeline/devid.hpp"
 #include "common/record/intern.hpp"
 #include "common/timeline/omp_names.hpp"
 #include "common/analysis/summary_constructs.hpp"
 #include "common/analysis/summary_fold.hpp"
+#include "common/support/fixed_text.hpp"
 #include "common/support/text_safe.hpp"
 #include "common/support/text_table.hpp"
 
@@ -38,31 +38,17 @@ Summary summarize(const Timeline& t, SourceResolver* sources) {
 namespace {
 
 std::string fmt_time(std::uint64_t ns) {
-  char buf[32];
-  if (ns < 10'000) {
-    std::snprintf(buf, sizeof buf, "%llu ns", static_cast<unsigned long long>(ns));
-  } else if (ns < 10'000'000) {
-    std::snprintf(buf, sizeof buf, "%.1f us", double(ns) / 1e3);
-  } else if (ns < 10'000'000'000ull) {
-    std::snprintf(buf, sizeof buf, "%.1f ms", double(ns) / 1e6);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2f s", double(ns) / 1e9);
-  }
-  return buf;
+  if (ns < 10'000) return std::to_string(ns) + " ns";
+  if (ns < 10'000'000) return text::fixed(double(ns) / 1e3, 1, " us");
+  if (ns < 10'000'000'000ull) return text::fixed(double(ns) / 1e6, 1, " ms");
+  return text::fixed(double(ns) / 1e9, 2, " s");
 }
 
 std::string fmt_bytes(std::uint64_t b) {
-  char buf[32];
-  if (b < 10 * 1024) {
-    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
-  } else if (b < 10ull * 1024 * 1024) {
-    std::snprintf(buf, sizeof buf, "%.1f KiB", double(b) / 1024);
-  } else if (b < 10ull * 1024 * 1024 * 1024) {
-    std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / (1024.0 * 1024));
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2f GiB", double(b) / (1024.0 * 1024 * 1024));
-  }
-  return buf;
+  if (b < 10 * 1024) return std::to_string(b) + " B";
+  if (b < 10ull * 1024 * 1024) return text::fixed(double(b) / 1024, 1, " KiB");
+  if (b < 10ull * 1024 * 1024 * 1024) return text::fixed(double(b) / (1024.0 * 1024), 1, " MiB");
+  return text::fixed(double(b) / (1024.0 * 1024 * 1024), 2, " GiB");
 }
 
 // A name from the program (kernel, region, view, space...) as a text table shows it: control
@@ -84,11 +70,7 @@ using text_table::time_cell;
 
 std::string table(const std::vector<std::vector<std::string>>& rows) { return text_table::render(rows); }
 
-std::string fmt_ratio(double v, const char* fmt) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
+std::string fmt_ratio(double v, int decimals, const char* suffix = "") { return text::fixed(v, decimals, suffix); }
 
 std::string omp_text(const OmpSummary& o) {
   const auto n = [](std::uint64_t v) { return std::to_string(v); };
@@ -151,9 +133,9 @@ std::string omp_text(const OmpSummary& o) {
         {"name", "kind", "calls", "regions", "regions/call", "mean team", "load imbalance", "barrier wait"}};
     for (const auto& k : o.kernels)
       rows.push_back({shown(k.name) + (k.partial ? kPartialMark : ""), k.kind, n(k.calls), n(k.parallel_regions),
-                      fmt_ratio(k.regions_per_call(), "%.2f"),
-                      fmt_ratio(k.mean_team_size(), "%.1f"), fmt_ratio(100.0 * k.load_imbalance(), "%.1f%%"),
-                      fmt_ratio(100.0 * k.barrier_wait_share(), "%.1f%%")});
+                      fmt_ratio(k.regions_per_call(), 2),
+                      fmt_ratio(k.mean_team_size(), 1), fmt_ratio(100.0 * k.load_imbalance(), 1, "%"),
+                      fmt_ratio(100.0 * k.barrier_wait_share(), 1, "%")});
     out += table(rows);
   }
   out += summary_constructs::text(o.constructs);
@@ -161,9 +143,7 @@ std::string omp_text(const OmpSummary& o) {
 }
 
 std::string fmt_bw(const TargetOpStats& c) {
-  char bw[32];
-  std::snprintf(bw, sizeof bw, "%.2f GB/s", c.gb_per_s());
-  return c.time ? bw : "-";
+  return c.time ? text::fixed(c.gb_per_s(), 2, " GB/s") : "-";
 }
 
 std::string target_text(const TargetSummary& o) {
@@ -285,8 +265,7 @@ std::string findings_text(const Summary& s) {
   std::string out = "\nFindings (ranked by time at stake; rules in the README, \"Findings\")\n";
   for (std::size_t i = 0; i < s.findings.size(); ++i) {
     const Finding& f = s.findings[i];
-    char share[32];
-    std::snprintf(share, sizeof share, "%.1f%%", 100.0 * f.share_of_run);
+    const std::string share = text::fixed(100.0 * f.share_of_run, 1, "%");
     const std::string head = "  " + std::to_string(i + 1) + ". ";
     out += wrapped(head, "     ", f.title + " [" + f.id + "]: " + fmt_time(f.time_at_stake) + " at stake (" + share + " of the run)");
     out += wrapped("     evidence: ", "       ", f.evidence);
@@ -351,9 +330,8 @@ std::string summary_text(const Summary& s, const std::string& title) {
     out += "\nDeep copies\n";
     std::vector<std::vector<std::string>> rows{{"dst <- src", "calls", "bytes", "time", "bandwidth"}};
     for (const auto& c : s.copies) {
-      char bw[32];
-      std::snprintf(bw, sizeof bw, "%.2f GB/s", c.gb_per_s());
-      rows.push_back({shown(c.dst_space) + " <- " + shown(c.src_space), std::to_string(c.calls), fmt_bytes(c.bytes), time_cell(c.time), bw});
+      rows.push_back({shown(c.dst_space) + " <- " + shown(c.src_space), std::to_string(c.calls), fmt_bytes(c.bytes), time_cell(c.time),
+                      text::fixed(c.gb_per_s(), 2, " GB/s")});
     }
     out += table(rows);
   }

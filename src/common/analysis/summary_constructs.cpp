@@ -1,8 +1,8 @@
 #include "common/analysis/summary_constructs.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
+#include "common/support/fixed_text.hpp"
 #include "common/support/text_table.hpp"
 
 
@@ -32,11 +32,6 @@ namespace {
 
 using Category = OmpConstructStats::Category;
 
-std::string fixed(double v, const char* fmt) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
 
 }  // namespace
 
@@ -60,9 +55,9 @@ std::string text(const std::vector<OmpConstructStats>& rows) {
     const bool team_tasks = team && r.imbalance_regions != 0;
     const bool waits = r.category == Category::Mutex || r.category == Category::Sync;
     t.push_back({"", r.kind, std::to_string(r.calls), time(r.total),
-                 time(r.mean()), team ? fixed(r.mean_team_size(), "%.1f") : "-",
-                 team_tasks ? fixed(100.0 * r.load_imbalance(), "%.1f%%") : "-",
-                 team_tasks ? fixed(100.0 * r.barrier_wait_share(), "%.1f%%") : "-", waits ? time(r.wait) : "-",
+                 time(r.mean()), team ? text::fixed(r.mean_team_size(), 1) : "-",
+                 team_tasks ? text::fixed(100.0 * r.load_imbalance(), 1, "%") : "-",
+                 team_tasks ? text::fixed(100.0 * r.barrier_wait_share(), 1, "%") : "-", waits ? time(r.wait) : "-",
                  r.category == Category::Mutex ? time(r.hold) : "-"});
     of.push_back(&r);
   };

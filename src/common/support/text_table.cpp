@@ -1,9 +1,9 @@
 #include "common/support/text_table.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 
+#include "common/support/fixed_text.hpp"
 #include "common/support/text_safe.hpp"
 
 namespace kob::text_table {
@@ -37,9 +37,7 @@ std::uint64_t ns_of(const std::string& cell, bool& negative) {
 std::string in_unit(const std::string& cell, const Unit& u, bool sign) {
   bool negative = false;
   const std::uint64_t ns = ns_of(cell, negative);
-  char buf[48];
-  std::snprintf(buf, sizeof buf, sign ? "%+.*f" : "%.*f", u.decimals, (negative ? -1.0 : 1.0) * double(ns) / u.ns);
-  return buf;
+  return text::fixed((negative ? -1.0 : 1.0) * double(ns) / u.ns, u.decimals, sign);
 }
 
 // Each column of time cells into its unit; the header names it.
