@@ -478,15 +478,29 @@ bool read_own_symtab(Dwfl_Module* mod, std::vector<SymbolRange>& symbols) {
   if (data == nullptr || symtab_shdr.sh_entsize == 0 || elf_getshdrnum(elf, &sections) != 0) return false;
   std::vector<std::uint64_t> ends(sections, ~std::uint64_t{0});  // ~0: not looked up yet
   const std::size_t count = symtab_shdr.sh_size / symtab_shdr.sh_entsize;
+  // A 64-bit file's symbols and names are read where libelf holds them (gelf_getsym and
+  // elf_strptr were 136 instructions a symbol); a string table whose last byte is 0 ends every
+  // name in it, which is what elf_strptr checks.
+  const bool syms_in_place = gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM && data->d_size >= count * sizeof(GElf_Sym);
+  Elf_Scn* strtab = elf_getscn(elf, symtab_shdr.sh_link);
+  const Elf_Data* strings = strtab != nullptr ? elf_getdata(strtab, nullptr) : nullptr;
+  const bool names_in_place = strings != nullptr && strings->d_type == ELF_T_BYTE && strings->d_size != 0 &&
+                              static_cast<const char*>(strings->d_buf)[strings->d_size - 1] == '\0';
   for (std::size_t i = 1; i < count; ++i) {
-    GElf_Sym sym;
-    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) return false;
-    if (sym.st_shndx == SHN_XINDEX) return false;
-    if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= sections) continue;  // SHN_ABS and the other reserved ones too
-    std::uint64_t& end = ends[sym.st_shndx];
-    if (end == ~std::uint64_t{0}) end = code_section_end(elf, sym.st_shndx, bias);
+    GElf_Sym copy;
+    const GElf_Sym* sym = syms_in_place ? static_cast<const GElf_Sym*>(data->d_buf) + i : gelf_getsym(data, static_cast<int>(i), &copy);
+    if (sym == nullptr) return false;
+    if (sym->st_shndx == SHN_XINDEX) return false;
+    if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= sections) continue;  // SHN_ABS and the other reserved ones too
+    const int type = GELF_ST_TYPE(sym->st_info);
+    if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) continue;  // add_symbol's test, before the section's
+    std::uint64_t& end = ends[sym->st_shndx];
+    if (end == ~std::uint64_t{0}) end = code_section_end(elf, sym->st_shndx, bias);
     if (end == 0) continue;
-    add_symbol(symbols, sym, elf_strptr(elf, symtab_shdr.sh_link, sym.st_name), sym.st_value + bias, end);
+    const char* name = !names_in_place                   ? elf_strptr(elf, symtab_shdr.sh_link, sym->st_name)
+                       : sym->st_name < strings->d_size ? static_cast<const char*>(strings->d_buf) + sym->st_name
+                                                         : nullptr;
+    add_symbol(symbols, *sym, name, sym->st_value + bias, end);
   }
   return true;
 }
