@@ -237,7 +237,14 @@ class Engine {
   std::vector<RowShare> pair_shares_;  // join_pair's, kept for their capacity
   const std::vector<RowShare> no_shares_;  // a region without work constructs: none to walk
   std::size_t live_ = 0;
+  // The first pending_live_ wait for their region; those after are spare, their vectors kept for
+  // their capacity (about 50 rows an epoch wait past its end, each took a vector's allocation).
   std::vector<Pending> pending_;
+  std::size_t pending_live_ = 0;
+  Pending& add_pending() {
+    if (pending_live_ == pending_.size()) pending_.emplace_back();
+    return pending_[pending_live_++];
+  }
   // Explicit tasks by id until they end; the creates and stretches not taken yet (task_rows);
   // creates taken, and whether a stretch ran with no create.
   PooledMap<std::uint64_t, LiveTask> live_tasks_;
@@ -409,7 +416,7 @@ bool Engine::run(std::string& why) {
     return false;
   }
   complete_unended_regions();
-  if (live_ != 0 || !pending_.empty()) {
+  if (live_ != 0 || pending_live_ != 0) {
     why = "a parallel region whose team did not complete";
     return false;
   }
@@ -442,20 +449,22 @@ void Engine::place_constructs() {
     // A thread's regions and pieces come in the order they ended: an address just considered on
     // the thread is not seen earlier by its next call (most regions repeat the one before).
     std::uint64_t last = 0;
-    for (const ParallelRow& p : f.parallels)
-      if (p.kernel == 0 && p.codeptr != last) {
-        consider(p.end, p.track, p.seq, Category::Parallel, 0, p.codeptr);
-        last = p.codeptr;
-      }
-    last = 0;
-    for (const ImplicitRow& r : f.implicits)
-      for (std::uint32_t k = 0; k < r.piece_count; ++k) {
-        const SyncPiece& y = f.pieces[r.pieces + k];
-        if (!y.in_kernel && summary_fold_detail::explicit_sync(y.kind) && y.codeptr != last) {
-          consider(y.end, r.track, 0, Category::Sync, y.kind, y.codeptr);
-          last = y.codeptr;
+    if (f.outside_parallels)
+      for (const ParallelRow& p : f.parallels)
+        if (p.kernel == 0 && p.codeptr != last) {
+          consider(p.end, p.track, p.seq, Category::Parallel, 0, p.codeptr);
+          last = p.codeptr;
         }
-      }
+    last = 0;
+    if (f.outside_syncs)
+      for (const ImplicitRow& r : f.implicits)
+        for (std::uint32_t k = 0; k < r.piece_count; ++k) {
+          const SyncPiece& y = f.pieces[r.pieces + k];
+          if (!y.in_kernel && summary_fold_detail::explicit_sync(y.kind) && y.codeptr != last) {
+            consider(y.end, r.track, 0, Category::Sync, y.kind, y.codeptr);
+            last = y.codeptr;
+          }
+        }
   }
   if (first_seen_.empty()) return;
   std::stable_sort(first_seen_.begin(), first_seen_.end(),
@@ -939,13 +948,13 @@ void Engine::implicit_rows() {
   implicit_rows_nested();
   // Those still waiting close ranks in one pass (an erase each moved every row after it).
   std::size_t kept = 0;
-  for (std::size_t k = 0; k < pending_.size(); ++k) {
+  for (std::size_t k = 0; k < pending_live_; ++k) {
     Pending& q = pending_[k];
     if (!declined() && try_fold(q.row, q.pieces.data(), q.parts.data(), q.waits.data(), q.syncs.data())) continue;
-    if (kept != k) pending_[kept] = std::move(q);
+    if (kept != k) std::swap(pending_[kept], q);  // the folded one's vectors go spare
     ++kept;
   }
-  pending_.resize(kept);
+  pending_live_ = kept;
   for (EpochRows& f : *rows_) {
     for (ImplicitRow& r : f.implicits) {
       if (r.joined) continue;  // join_pair took it
@@ -955,14 +964,13 @@ void Engine::implicit_rows() {
       const OpenWait* waits = f.open_waits.data() + r.open_waits;
       OpenSync* syncs = f.open_syncs.data() + r.open_syncs;
       if (try_fold(r, pieces, parts, waits, syncs)) continue;
-      Pending q;
+      Pending& q = add_pending();
       q.row = r;
       q.pieces.assign(pieces, pieces + r.piece_count);
       q.parts.assign(parts, parts + r.part_count);
       q.waits.assign(waits, waits + (r.open ? r.open_wait_count : 0));
       q.syncs.assign(syncs, syncs + (r.open ? r.open_sync_count : 0));
       q.row.pieces = q.row.parts = q.row.open_waits = q.row.open_syncs = 0;
-      pending_.push_back(std::move(q));
     }
   }
 }
@@ -973,10 +981,12 @@ void Engine::implicit_rows() {
 void Engine::implicit_rows_nested() {
   for (EpochRows& f : *rows_)
     for (ImplicitRow& r : f.nested_implicits) {
-      Pending& q = pending_.emplace_back();
+      Pending& q = add_pending();
       q.row = r;
       q.pieces.assign(f.nested_pieces.begin() + r.pieces, f.nested_pieces.begin() + r.pieces + r.piece_count);
       q.parts.assign(f.nested_parts.begin() + r.parts, f.nested_parts.begin() + r.parts + r.part_count);
+      q.waits.clear();
+      q.syncs.clear();
       q.row.pieces = q.row.parts = q.row.open_waits = q.row.open_syncs = 0;
     }
 }

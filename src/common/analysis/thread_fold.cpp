@@ -19,6 +19,12 @@ constexpr std::uint32_t construct_kind(Category c, std::uint16_t kind) { return 
 using builder::find_top;  // the timeline builder's stack rule, shared
 
 constexpr std::uint16_t kBarrierImplicitWorkshare = 8;
+// The sync kinds implicit_whole leaves to the general way: a work construct's barrier, and the
+// explicit ones (summary_fold_detail::explicit_sync), which close_sync marks for place_constructs.
+constexpr std::uint32_t kNotWhole = 1u << kBarrierImplicitWorkshare | 1u << 1 | 1u << 3 | 1u << 5 | 1u << 6;
+static_assert(summary_fold_detail::explicit_sync(1) && summary_fold_detail::explicit_sync(3) && summary_fold_detail::explicit_sync(5) &&
+              summary_fold_detail::explicit_sync(6) && !summary_fold_detail::explicit_sync(0) && !summary_fold_detail::explicit_sync(2) &&
+              !summary_fold_detail::explicit_sync(4) && !summary_fold_detail::explicit_sync(7));
 
 // v.emplace_back(), inlined (called, it took about 22 Ir a row, callgrind): its growth is not.
 template <class T>
@@ -123,6 +129,10 @@ void ThreadFold::hand_over(EpochRows& out, bool last) {
     last_work_.part = kNone;
   }
   out.targets = target_records != 0;
+  out.outside_parallels = outside_parallels_;
+  out.outside_syncs = outside_syncs_;
+  outside_parallels_ = false;
+  outside_syncs_ = !pieces.empty() && outside_syncs_;  // those of the tasks still open stay
   out.open_tasks.clear();
   for (const OpenImplicit& o : implicit_)
     if (!o.initial) out.open_tasks.push_back(o.parallel_id);
@@ -751,8 +761,11 @@ bool ThreadFold::hidden_region(ParallelRow& r) {
         return at;  // not the innermost kernel's
       r.kernel_part = open_kernels_[i].part;
     }
-  } else if (damaged_ && past_lost_kernel_end(0)) [[unlikely]] {
-    return at;
+  } else {
+    // Its row, made here or by parallel_end, is one place_constructs looks at (EpochRows).
+    outside_parallels_ = true;
+    if (damaged_ && past_lost_kernel_end(0)) [[unlikely]]
+      return at;
   }
   const Event* task = at->next();
   if (task < end && task->type == Ev::OmpImplicitTaskBegin) {
@@ -786,6 +799,7 @@ bool ThreadFold::hidden_region(ParallelRow& r) {
   }
   if (i == std::size_t(-1)) return ignore(Ignored::kParallelEnd, id);
   ParallelRow& r = append(parallels, open_parallels_[i].row);
+  outside_parallels_ |= r.kernel == 0;  // (parallel_begin marks those it closes itself)
   r.end = e.ns;
   r.seq = seq();
   remove_at(open_parallels_, i);
@@ -927,7 +941,7 @@ template <bool kWork>
   const std::uint64_t* w = s->wide_slots();
   const std::uint64_t start = e->ns, ys = s->ns, ws = w[1], we = w[2], ye = w[3];
   // kNoStep is the largest value: ye below it means all three steps are there.
-  if (kind >= kKinds || kind == kBarrierImplicitWorkshare || ye == kNoStep || !(start <= ys && ys <= ws && ws <= we && we <= ye))
+  if (kind >= kKinds || ((kNotWhole >> kind) & 1) != 0 || ye == kNoStep || !(start <= ys && ys <= ws && ws <= we && we <= ye))
     return e;
   if constexpr (kWork)
     if (!work_whole_fits(wb, wx, pid)) return e;
@@ -1206,6 +1220,8 @@ void ThreadFold::sync_end(const Event& e) {
     // Inside a worker's implicit task: it may end after its region did (reported late), and is
     // cut with it: folded when the region's end is known. (The region's own thread's task is not
     // cut: its syncs are folded now, but a work construct's barrier, which its region's join needs.)
+    // (implicit_whole leaves explicit syncs to this path, the only one that marks them.)
+    outside_syncs_ |= y.kernel == 0 && summary_fold_detail::explicit_sync(y.kind);
     add_piece(y, part, end);
     return;
   }

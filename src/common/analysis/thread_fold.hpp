@@ -245,6 +245,9 @@ struct EpochRows {
   std::vector<WorkPiece> nested_parts;
   std::vector<std::uint64_t> open_tasks;  // the parallel ids of the implicit tasks still open on the thread
   bool targets = false;  // target records came so far on the thread
+  // Rows place_constructs looks at may be among parallels (a region outside kernels) or pieces (an
+  // explicit sync region outside kernels): when false, it skips their walk.
+  bool outside_parallels = false, outside_syncs = false;
   std::vector<OrderedRow> ordered;
   std::vector<KernelTimes> kernel_times;
   std::vector<OpenWait> open_waits;  // the last epoch's only (ThreadFold::finish)
@@ -339,6 +342,7 @@ class ThreadFold {
   std::array<MutexFigure, kKinds> mutex{};  // by ompt_mutex_t family (omp_names::mutex_family)
   std::uint64_t tasks_created = 0, task_stretch_count = 0, tasks_completed = 0;  // explicit tasks (stretches: not taskwait waits)
   std::uint64_t unended_tasks = 0;  // stretches still running at the end (ThreadFold::finish)
+  bool outside_parallels_ = false, outside_syncs_ = false;  // EpochRows' flags, made as the rows are
   std::uint64_t target_records = 0;  // handed on as OrderedRow::Target (the builder counts them apart from omp_records)
   // The thread opened libomp's hidden-helper team's region (ParallelRow::hidden): a thread of that
   // team, left out of the figures (the join finds the team's other threads by their tasks).
