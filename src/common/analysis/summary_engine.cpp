@@ -1173,7 +1173,8 @@ void Engine::ordered(std::uint64_t horizon) {
 void Engine::kernels_inside() {
   bool outside = false, kernels = false;
   for (const EpochRows& f : *rows_) {
-    for (const ParallelRow& p : f.parallels) outside = outside || p.kernel == 0;
+    if (f.outside_parallels)  // else none is (ThreadFold marks them)
+      for (const ParallelRow& p : f.parallels) outside = outside || p.kernel == 0;
     kernels = kernels || !f.kernel_times.empty();
   }
   if (outside && kernels) {
