@@ -76,7 +76,7 @@ KOB_HOT_INLINE void code_field(const Record& r, LastFields& last, std::uint8_t*&
     std::uint64_t* prev;
     if constexpr (kLane.lane != 0 && I == 2) prev = &last.lane[kLane.lane][0];
     else if constexpr (kLane.lane != 0 && kLane.fields == 2 && I == 3) prev = &last.lane[kLane.lane][1];
-    else prev = &last.v[T][I];
+    else prev = &last.v[kTypeSlot[T]][I];
     const std::uint64_t v = field<I>(r);
     if (v != *prev) {
       // The previous value read again (volatile): else the compiler makes the test a subtraction

@@ -97,10 +97,25 @@ inline constexpr std::array<std::uint8_t, kTypes> kValueFields = make_value_fiel
 // mask-bit order): the others are zero in every record the writer thread codes (slots are zeroed
 // before reuse). The decoder needs no table: a record's mask byte says which fields follow.
 
-// What the coder remembers: the field values of the last record of each type, in mask-bit order
-// (sub, a, u[0..5]), and each lane's last u0, u1.
+// Each record type's place in the remembered fields: the types record.hpp names (Kokkos, MPI and
+// the tool's below Ev::OmpFirst, OpenMP from it) one each, every other byte value slot 0, which
+// only a malformed block uses (no reader takes an unknown type's fields). Half the 128 types: the
+// state coder and decoder zero for every block is half as large.
+constexpr std::array<std::uint8_t, kTypes> make_type_slots() {
+  std::array<std::uint8_t, kTypes> t{};
+  std::uint8_t next = 1;
+  for (unsigned e = 1; e <= static_cast<unsigned>(Ev::ToolFlush); ++e) t[e] = next++;
+  for (unsigned e = static_cast<unsigned>(Ev::OmpFirst); e < static_cast<unsigned>(Ev::OmpLast); ++e) t[e] = next++;
+  return t;
+}
+inline constexpr std::array<std::uint8_t, kTypes> kTypeSlot = make_type_slots();
+inline constexpr std::size_t kTypeSlots = 1 + static_cast<std::size_t>(Ev::ToolFlush) + (static_cast<std::size_t>(Ev::OmpLast) - static_cast<std::size_t>(Ev::OmpFirst));
+static_assert(kTypeSlot[static_cast<unsigned>(Ev::OmpLast) - 1] == kTypeSlots - 1);
+
+// What the coder remembers: the field values of the last record of each type (kTypeSlot), in
+// mask-bit order (sub, a, u[0..5]), and each lane's last u0, u1.
 struct alignas(64) LastFields {
-  std::uint64_t v[kTypes][8];
+  std::uint64_t v[kTypeSlots][8];
   std::uint64_t lane[kLanes][2];
 
   // A lane type's u0 (and u1 where its lane has it) is the lane's: coded from it, and kept there
@@ -112,7 +127,7 @@ struct alignas(64) LastFields {
 // a sink that stores them so (EventSink: an event's head, its type and cells in bytes 0 and 1).
 // Apart from LastFields, which the coder zeroes for each block too.
 struct DecodedFields : LastFields {
-  std::uint64_t sub_a[kTypes];
+  std::uint64_t sub_a[kTypeSlots];
 };
 inline std::uint64_t sub_a_word(std::uint64_t sub, std::uint64_t a) { return (sub & 0xffff) << 16 | a << 32; }
 
@@ -193,7 +208,7 @@ template <unsigned T, bool kChecked, class Sink>
   const unsigned mask = static_cast<std::uint8_t>(head >> 8);
   constexpr Lane kLane = kLaneOf[T];
   constexpr unsigned kValues = kValueFields[T];
-  std::uint64_t* l = last.v[T];
+  std::uint64_t* l = last.v[kTypeSlot[T]];
   // Where u0 and u1 are kept: the type's own slots, or the lane's for a lane type (u1 the type's
   // own where the lane keeps u0 only).
   std::uint64_t* const u0 = kLane.lane != 0 ? &last.lane[kLane.lane][0] : &l[2];
@@ -217,13 +232,13 @@ template <unsigned T, bool kChecked, class Sink>
   if constexpr (kLane.lane == 0) {
     if (!add(deltas, l)) return nullptr;
     if (deltas & 3u) [[unlikely]]
-      last.sub_a[T] = sub_a_word(l[0], l[1]);
+      last.sub_a[kTypeSlot[T]] = sub_a_word(l[0], l[1]);
   } else if (deltas != 0) {  // in mask-bit order: sub and a, u0 and u1 (the lane's), the rest
     // Mostly the lane's ids alone changed (a new region, a new kernel): one test for the others.
     const bool others = (deltas & ~12u) != 0;
     if (others && (deltas & 3u)) [[unlikely]] {
       if (!add(deltas & 3u, l)) return nullptr;
-      last.sub_a[T] = sub_a_word(l[0], l[1]);
+      last.sub_a[kTypeSlot[T]] = sub_a_word(l[0], l[1]);
     }
     std::uint64_t z;
     if (deltas & 4u) {
@@ -245,7 +260,7 @@ template <unsigned T, bool kChecked, class Sink>
       l[i] = z;
     }
   }
-  sink.template put<T>(tick, l, *u0, *u1, last.sub_a[T]);
+  sink.template put<T>(tick, l, *u0, *u1, last.sub_a[kTypeSlot[T]]);
   return p;
 }
 
