@@ -213,12 +213,14 @@ ThreadFold::OpenImplicit* ThreadFold::outer_task() {
 
 [[gnu::always_inline]] inline void ThreadFold::kernel_end(const Event& e) {
   const std::uint64_t id = fields::Kernel::id.get(e);
-  std::size_t i = open_kernels_.size();
-  while (i-- > 0 && open_kernels_[i].id != id) {
+  OpenKernel k;
+  // Mostly the innermost: popped at once, else looked for below it.
+  if (!open_kernels_.empty() && open_kernels_.back().id == id) [[likely]] {
+    k = open_kernels_.back();
+    open_kernels_.pop_back();
+  } else if (!take_open_kernel(id, k)) {
+    return;
   }
-  if (i == std::size_t(-1)) return decline("a kernel end with no begin on its thread");
-  const OpenKernel k = open_kernels_[i];
-  remove_at(open_kernels_, i);
   KernelPart& p = kernels[k.part];
   const std::uint64_t d = e.ns - k.start;
   // As SummaryFold::kernel: the device of the earliest start; the rest summed (kernel_figures, by
@@ -236,6 +238,21 @@ ThreadFold::OpenImplicit* ThreadFold::outer_task() {
     append(kernel_times, KernelTimes{e.ns, k.start, track, seq()});
   if (keep_calls_) [[unlikely]]
     add_call(kernel_calls, k.part, d);
+}
+
+// A kernel's end that is not the innermost's (kernel_end): its begin taken from below, out of the
+// event loop.
+bool ThreadFold::take_open_kernel(std::uint64_t id, OpenKernel& k) {
+  std::size_t i = open_kernels_.size();
+  while (i-- > 0 && open_kernels_[i].id != id) {
+  }
+  if (i == std::size_t(-1)) {
+    decline("a kernel end with no begin on its thread");
+    return false;
+  }
+  k = open_kernels_[i];
+  remove_at(open_kernels_, i);
+  return true;
 }
 
 void ThreadFold::kernel_figures(const OpenKernel& k, std::uint64_t d) {

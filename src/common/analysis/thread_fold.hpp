@@ -423,6 +423,7 @@ class ThreadFold {
   [[gnu::noinline]] void ignore(Ignored what, std::uint64_t id = 0);
   void kernel_begin(const Event& e);
   void kernel_end(const Event& e);
+  [[gnu::noinline]] bool take_open_kernel(std::uint64_t id, OpenKernel& k);
   void region_push(const Event& e);
   void region_pop(const Event& e);
   void deep_copy_end(const Event& e);
