@@ -240,6 +240,22 @@ ThreadFold::OpenImplicit* ThreadFold::outer_task() {
     add_call(kernel_calls, k.part, d);
 }
 
+// The part of a region's kernel that is not the innermost open one (parallel_begin): one open
+// below it, or none here (a league's team: on another thread); false when the region is not taken.
+bool ThreadFold::kernel_part_below(ParallelRow& r) {
+  std::size_t i = open_kernels_.size();
+  while (i-- > 0 && open_kernels_[i].id != r.kernel) {
+  }
+  if (i == std::size_t(-1)) {
+    if (damaged_ && past_lost_kernel_end(r.kernel)) return false;
+    r.kernel_part = ParallelRow::kOtherThread;
+    return true;
+  }
+  if (damaged_ && past_lost_kernel_end(r.kernel)) return false;  // not the innermost kernel's
+  r.kernel_part = open_kernels_[i].part;
+  return true;
+}
+
 // A kernel's end that is not the innermost's (kernel_end): its begin taken from below, out of the
 // event loop.
 bool ThreadFold::take_open_kernel(std::uint64_t id, OpenKernel& k) {
@@ -767,17 +783,11 @@ bool ThreadFold::hidden_region(ParallelRow& r) {
       return at;
     }
   if (r.kernel != 0) {
-    std::size_t i = open_kernels_.size();
-    while (i-- > 0 && open_kernels_[i].id != r.kernel) {
-    }
-    if (i == std::size_t(-1)) [[unlikely]] {  // not open here (a league's team: on another thread)
-      if (damaged_ && past_lost_kernel_end(r.kernel)) return at;
-      r.kernel_part = ParallelRow::kOtherThread;
-    } else {
-      if (i + 1 != open_kernels_.size() && damaged_ && past_lost_kernel_end(r.kernel)) [[unlikely]]
-        return at;  // not the innermost kernel's
-      r.kernel_part = open_kernels_[i].part;
-    }
+    // Mostly the innermost kernel's; else looked for below it, out of the loop.
+    if (!open_kernels_.empty() && open_kernels_.back().id == r.kernel) [[likely]]
+      r.kernel_part = open_kernels_.back().part;
+    else if (!kernel_part_below(r))
+      return at;
   } else {
     // Its row, made here or by parallel_end, is one place_constructs looks at (EpochRows).
     outside_parallels_ = true;

@@ -424,6 +424,7 @@ class ThreadFold {
   void kernel_begin(const Event& e);
   void kernel_end(const Event& e);
   [[gnu::noinline]] bool take_open_kernel(std::uint64_t id, OpenKernel& k);
+  [[gnu::noinline]] bool kernel_part_below(ParallelRow& r);
   void region_push(const Event& e);
   void region_pop(const Event& e);
   void deep_copy_end(const Event& e);
