@@ -950,10 +950,11 @@ template <bool kWork>
   using S = fields::OmpSync;
   const Event* wb = nullptr;  // a work construct's begin, and its end
   const Event* wx = nullptr;
+  unsigned dispatch_kinds = 0;  // its dispatches' kinds or-ed: one below kKinds when each is
   if constexpr (kWork) {
     wb = s;
     wx = s->next();
-    while (wx < end && wx->type == Ev::OmpDispatch) wx = wx->next();
+    for (; wx < end && wx->type == Ev::OmpDispatch; wx = wx->next()) dispatch_kinds |= fields::OmpDispatch::kind.get(*wx);
     if (wx >= end || wx->type != Ev::OmpWorkEnd) return e;
     s = wx->next();
   }
@@ -971,7 +972,7 @@ template <bool kWork>
   if (kind >= kKinds || ((kNotWhole >> kind) & 1) != 0 || ye == kNoStep || !(start <= ys && ys <= ws && ws <= we && we <= ye))
     return e;
   if constexpr (kWork)
-    if (!work_whole_fits(wb, wx, pid)) return e;
+    if (!work_whole_fits(wb, wx, pid, dispatch_kinds)) return e;
   // The region's own thread: its task goes with the region's row (implicit_end), the innermost
   // region of that id, unless it ran a work construct.
   ParallelRow* own = nullptr;
@@ -1036,15 +1037,13 @@ template <bool kWork>
 // implicit_whole's work construct (its begin wb, dispatches, end wx): whether the handlers would
 // take it without declining (omp_event, work_end), as the task's only construct (a region id 0, a
 // damaged file's, makes no part there).
-[[gnu::always_inline]] inline bool ThreadFold::work_whole_fits(const Event* wb, const Event* wx, std::uint64_t pid) const {
+[[gnu::always_inline]] inline bool ThreadFold::work_whole_fits(const Event* wb, const Event* wx, std::uint64_t pid,
+                                                                unsigned dispatch_kinds) const {
   using W = fields::OmpWork;
+  static_assert((kKinds & (kKinds - 1)) == 0, "kinds below a power of two or-ed stay below it");
   const std::uint16_t type = W::work_type.get(*wb), end_type = W::work_type.get(*wx);
-  if (type >= kKinds || !(end_type == type || (omp_names::is_loop(end_type) && omp_names::is_loop(type))) || W::parallel_id.get(*wb) != pid ||
-      pid == 0 || recent_run_ != 0)
-    return false;
-  for (const Event* q = wb->next(); q != wx; q = q->next())
-    if (fields::OmpDispatch::kind.get(*q) >= kKinds) return false;
-  return true;
+  return type < kKinds && (end_type == type || (omp_names::is_loop(end_type) && omp_names::is_loop(type))) && W::parallel_id.get(*wb) == pid &&
+         pid != 0 && recent_run_ == 0 && dispatch_kinds < kKinds;
 }
 
 // Its effects, as omp_event's and work_end's: the dispatches, the construct's figures and hit, the

@@ -448,7 +448,7 @@ class ThreadFold {
   void implicit_end(const Event& e);
   const Event* implicit_whole(const Event* e, const Event* end, std::uint64_t& lo, std::uint64_t& hi, std::uint64_t& taken,
                               ParallelRow* region = nullptr);
-  bool work_whole_fits(const Event* wb, const Event* wx, std::uint64_t pid) const;
+  bool work_whole_fits(const Event* wb, const Event* wx, std::uint64_t pid, unsigned dispatch_kinds) const;
   std::uint64_t take_work_whole(const Event* wb, const Event* wx, std::uint64_t pid, std::uint64_t& lo, std::uint64_t& hi);
   template <bool kWork>
   [[gnu::always_inline]] const Event* implicit_whole(const Event* e, const Event* s, const Event* end, std::uint64_t& lo, std::uint64_t& hi, std::uint64_t& taken,
