@@ -70,8 +70,6 @@ using text_table::time_cell;
 
 std::string table(const std::vector<std::vector<std::string>>& rows) { return text_table::render(rows); }
 
-std::string fmt_ratio(double v, int decimals, const char* suffix = "") { return text::fixed(v, decimals, suffix); }
-
 std::string omp_text(const OmpSummary& o) {
   const auto n = [](std::uint64_t v) { return std::to_string(v); };
   std::string out = "\nOpenMP\n";
@@ -133,9 +131,9 @@ std::string omp_text(const OmpSummary& o) {
         {"name", "kind", "calls", "regions", "regions/call", "mean team", "load imbalance", "barrier wait"}};
     for (const auto& k : o.kernels)
       rows.push_back({shown(k.name) + (k.partial ? kPartialMark : ""), k.kind, n(k.calls), n(k.parallel_regions),
-                      fmt_ratio(k.regions_per_call(), 2),
-                      fmt_ratio(k.mean_team_size(), 1), fmt_ratio(100.0 * k.load_imbalance(), 1, "%"),
-                      fmt_ratio(100.0 * k.barrier_wait_share(), 1, "%")});
+                      text::fixed(k.regions_per_call(), 2),
+                      text::fixed(k.mean_team_size(), 1), text::fixed(100.0 * k.load_imbalance(), 1, "%"),
+                      text::fixed(100.0 * k.barrier_wait_share(), 1, "%")});
     out += table(rows);
   }
   out += summary_constructs::text(o.constructs);

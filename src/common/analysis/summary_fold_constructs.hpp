@@ -58,6 +58,13 @@ constexpr bool task_ends(std::uint32_t status) { return status == 1 || status ==
 // ompt_sync_region_t kinds the program wrote itself: barrier (the generic one), barrier_explicit,
 // taskwait, taskgroup. Implicit barriers belong to their loop or region, whose rows tell them.
 constexpr bool explicit_sync(std::uint16_t kind) { return kind == 1 || kind == 3 || kind == 5 || kind == 6; }
+// The same kinds as bits (bit k: kind k), for a test that takes them with others in one mask.
+constexpr std::uint32_t kExplicitSyncKinds = 1u << 1 | 1u << 3 | 1u << 5 | 1u << 6;
+static_assert([] {
+  for (std::uint16_t k = 0; k < 64; ++k)
+    if (explicit_sync(k) != (k < 32 && ((kExplicitSyncKinds >> k) & 1) != 0)) return false;
+  return true;
+}());
 
 // A mutex span into figures with OmpMutexStats' fields (the kind's row and a site's row):
 // waits and failed tries, nested holds, outer holds (counted in `holds`) and their time.

@@ -21,10 +21,7 @@ using builder::find_top;  // the timeline builder's stack rule, shared
 constexpr std::uint16_t kBarrierImplicitWorkshare = 8;
 // The sync kinds implicit_whole leaves to the general way: a work construct's barrier, and the
 // explicit ones (summary_fold_detail::explicit_sync), which close_sync marks for place_constructs.
-constexpr std::uint32_t kNotWhole = 1u << kBarrierImplicitWorkshare | 1u << 1 | 1u << 3 | 1u << 5 | 1u << 6;
-static_assert(summary_fold_detail::explicit_sync(1) && summary_fold_detail::explicit_sync(3) && summary_fold_detail::explicit_sync(5) &&
-              summary_fold_detail::explicit_sync(6) && !summary_fold_detail::explicit_sync(0) && !summary_fold_detail::explicit_sync(2) &&
-              !summary_fold_detail::explicit_sync(4) && !summary_fold_detail::explicit_sync(7));
+constexpr std::uint32_t kNotWhole = 1u << kBarrierImplicitWorkshare | summary_fold_detail::kExplicitSyncKinds;
 
 // v.emplace_back(), inlined (called, it took about 22 Ir a row, callgrind): its growth is not.
 template <class T>
@@ -240,12 +237,18 @@ ThreadFold::OpenImplicit* ThreadFold::outer_task() {
     add_call(kernel_calls, k.part, d);
 }
 
+// The innermost open kernel of that id on this thread, size_t(-1) when none is.
+std::size_t ThreadFold::open_kernel(std::uint64_t id) const {
+  std::size_t i = open_kernels_.size();
+  while (i-- > 0 && open_kernels_[i].id != id) {
+  }
+  return i;
+}
+
 // The part of a region's kernel that is not the innermost open one (parallel_begin): one open
 // below it, or none here (a league's team: on another thread); false when the region is not taken.
 bool ThreadFold::kernel_part_below(ParallelRow& r) {
-  std::size_t i = open_kernels_.size();
-  while (i-- > 0 && open_kernels_[i].id != r.kernel) {
-  }
+  const std::size_t i = open_kernel(r.kernel);
   if (i == std::size_t(-1)) {
     if (damaged_ && past_lost_kernel_end(r.kernel)) return false;
     r.kernel_part = ParallelRow::kOtherThread;
@@ -259,9 +262,7 @@ bool ThreadFold::kernel_part_below(ParallelRow& r) {
 // A kernel's end that is not the innermost's (kernel_end): its begin taken from below, out of the
 // event loop.
 bool ThreadFold::take_open_kernel(std::uint64_t id, OpenKernel& k) {
-  std::size_t i = open_kernels_.size();
-  while (i-- > 0 && open_kernels_[i].id != id) {
-  }
+  const std::size_t i = open_kernel(id);
   if (i == std::size_t(-1)) {
     decline("a kernel end with no begin on its thread");
     return false;

@@ -423,6 +423,7 @@ class ThreadFold {
   [[gnu::noinline]] void ignore(Ignored what, std::uint64_t id = 0);
   void kernel_begin(const Event& e);
   void kernel_end(const Event& e);
+  std::size_t open_kernel(std::uint64_t id) const;
   [[gnu::noinline]] bool take_open_kernel(std::uint64_t id, OpenKernel& k);
   [[gnu::noinline]] bool kernel_part_below(ParallelRow& r);
   void region_push(const Event& e);

@@ -441,12 +441,17 @@ struct SymbolRange {
   int rank = 0;                      // the better name where several start at one address
 };
 
+// A symbol type that may name a function (untyped ones too: assembly).
+bool function_type(const GElf_Sym& sym) {
+  const int type = GELF_ST_TYPE(sym.st_info);
+  return type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE;
+}
+
 // One symbol's range, when it is a function's in an executable section (section_end: that
 // section's end in module addresses, 0 when it is not executable).
 void add_symbol(std::vector<SymbolRange>& symbols, const GElf_Sym& sym, const char* name, std::uint64_t address, std::uint64_t section_end) {
-  if (name == nullptr || name[0] == '\0' || section_end == 0 || address >= section_end) return;
+  if (name == nullptr || name[0] == '\0' || section_end == 0 || address >= section_end || !function_type(sym)) return;
   const int type = GELF_ST_TYPE(sym.st_info);
-  if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) return;
   const int bind = GELF_ST_BIND(sym.st_info);
   const int rank = (sym.st_size != 0 ? 8 : 0) + (type != STT_NOTYPE ? 4 : 0) + (bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0);
   const std::uint64_t end = sym.st_size != 0 ? address + sym.st_size : section_end;
@@ -492,8 +497,7 @@ bool read_own_symtab(Dwfl_Module* mod, std::vector<SymbolRange>& symbols) {
     if (sym == nullptr) return false;
     if (sym->st_shndx == SHN_XINDEX) return false;
     if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= sections) continue;  // SHN_ABS and the other reserved ones too
-    const int type = GELF_ST_TYPE(sym->st_info);
-    if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) continue;  // add_symbol's test, before the section's
+    if (!function_type(*sym)) continue;  // add_symbol's test, before the section's look-up
     std::uint64_t& end = ends[sym->st_shndx];
     if (end == ~std::uint64_t{0}) end = code_section_end(elf, sym->st_shndx, bias);
     if (end == 0) continue;
