@@ -58,16 +58,19 @@ void print_help(const char* /*prog*/) {
   std::fflush(stdout);
 }
 
-void request_tool_settings(std::uint32_t n, Kokkos_Tools_ToolSettings* settings) {
+void request_tool_settings(std::uint32_t n, Kokkos_Tools_ToolSettings* settings, bool child_fences) {
   session::ensure_started();
   // Kokkos' default (3.x and 4.x) fences before every kernel and region hook; we need that only
-  // for exact end times.
+  // for exact end times (or a chained tool for its own reasons: the union of both wishes).
   if (settings != nullptr && n >= 1) {
-    settings->requires_global_fencing = session::config().exact_kernel_end;
+    settings->requires_global_fencing = session::config().exact_kernel_end || child_fences;
     g_kokkos_fences = settings->requires_global_fencing;
+    log::debug(std::string("asked Kokkos for global fencing: ") + (g_kokkos_fences ? "yes" : "no"));
   }
   update_fence_at_end();
 }
+
+bool kokkos_fences() { return g_kokkos_fences; }
 
 void provide_tool_programming_interface(std::uint32_t n, const Kokkos_Tools_ToolProgrammingInterface& iface) {
   if (n >= 1) g_tool_fence = iface.fence;

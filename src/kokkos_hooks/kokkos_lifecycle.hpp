@@ -11,7 +11,9 @@ void init_library(int load_seq, std::uint64_t version, std::uint32_t ndevinfos, 
 void finalize_library();
 void parse_args(int argc, char** argv);
 void print_help(const char* prog);
-void request_tool_settings(std::uint32_t n, Kokkos_Tools_ToolSettings* settings);
+// child_fences: a chained tool (kokkos_chain) wants global fencing.
+void request_tool_settings(std::uint32_t n, Kokkos_Tools_ToolSettings* settings, bool child_fences);
+bool kokkos_fences();  // whether Kokkos was asked for global fencing
 void provide_tool_programming_interface(std::uint32_t n, const Kokkos_Tools_ToolProgrammingInterface& iface);
 void declare_metadata(const char* key, const char* value);
 

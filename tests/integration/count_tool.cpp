@@ -2,6 +2,9 @@
 // Kokkos' own unit tests: kernels per name, kind and execution space (the device id's type),
 // region pushes per name, fences, allocations and frees per space (calls and bytes), deep copies
 // (calls and bytes). At kokkosp_finalize_library it writes them as JSON to $COUNT_TOOL_OUT.
+// Also every other hook, for the test of tools run side by side (test_kokkos_chain.py): its load
+// sequence, its parse_args words, ends matched to its own ids (kernels, fences, sections), pops,
+// profile events, dual views, metadata. COUNT_TOOL_FENCING=1: it asks Kokkos for global fencing.
 // Hooks may come from several threads (Kokkos' own are on the launching thread, but a program's
 // threads may launch): one mutex, this is a test tool.
 #include <cstdint>
@@ -10,7 +13,9 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <set>
 #include <tuple>
+#include <vector>
 
 namespace {
 
@@ -24,6 +29,21 @@ std::map<std::tuple<std::string, std::string, std::uint32_t>, std::uint64_t> g_k
 std::map<std::string, std::uint64_t> g_regions;
 std::uint64_t g_fences = 0, g_copies = 0, g_copy_bytes = 0, g_next_id = 1;
 std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> g_allocs, g_frees;  // space -> (calls, bytes)
+int g_load_seq = -1;
+std::vector<std::string> g_words;  // parse_args after argv[0]
+std::uint64_t g_settings = 0, g_interfaces = 0, g_metadata = 0, g_pops = 0, g_fence_ends = 0, g_copy_ends = 0;
+std::uint64_t g_syncs = 0, g_modifies = 0;
+std::set<std::uint64_t> g_open_fences;
+std::map<std::string, std::uint64_t> g_events;
+std::map<std::uint32_t, std::string> g_section_names;
+std::map<std::string, std::uint64_t> g_section_calls;  // "create NAME", "start NAME", ...; "unknown id" for ids not ours
+std::uint32_t g_next_section = 100;  // not Kokkos' nor another tool's numbering
+
+void section_call(const char* what, std::uint32_t id) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_section_names.find(id);
+  ++g_section_calls[it == g_section_names.end() ? std::string("unknown id") : what + (" " + it->second)];
+}
 
 void begin(const char* kind, const char* name, std::uint32_t devid, std::uint64_t* id) {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -59,7 +79,41 @@ std::string quoted(const std::string& s) {
 
 extern "C" {
 
-void kokkosp_init_library(int, std::uint64_t, std::uint32_t, void*) {}
+void kokkosp_init_library(int load_seq, std::uint64_t, std::uint32_t, void*) { g_load_seq = load_seq; }
+void kokkosp_parse_args(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) g_words.emplace_back(argv[i] != nullptr ? argv[i] : "");
+}
+void kokkosp_print_help(char*) { std::printf("count_tool: no options\n"); }
+struct ToolSettings {
+  bool requires_global_fencing;
+  bool padding[255];
+};
+void kokkosp_request_tool_settings(std::uint32_t, ToolSettings* s) {
+  ++g_settings;
+  const char* f = std::getenv("COUNT_TOOL_FENCING");
+  s->requires_global_fencing = f != nullptr && f[0] == '1';
+}
+struct ToolInterface {
+  void (*fence)(std::uint32_t);
+  void (*padding[31])();
+};
+void kokkosp_provide_tool_programming_interface(std::uint32_t, ToolInterface iface) { g_interfaces += iface.fence != nullptr; }
+void kokkosp_declare_metadata(const char*, const char*) { ++g_metadata; }
+void kokkosp_profile_event(const char* name) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  ++g_events[name != nullptr ? name : ""];
+}
+void kokkosp_create_profile_section(const char* name, std::uint32_t* id) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  *id = g_next_section++;
+  g_section_names[*id] = name != nullptr ? name : "";
+  ++g_section_calls["create " + g_section_names[*id]];
+}
+void kokkosp_start_profile_section(std::uint32_t id) { section_call("start", id); }
+void kokkosp_stop_profile_section(std::uint32_t id) { section_call("stop", id); }
+void kokkosp_destroy_profile_section(std::uint32_t id) { section_call("destroy", id); }
+void kokkosp_dual_view_sync(const char*, const void*, bool) { ++g_syncs; }
+void kokkosp_dual_view_modify(const char*, const void*, bool) { ++g_modifies; }
 
 void kokkosp_begin_parallel_for(const char* name, std::uint32_t devid, std::uint64_t* id) { begin("parallel_for", name, devid, id); }
 void kokkosp_end_parallel_for(std::uint64_t id) { end(id); }
@@ -74,14 +128,21 @@ void kokkosp_push_profile_region(const char* name) {
   std::lock_guard<std::mutex> lock(g_mutex);
   ++g_regions[name != nullptr ? name : ""];
 }
-void kokkosp_pop_profile_region() {}
+void kokkosp_pop_profile_region() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  ++g_pops;
+}
 
 void kokkosp_begin_fence(const char*, std::uint32_t, std::uint64_t* id) {
   std::lock_guard<std::mutex> lock(g_mutex);
   *id = g_next_id++;
   ++g_fences;
+  g_open_fences.insert(*id);
 }
-void kokkosp_end_fence(std::uint64_t) {}
+void kokkosp_end_fence(std::uint64_t id) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_fence_ends += g_open_fences.erase(id);
+}
 
 void kokkosp_allocate_data(SpaceHandle space, const char*, const void*, std::uint64_t bytes) {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -101,7 +162,10 @@ void kokkosp_begin_deep_copy(SpaceHandle, const char*, const void*, SpaceHandle,
   ++g_copies;
   g_copy_bytes += bytes;
 }
-void kokkosp_end_deep_copy() {}
+void kokkosp_end_deep_copy() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  ++g_copy_ends;
+}
 
 void kokkosp_finalize_library() {
   const char* path = std::getenv("COUNT_TOOL_OUT");
@@ -133,6 +197,29 @@ void kokkosp_finalize_library() {
     }
     std::fprintf(f, "}");
   }
+  std::fprintf(f, ", \"load_seq\": %d, \"parse_args\": [", g_load_seq);
+  sep = "";
+  for (const std::string& w : g_words) {
+    std::fprintf(f, "%s%s", sep, quoted(w).c_str());
+    sep = ", ";
+  }
+  std::fprintf(f, "], \"profile_events\": {");
+  sep = "";
+  for (const auto& [name, n] : g_events) {
+    std::fprintf(f, "%s%s: %llu", sep, quoted(name).c_str(), static_cast<unsigned long long>(n));
+    sep = ", ";
+  }
+  std::fprintf(f, "}, \"sections\": {");
+  sep = "";
+  for (const auto& [what, n] : g_section_calls) {
+    std::fprintf(f, "%s%s: %llu", sep, quoted(what).c_str(), static_cast<unsigned long long>(n));
+    sep = ", ";
+  }
+  const auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::fprintf(f, "}, \"settings\": %llu, \"interfaces\": %llu, \"metadata\": %llu, \"pops\": %llu, \"fence_ends\": %llu, "
+               "\"copy_ends\": %llu, \"dual_view_syncs\": %llu, \"dual_view_modifies\": %llu, \"kernels_open\": %llu",
+               u(g_settings), u(g_interfaces), u(g_metadata), u(g_pops), u(g_fence_ends), u(g_copy_ends), u(g_syncs), u(g_modifies),
+               u(g_open.size()));
   std::fprintf(f, "}\n");
   std::fclose(f);
 }

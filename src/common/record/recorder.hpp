@@ -38,6 +38,16 @@ struct alignas(64) KokkosContext {
   std::uint64_t deep_copy() const { return deep_copy_depth ? deep_copies[deep_copy_depth - 1] : 0; }
 };
 
+// The ids a Kokkos tool run beside this library (kokkos_hooks/kokkos_chain) gave this thread's
+// open kernels and fences: Kokkos holds ours, the child gets its own back at the end. Only touched
+// when a child runs.
+struct ChainIds {
+  static constexpr std::uint32_t kMaxDepth = 64;
+  std::uint32_t depth = 0;
+  std::uint64_t ours[kMaxDepth];    // our id * 2, + 1 for a fence (0 and 1: ours was not recorded)
+  std::uint64_t theirs[kMaxDepth];  // the child's id for it
+};
+
 // The Kokkos kernel an OpenMP thread works for: pushed by implicit tasks and explicit tasks
 // that start on this thread, taken from the ompt_data_t of the region or task.
 struct alignas(64) OmpContext {
@@ -188,6 +198,7 @@ class ThreadBuffer {
   KokkosContext kokkos;
   OmpContext omp;
   OmpTargetContext omp_target;
+  ChainIds chain;
 
   // The Kokkos kernel that events of this thread belong to: its own open kernel, else the one
   // its OpenMP implicit or explicit task works for.

@@ -168,6 +168,20 @@ constexpr OptionSpec kOptions[] = {
        c.device_trace_region = std::string(v);
        return true;
      }},
+    {"chain", "LIB", "(none)",
+     "a Kokkos tool library to run beside this one: every Kokkos hook is passed on to it (also the entry after this "
+     "library's in KOKKOS_TOOLS_LIBS or KOKKOS_PROFILE_LIBRARY, ';'-separated)",
+     [](Config& c, std::string_view v, std::string& a) {
+       if (v.empty()) return a = "expected the path of a tool library", false;
+       c.chain = std::string(v);
+       return true;
+     }},
+    {"chain-arg", "WORD", "(none)",
+     "one argument for the chained tool's kokkosp_parse_args, after the program name (give it once per word)",
+     [](Config& c, std::string_view v, std::string&) {
+       c.chain_args.emplace_back(v);
+       return true;
+     }},
     {"help", "", "false", "print this help",
      [](Config& c, std::string_view v, std::string& a) { return parse_bool(v, c.help, a); }},
 };

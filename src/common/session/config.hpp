@@ -53,6 +53,10 @@ struct Config {
   // --device-trace-region: device tracing (OMPT device tracing interface) is paused except while
   // a Kokkos profile region of this name is open on some thread. Empty: traced all the time.
   std::string device_trace_region;
+  // --chain: the Kokkos tool library run beside this one (kokkos_hooks/kokkos_chain); --chain-arg:
+  // its parse_args words, every route's in order.
+  std::string chain;
+  std::vector<std::string> chain_args;
 
   // Applies "--key=value" / "--flag" arguments in order. Each bad one adds one line to errors and
   // is skipped; the others still apply. Arguments not starting with "--" are errors too.

@@ -242,6 +242,8 @@ TEST_CASE("config: help lists every option with its default") {
       {"--jobs=N", "0"},
       {"--exact-kernel-end", "false"},
       {"--device-trace-region=NAME", "(none)"},
+      {"--chain=LIB", "(none)"},
+      {"--chain-arg=WORD", "(none)"},
       {"--help", "false"},
   };
   std::istringstream in(help);
@@ -261,6 +263,19 @@ TEST_CASE("config: help lists every option with its default") {
   // Every event group is named in the help of --events.
   for (const char* g : {"kokkos", "omp-parallel", "omp-work", "omp-sync", "omp-task", "omp-mutex", "omp-target", "omp-device"})
     CHECK(contains(help, g));
+}
+
+TEST_CASE("config: --chain and --chain-arg") {
+  kob::Config c;
+  std::vector<std::string> errors;
+  c.apply({"--chain=/opt/kp/libkp_kernel_timer.so", "--chain-arg=--verbose", "--chain-arg=2", "--chain-arg="}, errors);
+  CHECK(errors.empty());
+  CHECK(c.chain == "/opt/kp/libkp_kernel_timer.so");
+  CHECK(c.chain_args == std::vector<std::string>{"--verbose", "2", ""});
+  c.apply({"--chain="}, errors);  // an empty library: one line, the one before stays
+  REQUIRE(errors.size() == 1);
+  CHECK(contains(errors[0], "--chain"));
+  CHECK(c.chain == "/opt/kp/libkp_kernel_timer.so");
 }
 
 TEST_CASE("config: group_names") {
