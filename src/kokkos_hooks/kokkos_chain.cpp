@@ -15,15 +15,25 @@
 #include "common/session/config.hpp"
 #include "common/support/log.hpp"
 #include "kokkos_hooks/kokkos_events.hpp"
+#include "kokkos_hooks/kokkos_lifecycle.hpp"
 
 extern "C" void kokkosp_init_library(int, std::uint64_t, std::uint32_t, Kokkos_Profiling_KokkosPDeviceInfo*);
 
 namespace kob::kokkos::chain {
 
-Hooks g_hooks;
-std::atomic<bool> g_active{false};
-
 namespace {
+
+Hooks g_hooks;  // all null without a child
+std::atomic<bool> g_active{false};
+bool active() { return g_active.load(std::memory_order_relaxed); }
+
+// A child runs, or no longer (it crashed as it started): the hooks' ways follow.
+void set_child(const Hooks& h, bool on) {
+  g_hooks = on ? h : Hooks{};
+  g_active.store(on, std::memory_order_relaxed);
+  session::set_kokkos_chained(on);
+  update_end_slow();
+}
 
 // What Kokkos gave this library at start-up, for a child named only on the command line
 // (parse_args comes after init_library, request_tool_settings and the programming interface).
@@ -181,7 +191,7 @@ bool guarded(const char* hook, F&& call) {
   }
   restore_handlers();
   if (sig == 0 && !threw) return true;
-  g_active.store(false, std::memory_order_relaxed);
+  set_child(Hooks{}, false);
   log::warn("the chained Kokkos tool " + g_child_path + (threw ? " threw an exception" : " crashed (signal " + std::to_string(sig) + ")") +
             " in " + hook + "; this library runs on without it");
   return false;
@@ -224,8 +234,7 @@ void load(const std::string& path, bool late) {
     log::warn("the chained Kokkos tool " + path + " is this library itself; it runs once");
     return;
   }
-  g_hooks = h;
-  g_active.store(true, std::memory_order_relaxed);  // dlclose never: the child may have left atexit handlers
+  set_child(h, true);  // dlclose never: the child may have left atexit handlers
   raw::add_kv("kob", "kokkos_chain", path);
   log::info("Kokkos hooks passed on to " + path);
   start_child(late);
@@ -321,22 +330,50 @@ void finalize() {
   if (active() && g_hooks.finalize != nullptr) g_hooks.finalize();
 }
 
-// ---- the hooks with a child -----------------------------------------------------------------
+// ---- the hooks' slow way ----------------------------------------------------------------------
 
-void begin_kernel(BeginFn child, KernelKind kind, const char* name, std::uint32_t devid, std::uint64_t* kernid) {
+namespace {
+
+bool recorded() { return recording(kGroupKokkos); }
+
+// Kokkos' id for a kernel or fence not recorded: kNotRecorded and a count, unless no child runs
+// (0, as the fast way gives, whose end then records nothing).
+std::atomic<std::uint64_t> g_unrecorded{0};
+std::uint64_t unrecorded_id() { return active() ? kNotRecorded | (g_unrecorded.fetch_add(1, std::memory_order_relaxed) + 1) : 0; }
+bool ours(std::uint64_t id) { return id != 0 && (id & kNotRecorded) == 0; }
+
+// The key of an id on the thread's stack of the child's ids: fences apart from kernels.
+constexpr std::uint64_t kFenceKey = std::uint64_t{1} << 62;
+
+BeginFn child_begin(KernelKind kind) {
+  return kind == KernelKind::ParallelFor ? g_hooks.begin_parallel_for : kind == KernelKind::ParallelReduce ? g_hooks.begin_parallel_reduce : g_hooks.begin_parallel_scan;
+}
+EndFn child_end(KernelKind kind) {
+  return kind == KernelKind::ParallelFor ? g_hooks.end_parallel_for : kind == KernelKind::ParallelReduce ? g_hooks.end_parallel_reduce : g_hooks.end_parallel_scan;
+}
+
+}  // namespace
+
+void begin_kernel(KernelKind kind, const char* name, std::uint32_t devid, std::uint64_t* kernid) {
+  const BeginFn child = child_begin(kind);
   std::uint64_t theirs = 0;
   if (child != nullptr) {
     fence_for_child();
     child(name, devid, &theirs);
   }
-  kokkos::begin_kernel(kind, name, devid, kernid);
-  if (child != nullptr) push_ids((kernid != nullptr ? *kernid : 0) * 2, theirs);
+  if (recorded()) record_kernel_begin(kind, name, devid, kernid);
+  else if (kernid != nullptr) *kernid = unrecorded_id();
+  if (child != nullptr) push_ids(kernid != nullptr ? *kernid : 0, theirs);
 }
 
-void end_kernel(EndFn child, std::uint64_t kernid) {
-  kokkos::end_kernel(kernid);
+void end_kernel(std::uint64_t kernid, KernelKind kind) {
+  if (ours(kernid)) {
+    if (g_fence_at_end && g_tool_fence != nullptr) g_tool_fence(0);
+    record_kernel_end(kernid);
+  }
+  const EndFn child = child_end(kind);
   std::uint64_t theirs = 0;
-  if (child == nullptr || !pop_ids(kernid * 2, theirs)) return;
+  if (child == nullptr || !pop_ids(kernid, theirs)) return;
   fence_for_child();
   child(theirs);
 }
@@ -344,76 +381,73 @@ void end_kernel(EndFn child, std::uint64_t kernid) {
 void begin_fence(const char* name, std::uint32_t devid, std::uint64_t* handle) {
   std::uint64_t theirs = 0;
   if (g_hooks.begin_fence != nullptr) g_hooks.begin_fence(name, devid, &theirs);
-  kokkos::begin_fence(name, devid, handle);
-  if (g_hooks.begin_fence != nullptr) push_ids((handle != nullptr ? *handle : 0) * 2 + 1, theirs);
+  if (recorded()) record_fence_begin(name, devid, handle);
+  else if (handle != nullptr) *handle = unrecorded_id();
+  if (g_hooks.begin_fence != nullptr) push_ids((handle != nullptr ? *handle : 0) ^ kFenceKey, theirs);
 }
 
 void end_fence(std::uint64_t handle) {
-  kokkos::end_fence(handle);
+  if (ours(handle)) record_fence_end(handle);
   std::uint64_t theirs = 0;
-  if (g_hooks.end_fence != nullptr && pop_ids(handle * 2 + 1, theirs)) g_hooks.end_fence(theirs);
+  if (g_hooks.end_fence != nullptr && pop_ids(handle ^ kFenceKey, theirs)) g_hooks.end_fence(theirs);
 }
 
-void push_region(const char* name) {
-  if (g_hooks.push_profile_region != nullptr) {
+void named_event(Ev type, const char* name) {
+  if (type == Ev::RegionPush && g_hooks.push_profile_region != nullptr) {
     fence_for_child();
     g_hooks.push_profile_region(name);
   }
-  kokkos::named_event(Ev::RegionPush, name);
+  if (recorded()) record_named(type, name);
+  if (type == Ev::ProfileEvent && g_hooks.profile_event != nullptr) g_hooks.profile_event(name);
 }
 
 void pop_region() {
-  kokkos::pop_region();
+  if (recorded()) record_region_pop();
   if (g_hooks.pop_profile_region != nullptr) {
     fence_for_child();
     g_hooks.pop_profile_region();
   }
 }
 
-void profile_event(const char* name) {
-  kokkos::named_event(Ev::ProfileEvent, name);
-  if (g_hooks.profile_event != nullptr) g_hooks.profile_event(name);
-}
-
 void create_section(const char* name, std::uint32_t* sec_id) {
   std::uint32_t theirs = 0;
   if (g_hooks.create_profile_section != nullptr) g_hooks.create_profile_section(name, &theirs);
-  std::uint32_t ours = 0;
-  kokkos::create_section(name, &ours);
+  const std::uint32_t ours = new_section_id();
   if (sec_id != nullptr) *sec_id = ours;
+  if (recorded()) record_section_create(name, ours);
   if (ours < kSections) g_sections[ours].store(theirs, std::memory_order_relaxed);
 }
 
 void section_event(Ev type, std::uint32_t id) {
-  kokkos::section_event(type, id);
+  if (recorded()) record_section(type, id);
   const std::uint32_t theirs = id < kSections ? g_sections[id].load(std::memory_order_relaxed) : id;
   const Hooks& h = g_hooks;
   const auto call = type == Ev::SectionStart ? h.start_profile_section : type == Ev::SectionStop ? h.stop_profile_section : h.destroy_profile_section;
   if (call != nullptr) call(theirs);
 }
 
-void memory_event(Ev type, Kokkos_Profiling_SpaceHandle space, const char* name, const void* ptr, std::uint64_t size) {
+void memory_event(Ev type, Kokkos_Profiling_SpaceHandle& space, const char* name, const void* ptr, std::uint64_t size) {
   const auto call = type == Ev::Alloc ? g_hooks.allocate_data : g_hooks.deallocate_data;
   if (call != nullptr) call(space, name, ptr, size);
   space.name[63] = 0;
-  kokkos::memory_event(type, space.name, name, ptr, size);
+  if (recorded()) record_memory(type, space.name, name, ptr, size);
 }
 
-void begin_deep_copy(Kokkos_Profiling_SpaceHandle dst_space, const char* dst_name, const void* dst_ptr, Kokkos_Profiling_SpaceHandle src_space,
+void begin_deep_copy(Kokkos_Profiling_SpaceHandle& dst_space, const char* dst_name, const void* dst_ptr, Kokkos_Profiling_SpaceHandle& src_space,
                      const char* src_name, const void* src_ptr, std::uint64_t size) {
   if (g_hooks.begin_deep_copy != nullptr) g_hooks.begin_deep_copy(dst_space, dst_name, dst_ptr, src_space, src_name, src_ptr, size);
   dst_space.name[63] = 0;
   src_space.name[63] = 0;
-  kokkos::begin_deep_copy(dst_space.name, dst_name, dst_ptr, src_space.name, src_name, size);
+  if (recorded()) record_deep_copy_begin(dst_space.name, dst_name, dst_ptr, src_space.name, src_name, size);
 }
 
 void end_deep_copy() {
-  kokkos::end_deep_copy();
+  if (recorded()) record_deep_copy_end();
   if (g_hooks.end_deep_copy != nullptr) g_hooks.end_deep_copy();
 }
 
 void dual_view(const char* name, const void* ptr, bool on_device, bool modify) {
-  kokkos::dual_view(name, ptr, on_device, modify);
+  if (recorded()) record_dual_view(name, ptr, on_device, modify);
   const auto call = modify ? g_hooks.dual_view_modify : g_hooks.dual_view_sync;
   if (call != nullptr) call(name, ptr, on_device);
 }

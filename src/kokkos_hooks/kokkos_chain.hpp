@@ -1,8 +1,12 @@
 // A Kokkos tool library run beside this one (the child): every Kokkos hook this library receives is
 // passed on to it, as kokkos-tools' own parent tools do (the child is the entry after ours in
 // KOKKOS_TOOLS_LIBS or KOKKOS_PROFILE_LIBRARY, or --chain=LIB, and is started with our load
-// sequence + 1). The child keeps its own kernel, fence and section ids. Without a child each
-// exported hook pays one test of `active()`; the forwarding below is out of line.
+// sequence + 1). The child keeps its own kernel, fence and section ids.
+//
+// The hooks' slow way: a hook records at once only while kokkos_direct() holds (Kokkos events
+// recorded, no child), its one test; otherwise it comes here, which passes it on to the child when
+// one runs and records it when Kokkos events are recorded. So a hook without a child costs what it
+// did (but a fence's end: one test more).
 #pragma once
 
 #include <atomic>
@@ -43,38 +47,35 @@ struct Hooks {
   void (*dual_view_modify)(const char*, const void*, bool) = nullptr;
 };
 
-extern Hooks g_hooks;
-extern std::atomic<bool> g_active;
-
-// Whether a child runs: set once, while Kokkos initialises (before any kernel).
-inline bool active() { return g_active.load(std::memory_order_relaxed); }
-
-// Start-up, each after this library's own hook. settings: the child's answer is asked on a copy of
-// what Kokkos gave (true: it wants global fencing); call before ours overwrites it.
+// Start-up, each after this library's own hook but settings, which are asked on a copy of what
+// Kokkos gave before ours overwrites it (true: the child wants global fencing).
 void init(int load_seq, std::uint64_t version, std::uint32_t ndevinfos, Kokkos_Profiling_KokkosPDeviceInfo* devinfos);
 bool request_settings(std::uint32_t n, const Kokkos_Tools_ToolSettings* settings);
-void provide_interface(std::uint32_t n, const Kokkos_Tools_ToolProgrammingInterface& iface);
 void settings_given(bool kokkos_fences);  // what Kokkos was told (a late child's wish is then fenced here)
-void parse_args(int argc, char** argv);  // loads the child named by --chain on the command line
+void provide_interface(std::uint32_t n, const Kokkos_Tools_ToolProgrammingInterface& iface);
+void parse_args(int argc, char** argv);  // starts the child named by --chain on the command line
 void print_help(char* prog);
+void declare_metadata(const char* key, const char* value);
 void finalize();  // before ours
 
-// The hooks with a child: the child's begin before ours and its end after ours, so that neither
-// of our spans holds the child's own cost.
-void begin_kernel(BeginFn child, KernelKind kind, const char* name, std::uint32_t devid, std::uint64_t* kernid);
-void end_kernel(EndFn child, std::uint64_t kernid);
+// The id Kokkos holds for a kernel or fence this library did not record while a child runs (not 0,
+// so that its end comes here): this bit and a count.
+constexpr std::uint64_t kNotRecorded = std::uint64_t{1} << 63;
+
+// The slow ways (noinline). With a child, its begins come before ours and its ends after ours, so
+// that none of our spans holds the child's own cost.
+void begin_kernel(KernelKind kind, const char* name, std::uint32_t devid, std::uint64_t* kernid);
+void end_kernel(std::uint64_t kernid, KernelKind kind);  // the id first: where the hook has it (one move less)
 void begin_fence(const char* name, std::uint32_t devid, std::uint64_t* handle);
 void end_fence(std::uint64_t handle);
-void push_region(const char* name);
+void named_event(Ev type, const char* name);  // a region's push or a profile event
 void pop_region();
-void profile_event(const char* name);
 void create_section(const char* name, std::uint32_t* sec_id);
 void section_event(Ev type, std::uint32_t id);
-void memory_event(Ev type, Kokkos_Profiling_SpaceHandle space, const char* name, const void* ptr, std::uint64_t size);
-void begin_deep_copy(Kokkos_Profiling_SpaceHandle dst_space, const char* dst_name, const void* dst_ptr, Kokkos_Profiling_SpaceHandle src_space,
+void memory_event(Ev type, Kokkos_Profiling_SpaceHandle& space, const char* name, const void* ptr, std::uint64_t size);
+void begin_deep_copy(Kokkos_Profiling_SpaceHandle& dst_space, const char* dst_name, const void* dst_ptr, Kokkos_Profiling_SpaceHandle& src_space,
                      const char* src_name, const void* src_ptr, std::uint64_t size);
 void end_deep_copy();
 void dual_view(const char* name, const void* ptr, bool on_device, bool modify);
-void declare_metadata(const char* key, const char* value);
 
 }  // namespace kob::kokkos::chain

@@ -13,6 +13,7 @@ namespace kob::kokkos {
 
 FenceFn g_tool_fence = nullptr;
 bool g_fence_at_end = false;
+bool g_end_slow = false;
 
 namespace {
 // Set when request_tool_settings told Kokkos that we require global fencing: Kokkos then fences
@@ -22,8 +23,13 @@ bool g_kokkos_fences = false;
 
 // --exact-kernel-end needs one fence before each kernel end: Kokkos' if it fences globally,
 // else ours (when the option came only on the command line, after Kokkos asked for settings).
-void update_fence_at_end() { g_fence_at_end = session::config().exact_kernel_end && !g_kokkos_fences; }
+void update_fence_at_end() {
+  g_fence_at_end = session::config().exact_kernel_end && !g_kokkos_fences;
+  update_end_slow();
+}
 }  // namespace
+
+void update_end_slow() { g_end_slow = g_fence_at_end || g_hot.kokkos_chained; }
 
 void init_library(int load_seq, std::uint64_t version, std::uint32_t ndevinfos, Kokkos_Profiling_KokkosPDeviceInfo* devinfos) {
   session::ensure_started();

@@ -15,7 +15,14 @@ struct alignas(64) HotFlags {
   // invariant (same rate on every core, through sleep states), so that ticks from different
   // threads are comparable.
   bool use_tsc = false;
+  // A Kokkos tool runs beside this library (kokkos_hooks/kokkos_chain): the Kokkos hooks take their
+  // slow way, which passes each hook on.
+  bool kokkos_chained = false;
 };
+
+// In HotFlags::events beside the groups: Kokkos events are recorded and no Kokkos tool runs beside
+// this library. The Kokkos hooks' one test; without it they take their slow way (kokkos_chain).
+constexpr std::uint32_t kHotKokkosDirect = 1u << 31;
 
 extern constinit HotFlags g_hot;
 

@@ -44,7 +44,7 @@ struct alignas(64) KokkosContext {
 struct ChainIds {
   static constexpr std::uint32_t kMaxDepth = 64;
   std::uint32_t depth = 0;
-  std::uint64_t ours[kMaxDepth];    // our id * 2, + 1 for a fence (0 and 1: ours was not recorded)
+  std::uint64_t ours[kMaxDepth];    // the id Kokkos holds (a fence's with bit 62 flipped)
   std::uint64_t theirs[kMaxDepth];  // the child's id for it
 };
 

@@ -142,10 +142,15 @@ void report(const std::vector<std::string>& errors) {
   for (const auto& e : errors) log::warn(e);
 }
 
+// The groups, and kHotKokkosDirect where the Kokkos hooks may record at once.
+std::uint32_t hot_events(std::uint32_t groups) {
+  return groups | ((groups & kGroupKokkos) != 0 && !g_hot.kokkos_chained ? kHotKokkosDirect : 0);
+}
+
 void apply_config(State& s, const Config& c) {
   s.config = c;
   log::set_level(c.log_level);
-  g_hot.events.store(c.events, std::memory_order_relaxed);
+  g_hot.events.store(hot_events(c.events), std::memory_order_relaxed);
   g_device_trace_region_set.store(!c.device_trace_region.empty());
   update_region_listener();
   recorder::set_memory_limit(c.memory_limit_mib << 20);
@@ -381,6 +386,12 @@ output_name::Context name_context() {
 }  // namespace
 
 void ensure_started() { std::call_once(g_start_once, start); }
+
+void set_kokkos_chained(bool chained) {
+  g_hot.kokkos_chained = chained;
+  if (chained) g_hot.events.fetch_and(~kHotKokkosDirect, std::memory_order_relaxed);
+  else g_hot.events.store(hot_events(state().config.events), std::memory_order_relaxed);
+}
 
 void after_fork_check() {
   if (g_fork_pending.load() && static_cast<long>(getpid()) != g_owner_pid.load()) after_fork_child();

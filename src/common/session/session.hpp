@@ -16,6 +16,10 @@ namespace kob {
 // Whether an event group (Config::events) is being recorded; read on the hot path.
 inline bool recording(std::uint32_t group) { return (g_hot.events.load(std::memory_order_relaxed) & group) != 0; }
 
+static_assert((kGroupAll & kHotKokkosDirect) == 0, "the direct bit is not a group");
+// The Kokkos hooks' test (hot_flags.hpp, kHotKokkosDirect).
+inline bool kokkos_direct() { return (g_hot.events.load(std::memory_order_relaxed) & kHotKokkosDirect) != 0; }
+
 // True when --device-trace-region is set.
 extern std::atomic<bool> g_device_trace_region_set;
 
@@ -58,6 +62,9 @@ void apply_command_line(const std::vector<std::string>& args);
 
 void kokkos_initialised(int load_sequence, std::uint64_t interface_version, std::vector<std::uint64_t> device_ids);
 void kokkos_finalised();
+// Whether a Kokkos tool runs beside this library (kokkos_hooks/kokkos_chain): the Kokkos hooks then
+// take their slow way.
+void set_kokkos_chained(bool chained);
 const KokkosInfo& kokkos();
 
 // The OpenMP runtime side: started in ompt_start_tool, finalised by the runtime.
