@@ -75,6 +75,15 @@ std::string quoted(const std::string& s) {
   return o + "\"";
 }
 
+// A JSON object of counts by name.
+void print_counts(std::FILE* f, const std::map<std::string, std::uint64_t>& counts) {
+  const char* sep = "";
+  for (const auto& [name, n] : counts) {
+    std::fprintf(f, "%s%s: %llu", sep, quoted(name).c_str(), static_cast<unsigned long long>(n));
+    sep = ", ";
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -180,11 +189,7 @@ void kokkosp_finalize_library() {
     sep = ", ";
   }
   std::fprintf(f, "], \"regions\": {");
-  sep = "";
-  for (const auto& [name, n] : g_regions) {
-    std::fprintf(f, "%s%s: %llu", sep, quoted(name).c_str(), static_cast<unsigned long long>(n));
-    sep = ", ";
-  }
+  print_counts(f, g_regions);
   std::fprintf(f, "}, \"fences\": %llu, \"deep_copies\": [%llu, %llu]", static_cast<unsigned long long>(g_fences),
                static_cast<unsigned long long>(g_copies), static_cast<unsigned long long>(g_copy_bytes));
   for (const auto* m : {&g_allocs, &g_frees}) {
@@ -204,17 +209,9 @@ void kokkosp_finalize_library() {
     sep = ", ";
   }
   std::fprintf(f, "], \"profile_events\": {");
-  sep = "";
-  for (const auto& [name, n] : g_events) {
-    std::fprintf(f, "%s%s: %llu", sep, quoted(name).c_str(), static_cast<unsigned long long>(n));
-    sep = ", ";
-  }
+  print_counts(f, g_events);
   std::fprintf(f, "}, \"sections\": {");
-  sep = "";
-  for (const auto& [what, n] : g_section_calls) {
-    std::fprintf(f, "%s%s: %llu", sep, quoted(what).c_str(), static_cast<unsigned long long>(n));
-    sep = ", ";
-  }
+  print_counts(f, g_section_calls);
   const auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::fprintf(f, "}, \"settings\": %llu, \"interfaces\": %llu, \"metadata\": %llu, \"pops\": %llu, \"fence_ends\": %llu, "
                "\"copy_ends\": %llu, \"dual_view_syncs\": %llu, \"dual_view_modifies\": %llu, \"kernels_open\": %llu",
