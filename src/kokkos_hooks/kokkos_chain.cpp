@@ -46,7 +46,6 @@ struct StartUp {
   bool have_iface = false;
   std::uint32_t iface_count = 0;
   Kokkos_Tools_ToolProgrammingInterface iface{};
-  bool kokkos_fences = false;  // what Kokkos was told about global fencing
 };
 StartUp g_start;
 std::string g_child_path;  // "" until a child was tried
@@ -209,7 +208,7 @@ void start_child(bool late) {
     Kokkos_Tools_ToolSettings s{};
     s.requires_global_fencing = true;  // Kokkos' default
     if (!guarded("kokkosp_request_tool_settings", [&] { g_hooks.request_tool_settings(1, &s); })) return;
-    g_fence_for_child = s.requires_global_fencing && !g_start.kokkos_fences;
+    g_fence_for_child = s.requires_global_fencing && !kokkos_fences();  // what Kokkos was told (kokkos_lifecycle)
   }
   if (late && g_start.have_iface && h.provide_tool_programming_interface != nullptr)
     guarded("kokkosp_provide_tool_programming_interface", [] { g_hooks.provide_tool_programming_interface(g_start.iface_count, g_start.iface); });
@@ -312,7 +311,6 @@ void provide_interface(std::uint32_t n, const Kokkos_Tools_ToolProgrammingInterf
     guarded("kokkosp_provide_tool_programming_interface", [&] { g_hooks.provide_tool_programming_interface(n, iface); });
 }
 
-void settings_given(bool kokkos_fences) { g_start.kokkos_fences = kokkos_fences; }
 
 void parse_args(int argc, char** argv) {
   const std::string& named = session::config().chain;

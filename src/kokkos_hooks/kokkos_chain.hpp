@@ -51,7 +51,6 @@ struct Hooks {
 // Kokkos gave before ours overwrites it (true: the child wants global fencing).
 void init(int load_seq, std::uint64_t version, std::uint32_t ndevinfos, Kokkos_Profiling_KokkosPDeviceInfo* devinfos);
 bool request_settings(std::uint32_t n, const Kokkos_Tools_ToolSettings* settings);
-void settings_given(bool kokkos_fences);  // what Kokkos was told (a late child's wish is then fenced here)
 void provide_interface(std::uint32_t n, const Kokkos_Tools_ToolProgrammingInterface& iface);
 void parse_args(int argc, char** argv);  // starts the child named by --chain on the command line
 void print_help(char* prog);

@@ -33,7 +33,6 @@ KOB_EXPORT void kokkosp_print_help(char* prog) {
 KOB_EXPORT void kokkosp_request_tool_settings(const std::uint32_t n, Kokkos_Tools_ToolSettings* settings) {
   const bool child_fences = chain::request_settings(n, settings);  // asked on what Kokkos gave, before ours
   kk::request_tool_settings(n, settings, child_fences);
-  chain::settings_given(kk::kokkos_fences());
 }
 KOB_EXPORT void kokkosp_provide_tool_programming_interface(const std::uint32_t n, Kokkos_Tools_ToolProgrammingInterface iface) {
   kk::provide_tool_programming_interface(n, iface);
