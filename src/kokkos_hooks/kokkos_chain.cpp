@@ -1,10 +1,6 @@
 #include "kokkos_hooks/kokkos_chain.hpp"
 
 #include <dlfcn.h>
-#include <setjmp.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +9,8 @@
 
 #include "common/record/raw_trace.hpp"
 #include "common/session/config.hpp"
+#include "common/support/crash_guard.hpp"
+#include "common/support/tool_libraries.hpp"
 #include "common/support/log.hpp"
 #include "kokkos_hooks/kokkos_events.hpp"
 #include "kokkos_hooks/kokkos_lifecycle.hpp"
@@ -63,48 +61,21 @@ std::atomic<std::uint32_t> g_sections[kSections];
 
 // ---- which library, and loading it ----------------------------------------------------------
 
-bool same_file(const char* a, const char* b) {
-  struct stat sa {}, sb {};
-  return a != nullptr && b != nullptr && ::stat(a, &sa) == 0 && ::stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
-const char* own_path() {
-  Dl_info info{};
-  return dladdr(reinterpret_cast<void*>(&own_path), &info) != 0 ? info.dli_fname : nullptr;
-}
-
-// The ';'-separated entries as strtok makes them (empty ones skipped), as Kokkos and kokkos-tools
-// read the list.
-std::vector<std::string> entries(const char* list) {
-  std::vector<std::string> out;
-  std::string item;
-  for (const char* p = list;; ++p) {
-    if (*p == ';' || *p == '\0') {
-      if (!item.empty()) out.push_back(item);
-      item.clear();
-      if (*p == '\0') break;
-    } else {
-      item += *p;
-    }
-  }
-  return out;
-}
-
 // kokkos-tools' convention: in KOKKOS_TOOLS_LIBS (else KOKKOS_PROFILE_LIBRARY) this library is
 // entry load_seq, its child entry load_seq + 1. Of the two variables the one that names this
 // library there is taken first (a run may set both, Kokkos 3.x reading only the second).
 std::string child_from_environment(int load_seq) {
   if (load_seq < 0) return "";
   const std::size_t at = static_cast<std::size_t>(load_seq);
-  const char* self = own_path();
+  const char* self = tool_libraries::own_path();
   std::string fallback;
   bool have_fallback = false;
   for (const char* var : {"KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY"}) {
     const char* v = std::getenv(var);
     if (v == nullptr || *v == '\0') continue;
-    const std::vector<std::string> e = entries(v);
+    const std::vector<std::string> e = tool_libraries::entries(v, ';');
     const std::string next = at + 1 < e.size() ? e[at + 1] : "";
-    if (at < e.size() && same_file(e[at].c_str(), self)) return next;
+    if (at < e.size() && tool_libraries::same_file(e[at].c_str(), self)) return next;
     if (!have_fallback) fallback = next, have_fallback = true;
   }
   return fallback;
@@ -151,48 +122,16 @@ bool look_up(void* lib, Hooks& h) {
 
 // ---- a child that crashes while it starts ---------------------------------------------------
 
-// Not SIGABRT: abort() holds a lock of glibc's that a jump out of it would keep.
-constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
-struct sigaction g_before[std::size(kCrashSignals)];
-sigjmp_buf g_jump;
-std::atomic<pid_t> g_guarded{0};
-
-void on_crash(int sig, siginfo_t*, void*) {
-  if (gettid() == g_guarded.load()) siglongjmp(g_jump, sig);
-  // Another thread's fault: the handlers in force before, and the fault comes again to them.
-  for (std::size_t i = 0; i < std::size(kCrashSignals); ++i)
-    if (kCrashSignals[i] == sig) sigaction(sig, &g_before[i], nullptr);
-}
-
-void restore_handlers() {
-  for (std::size_t i = 0; i < std::size(kCrashSignals); ++i) sigaction(kCrashSignals[i], &g_before[i], nullptr);
-  g_guarded.store(0);
-}
-
 // Runs one start-up hook of the child; false (the child dropped, one line said) when it crashed
 // or threw.
 template <class F>
 bool guarded(const char* hook, F&& call) {
-  struct sigaction sa {};
-  sa.sa_sigaction = on_crash;
-  sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-  sigemptyset(&sa.sa_mask);
-  for (std::size_t i = 0; i < std::size(kCrashSignals); ++i) sigaction(kCrashSignals[i], &sa, &g_before[i]);
-  g_guarded.store(gettid());
-  const int sig = sigsetjmp(g_jump, 1);
-  bool threw = false;
-  if (sig == 0) {
-    try {
-      call();
-    } catch (...) {
-      threw = true;
-    }
-  }
-  restore_handlers();
-  if (sig == 0 && !threw) return true;
+  const int r = crash_guard::call(call);
+  if (r == crash_guard::kReturned) return true;
   set_child(Hooks{}, false);
-  log::warn("the chained Kokkos tool " + g_child_path + (threw ? " threw an exception" : " crashed (signal " + std::to_string(sig) + ")") +
-            " in " + hook + "; this library runs on without it");
+  log::warn("the chained Kokkos tool " + g_child_path +
+            (r == crash_guard::kThrew ? " threw an exception" : " crashed (signal " + std::to_string(r) + ")") + " in " + hook +
+            "; this library runs on without it");
   return false;
 }
 
@@ -220,12 +159,17 @@ void load(const std::string& path, bool late) {
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {  // dlopen's own message names the file and the cause
     const char* why = dlerror();
-    log::warn("cannot load the chained Kokkos tool " + path + " (" + (why ? why : "dlopen failed") + "); this library runs on without it");
+    log::warn_once(log::Once::ChainUnloadable, "cannot load the chained tool " + path + " (" + (why ? why : "dlopen failed") +
+                                                   "); this library runs on without it");
     return;
   }
   Hooks h;
   if (!look_up(lib, h)) {
-    log::warn("the chained Kokkos tool " + path + " has no kokkosp_* hook; this library runs on without it");
+    if (dlsym(lib, "ompt_start_tool") != nullptr)  // an OpenMP tool only: the OMPT half runs it
+      log::debug("the chained tool " + path + " has no kokkosp_* hook; its OpenMP half only");
+    else
+      log::warn_once(log::Once::ChainNoHook, "the chained tool " + path +
+                                                 " has neither kokkosp_* hooks nor ompt_start_tool; this library runs on without it");
     dlclose(lib);
     return;
   }

@@ -16,6 +16,7 @@
 #include "ompt_backend/runtime_code_range.hpp"
 #include "ompt_backend/callback_table.hpp"
 #include "ompt_backend/device_tracing.hpp"
+#include "ompt_backend/ompt_chain.hpp"
 #include "ompt_backend/ompt_runtime.hpp"
 
 namespace kob::omp {
@@ -92,7 +93,7 @@ void record_runtime_facts() {
 bool set_failed(int r) { return r == ompt_set_never || r == ompt_set_error || r == ompt_set_impossible; }
 
 int set_one(const CallbackEntry& e) {
-  const int r = g_rt.set_callback(e.event, e.fn);
+  const int r = chain::set_ours(e.event, e.fn);
   log::debug(std::string("ompt_set_callback(") + e.name + ") = " + set_result_name(r));
   session::add_other_data("ompt_callbacks", e.name, set_result_name(r));
   return r;
@@ -121,6 +122,7 @@ void register_callbacks(std::span<const CallbackEntry> table, std::uint32_t grou
 }
 
 void finalize(ompt_data_t* /*tool_data*/) {
+  chain::finalize_child();
   device_tracing::finalize_all();
   session::ompt_finalised();
 }
@@ -171,6 +173,7 @@ int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_
     session::set_omp_runtime_code(runtime_code_range(reinterpret_cast<const void*>(g_rt.set_callback)));
     register_callbacks(host_callbacks(), session::config().events);
     register_callbacks(target_callbacks(), session::config().events);
+    chain::initialize_child(lookup, initial_device_num);
     // The thread that initialises the runtime gets no thread_begin before its first events.
     this_thread();
     return 1;
@@ -188,19 +191,20 @@ extern "C" __attribute__((visibility("default"))) ompt_start_tool_result_t* ompt
                                                                                              const char* runtime_version) {
   using namespace kob;
   session::ensure_started();
+  // One recorder per process even if a second runtime (or a second lookup) asks again.
+  if (omp::g_started.exchange(true)) return nullptr;
+  omp::chain::start(omp_version, runtime_version);  // an OpenMP tool beside this library, if one is named
   if ((session::config().events & kGroupAllOmp) == 0) {
     log::debug("no OpenMP event group requested (--events); not starting as an OMPT tool");
-    return nullptr;
+    return omp::chain::hand_over();
   }
   // OMPT as we use it (5.0 callbacks, ompt_data_t words) came with OpenMP 5.0 (201811); LLVM
   // reports its preview number 201611.
   if (omp_version < 201611) {
     log::warn("the OpenMP runtime implements OpenMP " + std::to_string(omp_version) +
               ", older than OMPT 5.0; OpenMP events are not recorded");
-    return nullptr;
+    return omp::chain::hand_over();
   }
-  // One recorder per process even if a second runtime (or a second lookup) asks again.
-  if (omp::g_started.exchange(true)) return nullptr;
   omp::g_runtime_version = runtime_version ? runtime_version : "";
   static ompt_start_tool_result_t result{&omp::initialize, &omp::finalize, ompt_data_t{}};
   return &result;

@@ -26,7 +26,7 @@ void set_program(const char* name);
 const char* program();
 
 // Conditions warned about at most once per process, whatever the number of occurrences.
-enum class Once { NullName, BadKernelId, EventsAfterOutput, KokkosWithoutOmpt, RawRingFull, RawWriteFailed, RawSizeCap, RawNoSlots, Count };
+enum class Once { NullName, BadKernelId, EventsAfterOutput, KokkosWithoutOmpt, RawRingFull, RawWriteFailed, RawSizeCap, RawNoSlots, ChainUnloadable, ChainNoHook, ChainDeviceTrace, Count };
 void warn_once(Once which, const std::string& msg);
 
 // In a fork() child: a fresh logger, since another thread of the parent may have held the old

@@ -1,0 +1,36 @@
+// The runtime's ompt_data_t words while a chained OpenMP tool runs beside this library. Each tool
+// must see a word of its own for every parallel region, task and target region (OMPT gives one),
+// so the runtime's word holds a pair, one word for each, made when the object begins (or when a
+// word is first met empty) and given back when it ends. Pairs come from per-thread pools: no heap
+// allocation on the hot path once a pool has grown to what the program keeps open at once; a pair
+// that ends on another thread than the one that made it goes back to its pool's return stack.
+// Thread words are not paired: this library does not use its thread word, so the child owns it.
+#pragma once
+
+#include <omp-tools.h>
+
+#include <cstdint>
+
+namespace kob::omp::chain {
+
+struct PairPool;
+
+struct WordPair {
+  ompt_data_t ours;
+  ompt_data_t theirs;
+  WordPair* next;  // in a pool's free list or return stack
+  PairPool* home;
+};
+
+// The pair the runtime's word holds, made and stored there when the word is empty. Null for a
+// null word. Two threads that meet one empty word at once get the same pair.
+WordPair* pair_of(ompt_data_t* word);
+// The same for an ompt_id_t word (the EMI host_op_id).
+WordPair* pair_of(ompt_id_t* word);
+// The pair the word holds, or null (never makes one).
+WordPair* pair_if_any(const ompt_data_t* word);
+// The object ended: its pair goes back and the word is emptied.
+void release(ompt_data_t* word);
+void release(ompt_id_t* word);
+
+}  // namespace kob::omp::chain
