@@ -1,6 +1,5 @@
 #include "ompt_backend/chain_words.hpp"
 
-#include <atomic>
 #include <new>
 
 namespace kob::omp::chain {
@@ -52,18 +51,6 @@ void give_back(WordPair* w) {
   } while (!home->returned.compare_exchange_weak(head, w, std::memory_order_release, std::memory_order_relaxed));
 }
 
-WordPair* pair_at(std::uint64_t* word) {
-  if (word == nullptr) return nullptr;
-  std::atomic_ref<std::uint64_t> v(*word);
-  std::uint64_t held = v.load(std::memory_order_acquire);
-  if (held != 0) return reinterpret_cast<WordPair*>(held);
-  WordPair* made = take();
-  if (made == nullptr) return nullptr;  // out of memory: the tools see null words
-  if (v.compare_exchange_strong(held, reinterpret_cast<std::uintptr_t>(made), std::memory_order_acq_rel)) return made;
-  give_back(made);  // another thread stored one first
-  return reinterpret_cast<WordPair*>(held);
-}
-
 void release_at(std::uint64_t* word) {
   if (word == nullptr) return;
   const std::uint64_t held = std::atomic_ref<std::uint64_t>(*word).exchange(0, std::memory_order_acq_rel);
@@ -72,12 +59,13 @@ void release_at(std::uint64_t* word) {
 
 }  // namespace
 
-WordPair* pair_of(ompt_data_t* word) { return pair_at(word ? &word->value : nullptr); }
-WordPair* pair_of(ompt_id_t* word) { return pair_at(word); }
-
-WordPair* pair_if_any(const ompt_data_t* word) {
-  if (word == nullptr) return nullptr;
-  const std::uint64_t held = std::atomic_ref<std::uint64_t>(const_cast<ompt_data_t*>(word)->value).load(std::memory_order_acquire);
+WordPair* make_pair(std::uint64_t* word) {
+  std::atomic_ref<std::uint64_t> v(*word);
+  WordPair* made = take();
+  if (made == nullptr) return nullptr;  // out of memory: the tools see null words
+  std::uint64_t held = 0;
+  if (v.compare_exchange_strong(held, reinterpret_cast<std::uintptr_t>(made), std::memory_order_acq_rel)) return made;
+  give_back(made);  // another thread stored one first
   return reinterpret_cast<WordPair*>(held);
 }
 

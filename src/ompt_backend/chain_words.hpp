@@ -9,6 +9,7 @@
 
 #include <omp-tools.h>
 
+#include <atomic>
 #include <cstdint>
 
 namespace kob::omp::chain {
@@ -22,13 +23,27 @@ struct WordPair {
   PairPool* home;
 };
 
+// Makes a pair for an empty word and stores it there (another thread's, if one stored first).
+WordPair* make_pair(std::uint64_t* word);
+
+// The pair the word holds, or null (never makes one).
+inline WordPair* pair_if_any(const ompt_data_t* word) {
+  if (word == nullptr) return nullptr;
+  const std::uint64_t held = std::atomic_ref<std::uint64_t>(const_cast<ompt_data_t*>(word)->value).load(std::memory_order_acquire);
+  return reinterpret_cast<WordPair*>(held);
+}
 // The pair the runtime's word holds, made and stored there when the word is empty. Null for a
 // null word. Two threads that meet one empty word at once get the same pair.
-WordPair* pair_of(ompt_data_t* word);
+inline WordPair* pair_of(ompt_data_t* word) {
+  WordPair* p = pair_if_any(word);
+  return p != nullptr || word == nullptr ? p : make_pair(&word->value);
+}
 // The same for an ompt_id_t word (the EMI host_op_id).
-WordPair* pair_of(ompt_id_t* word);
-// The pair the word holds, or null (never makes one).
-WordPair* pair_if_any(const ompt_data_t* word);
+inline WordPair* pair_of(ompt_id_t* word) {
+  if (word == nullptr) return nullptr;
+  const std::uint64_t held = std::atomic_ref<std::uint64_t>(*word).load(std::memory_order_acquire);
+  return held != 0 ? reinterpret_cast<WordPair*>(held) : make_pair(word);
+}
 // The object ended: its pair goes back and the word is emptied.
 void release(ompt_data_t* word);
 void release(ompt_id_t* word);

@@ -169,8 +169,9 @@ constexpr OptionSpec kOptions[] = {
        return true;
      }},
     {"chain", "LIB", "(none)",
-     "a Kokkos tool library to run beside this one: every Kokkos hook is passed on to it (also the entry after this "
-     "library's in KOKKOS_TOOLS_LIBS or KOKKOS_PROFILE_LIBRARY, ';'-separated)",
+     "a tool library to run beside this one: every Kokkos hook (if it has kokkosp_* hooks) and every OpenMP callback (if it "
+     "has ompt_start_tool) is passed on to it (also: the entry after this library's in KOKKOS_TOOLS_LIBS or "
+     "KOKKOS_PROFILE_LIBRARY, ';'-separated; for OpenMP, KOB_TOOL_LIBRARIES or the entries after it in OMP_TOOL_LIBRARIES)",
      [](Config& c, std::string_view v, std::string& a) {
        if (v.empty()) return a = "expected the path of a tool library", false;
        c.chain = std::string(v);
