@@ -3,8 +3,9 @@
 // (chain_words.hpp). At a begin the child's comes first and at an end ours does, so that no span
 // this library records holds the child's own cost; elsewhere ours comes first. Thread words are
 // the child's alone (this library does not use its own). A target region's word is paired at its
-// begin; a data operation or submit outside any target region finds none, and each tool gets a
-// word that lasts for the call.
+// begin; a data operation or submit outside any target region gets the pair the runtime's word
+// names (libomptarget leaves the last region's there, as each tool alone would see it), or, where
+// the word is empty, a word for each tool that lasts for the call.
 #include <omp-tools.h>
 
 #include "ompt_backend/chain_tables.hpp"
@@ -31,8 +32,8 @@ inline void both(ompt_callbacks_t e, bool child_first, Call&& call) {
   if (!child_first && child) call(child, false);
 }
 
-// A target region's word for a data operation, submit or map: its pair, or `scratch` outside
-// any target region.
+// A target region's word for a data operation, submit or map: its pair, or `scratch` where the
+// word is empty.
 inline WordPair* target_pair(ompt_data_t* target_data, WordPair& scratch) {
   WordPair* p = pair_if_any(target_data);
   return p ? p : (target_data ? &scratch : nullptr);
@@ -48,7 +49,7 @@ void thread_end(ompt_data_t* thread_data) {
 
 void parallel_begin(ompt_data_t* task, const ompt_frame_t* frame, ompt_data_t* parallel, unsigned int requested, int flags,
                     const void* codeptr) {
-  WordPair *t = pair_of(task), *p = pair_of(parallel);
+  WordPair *t = pair_of(task), *p = begin_pair(parallel);
   both<ompt_callback_parallel_begin_t>(ompt_callback_parallel_begin, true, [&](auto f, bool mine) {
     f(mine ? O(t) : C(t), frame, mine ? O(p) : C(p), requested, flags, codeptr);
   });
@@ -63,8 +64,8 @@ void parallel_end(ompt_data_t* parallel, ompt_data_t* task, int flags, const voi
 
 void implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t* task, unsigned int n, unsigned int index,
                    int flags) {
-  WordPair *p = pair_of(parallel), *t = pair_of(task);
   const bool begin = endpoint == ompt_scope_begin;
+  WordPair *p = pair_of(parallel), *t = begin ? begin_pair(task) : pair_of(task);
   both<ompt_callback_implicit_task_t>(ompt_callback_implicit_task, begin, [&](auto f, bool mine) {
     f(endpoint, mine ? O(p) : C(p), mine ? O(t) : C(t), n, index, flags);
   });
@@ -73,7 +74,7 @@ void implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_d
 
 void task_create(ompt_data_t* task, const ompt_frame_t* frame, ompt_data_t* new_task, int flags, int has_dependences,
                  const void* codeptr) {
-  WordPair *t = pair_of(task), *n = pair_of(new_task);
+  WordPair *t = pair_of(task), *n = begin_pair(new_task);
   both<ompt_callback_task_create_t>(ompt_callback_task_create, false, [&](auto f, bool mine) {
     f(mine ? O(t) : C(t), frame, mine ? O(n) : C(n), flags, has_dependences, codeptr);
   });
@@ -205,8 +206,8 @@ void target(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num, 
 
 void target_emi(ompt_target_t kind, ompt_scope_endpoint_t endpoint, int device_num, ompt_data_t* task, ompt_data_t* target_task,
                 ompt_data_t* target_data, const void* codeptr) {
-  WordPair *t = pair_of(task), *tt = pair_of(target_task), *d = pair_of(target_data);
   const bool begin = endpoint == ompt_scope_begin;
+  WordPair *t = pair_of(task), *tt = pair_of(target_task), *d = begin ? begin_pair(target_data) : pair_of(target_data);
   both<ompt_callback_target_emi_t>(ompt_callback_target_emi, begin, [&](auto f, bool mine) {
     f(kind, endpoint, device_num, mine ? O(t) : C(t), mine ? O(tt) : C(tt), mine ? O(d) : C(d), codeptr);
   });
@@ -224,8 +225,8 @@ void target_data_op_emi(ompt_scope_endpoint_t endpoint, ompt_data_t* target_task
                         ompt_target_data_op_t optype, void* src, int src_device, void* dest, int dest_device, size_t bytes,
                         const void* codeptr) {
   WordPair scratch{};
-  WordPair *tt = pair_of(target_task), *d = target_pair(target_data, scratch), *h = pair_of(host_op_id);
   const bool begin = endpoint == ompt_scope_begin;
+  WordPair *tt = pair_of(target_task), *d = target_pair(target_data, scratch), *h = begin ? begin_pair(host_op_id) : pair_of(host_op_id);
   both<ompt_callback_target_data_op_emi_t>(ompt_callback_target_data_op_emi, begin, [&](auto f, bool mine) {
     f(endpoint, mine ? O(tt) : C(tt), mine ? O(d) : C(d), mine ? O_id(h) : C_id(h), optype, src, src_device, dest, dest_device,
       bytes, codeptr);
@@ -239,8 +240,8 @@ void target_submit(ompt_id_t target_id, ompt_id_t host_op_id, unsigned int teams
 
 void target_submit_emi(ompt_scope_endpoint_t endpoint, ompt_data_t* target_data, ompt_id_t* host_op_id, unsigned int teams) {
   WordPair scratch{};
-  WordPair *d = target_pair(target_data, scratch), *h = pair_of(host_op_id);
   const bool begin = endpoint == ompt_scope_begin;
+  WordPair *d = target_pair(target_data, scratch), *h = begin ? begin_pair(host_op_id) : pair_of(host_op_id);
   both<ompt_callback_target_submit_emi_t>(ompt_callback_target_submit_emi, begin, [&](auto f, bool mine) {
     f(endpoint, mine ? O(d) : C(d), mine ? O_id(h) : C_id(h), teams);
   });

@@ -1,7 +1,8 @@
 // The runtime's ompt_data_t words while a chained OpenMP tool runs beside this library. Each tool
 // must see a word of its own for every parallel region, task and target region (OMPT gives one),
 // so the runtime's word holds a pair, one word for each, made when the object begins (or when a
-// word is first met empty) and given back when it ends. Pairs come from per-thread pools: no heap
+// word is first met empty) and given back when it ends, kRetireDepth ends later on that thread (the
+// runtime may still mention an object that just ended). Pairs come from per-thread pools: no heap
 // allocation on the hot path once a pool has grown to what the program keeps open at once; a pair
 // that ends on another thread than the one that made it goes back to its pool's return stack.
 // Thread words are not paired: this library does not use its thread word, so the child owns it.
@@ -17,14 +18,20 @@ namespace kob::omp::chain {
 struct PairPool;
 
 struct WordPair {
-  ompt_data_t ours;
-  ompt_data_t theirs;
-  WordPair* next;  // in a pool's free list or return stack
-  PairPool* home;
+  ompt_data_t ours{};
+  ompt_data_t theirs{};
+  WordPair* next = nullptr;  // in a pool's free list or return stack
+  PairPool* home = nullptr;
+  std::atomic<bool> retired{false};  // its object ended
 };
+
+constexpr int kRetireDepth = 256;
 
 // Makes a pair for an empty word and stores it there (another thread's, if one stored first).
 WordPair* make_pair(std::uint64_t* word);
+// An object begins: a new pair in its word, whatever the word held (an ended object's).
+WordPair* begin_pair(ompt_data_t* word);
+WordPair* begin_pair(ompt_id_t* word);
 
 // The pair the word holds, or null (never makes one).
 inline WordPair* pair_if_any(const ompt_data_t* word) {
@@ -44,7 +51,7 @@ inline WordPair* pair_of(ompt_id_t* word) {
   const std::uint64_t held = std::atomic_ref<std::uint64_t>(*word).load(std::memory_order_acquire);
   return held != 0 ? reinterpret_cast<WordPair*>(held) : make_pair(word);
 }
-// The object ended: its pair goes back and the word is emptied.
+// The object ended: its pair goes back (kRetireDepth ends later); the word keeps naming it.
 void release(ompt_data_t* word);
 void release(ompt_id_t* word);
 

@@ -52,6 +52,18 @@ bool has_kokkos_hooks(void* lib) {
   return false;
 }
 
+// A second file of this library (an installed copy beside a build's, say): two of it in one
+// process would write the same files.
+bool another_copy(void* symbol) {
+  Dl_info info{};
+  const char* self = tool_libraries::own_path();
+  if (dladdr(symbol, &info) == 0 || info.dli_fname == nullptr || self == nullptr) return false;
+  const std::string theirs = info.dli_fname, ours = self;
+  const bool same = theirs.substr(theirs.rfind('/') + 1) == ours.substr(ours.rfind('/') + 1);
+  if (same) log::debug(theirs + " is another copy of this library; it is not started twice");
+  return same;
+}
+
 // The library's ompt_start_tool, or null (said where the user named it for us).
 ompt_start_tool_result_t* (*start_function(const Candidate& c))(unsigned int, const char*) {
   void* lib = dlopen(c.path.c_str(), RTLD_LAZY | RTLD_LOCAL);  // as libomp opens tools
@@ -63,7 +75,7 @@ ompt_start_tool_result_t* (*start_function(const Candidate& c))(unsigned int, co
     return nullptr;
   }
   auto* fn = reinterpret_cast<ompt_start_tool_result_t* (*)(unsigned int, const char*)>(dlsym(lib, "ompt_start_tool"));
-  if (fn == &::ompt_start_tool) return nullptr;  // this library, named again
+  if (fn == &::ompt_start_tool || another_copy(reinterpret_cast<void*>(fn))) return nullptr;  // this library, named again
   if (fn == nullptr) {
     if (c.named == Named::Chain && !has_kokkos_hooks(lib))
       log::warn_once(log::Once::ChainNoHook,

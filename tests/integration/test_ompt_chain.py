@@ -56,12 +56,13 @@ def ours(name, events):
 
 def trace_counts(prefix):
     """Events per category, construct and phase: the name's first word (an offloaded image's code is
-    named by file and line in one run, by address in another), less the dependence pairs found
-    still open (timing)."""
+    named by file and line in one run, by address in another), less what depends on timing: the
+    dependence pairs found still open, and taskloop chunks."""
     doc = kc.load_json(prefix + ".trace.json")
     kc.validate_trace(doc)
     c = Counter((e.get("cat"), str(e.get("name")).split(" ")[0], e.get("ph")) for e in doc["traceEvents"] if e.get("ph") != "M")
     c.pop(("omp.dependence", "dependence", "i"), None)
+    c.pop(("omp.dispatch", "taskloop_chunk", "i"), None)
     return c
 
 

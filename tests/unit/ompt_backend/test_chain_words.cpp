@@ -1,14 +1,27 @@
-// The data word pairs of a chained OpenMP tool (ompt_backend/chain_words): made once per word,
-// given back by any thread, reused by the thread that made them.
+// The data word pairs of a chained OpenMP tool (ompt_backend/chain_words): made once per object,
+// still named by the object's word after it ended, reused only kRetireDepth ends later, given
+// back by any thread to the pool that made them.
 #include <doctest/doctest.h>
 
 #include <thread>
+#include <vector>
 
 #include "ompt_backend/chain_words.hpp"
 
 using namespace kob::omp::chain;
 
-TEST_CASE("a word's pair is made once, kept in the word, and emptied when given back") {
+namespace {
+// Ends kRetireDepth objects on this thread: every pair that ended before on it goes back.
+void end_many() {
+  std::vector<ompt_data_t> words(kRetireDepth);
+  for (auto& w : words) {
+    begin_pair(&w);
+    release(&w);
+  }
+}
+}  // namespace
+
+TEST_CASE("a word's pair is made once and kept in the word, also after its object ended") {
   ompt_data_t word{};
   CHECK(pair_if_any(&word) == nullptr);
   CHECK(word.value == 0);  // asking does not make one
@@ -22,49 +35,72 @@ TEST_CASE("a word's pair is made once, kept in the word, and emptied when given 
   p->ours.value = 7;
   p->theirs.value = 9;
   release(&word);
-  CHECK(word.value == 0);
-  release(&word);  // twice: nothing to give back
+  CHECK(pair_of(&word) == p);  // a late mention of the ended object finds its words
+  CHECK(p->ours.value == 7);
+  CHECK(p->theirs.value == 9);
+  release(&word);  // ended twice: given back once
   CHECK(pair_of(static_cast<ompt_data_t*>(nullptr)) == nullptr);
   CHECK(pair_if_any(nullptr) == nullptr);
   release(static_cast<ompt_data_t*>(nullptr));
 }
 
-TEST_CASE("a pair given back is handed out again with both words empty") {
+TEST_CASE("a new object's begin makes a new pair whatever its word held") {
+  ompt_data_t word{};
+  WordPair* p = begin_pair(&word);
+  p->theirs.value = 5;
+  release(&word);
+  WordPair* q = begin_pair(&word);  // the runtime reused the word for a new object
+  CHECK(q != p);
+  CHECK(word.ptr == q);
+  CHECK(q->theirs.value == 0);
+  release(&word);
+}
+
+TEST_CASE("an ended object's pair is handed out again kRetireDepth ends later, its words empty") {
   ompt_data_t a{};
-  WordPair* p = pair_of(&a);
+  WordPair* p = begin_pair(&a);
   p->ours.value = 1;
   p->theirs.value = 2;
   release(&a);
-  ompt_data_t b{};
-  WordPair* q = pair_of(&b);  // this thread's free list: the same pair first
-  CHECK(q == p);
-  CHECK(q->ours.value == 0);
-  CHECK(q->theirs.value == 0);
-  release(&b);
+  end_many();
+  bool found = false;
+  std::vector<ompt_data_t> words(2 * kRetireDepth);
+  for (auto& w : words) {
+    WordPair* q = begin_pair(&w);
+    if (q == p) {
+      found = true;
+      CHECK(q->ours.value == 0);
+      CHECK(q->theirs.value == 0);
+    }
+  }
+  CHECK(found);
+  for (auto& w : words) release(&w);
 }
 
 TEST_CASE("host operation ids pair like data words") {
   ompt_id_t id = 0;
-  WordPair* p = pair_of(&id);
+  WordPair* p = begin_pair(&id);
   REQUIRE(p != nullptr);
   CHECK(id == reinterpret_cast<std::uintptr_t>(p));
+  CHECK(pair_of(&id) == p);
   release(&id);
-  CHECK(id == 0);
 }
 
-TEST_CASE("a pair given back on another thread returns to the pool that made it") {
+TEST_CASE("a pair that ends on another thread returns to the pool that made it") {
   ompt_data_t word{};
   WordPair* made = nullptr;
   std::thread maker([&] {
-    made = pair_of(&word);
-    std::thread other([&] { release(&word); });  // the object ends on another thread
+    made = begin_pair(&word);
+    std::thread other([&] {
+      release(&word);  // the object ends on another thread,
+      end_many();      // whose later ends send it home
+    });
     other.join();
-    CHECK(word.value == 0);
     // The maker's free list runs out after the rest of its first slab; then the pairs given back
     // by other threads come in, the one above among them.
     bool found = false;
-    ompt_data_t words[600]{};
-    for (auto& w : words) found = found || pair_of(&w) == made;
+    std::vector<ompt_data_t> words(4 * kRetireDepth);
+    for (auto& w : words) found = found || begin_pair(&w) == made;
     CHECK(found);
     for (auto& w : words) release(&w);
   });
