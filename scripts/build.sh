@@ -2,13 +2,18 @@
 # Configures (once) and builds the project with clang++-22, in build/ or, with --sanitize, in
 # build-asan/ (library, unit tests and our test programs built with -fsanitize=address,undefined
 # against the shared sanitizer runtime; Kokkos from build/deps). --tsan configures build-tsan/
-# (-fsanitize=thread) without building: its tests (suite tsan) build what they use. Other arguments go to
-# `meson setup` (e.g. -Dbenchmarks=true).
+# (-fsanitize=thread) without building: its tests (suite tsan) build what they use. --demo builds
+# in build/ only what scripts/demo.sh runs (the library, kob and the two Kokkos samples). Other
+# arguments go to `meson setup` (e.g. -Dbenchmarks=true). ninja's progress is shown as it builds
+# (scripts/steps.sh); its output goes to BUILDDIR/ninja.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=steps.sh
+. scripts/steps.sh
 builddir=build
 setup_args=()
 configure_only=0
+targets=()
 if [ "${1:-}" = "--sanitize" ]; then
     shift
     builddir=build-asan
@@ -21,14 +26,28 @@ elif [ "${1:-}" = "--tsan" ]; then
     setup_args=(-Dsanitize=thread -Dbuildtype=debugoptimized -Dfuzz=false
                 "-Dkokkos_openmp=$PWD/build/deps/kokkos-openmp" "-Dkokkos_openmptarget=$PWD/build/deps/kokkos-openmptarget")
     configure_only=1
+elif [ "${1:-}" = "--demo" ]; then
+    shift
+    targets=(src/libkokkos_ompt_bridge.so src/kob samples/kokkos_sample samples/tuning_sample)
 fi
 mkdir -p "$builddir"
+# Which of setup.sh's Kokkos builds exist: meson looks for them when it configures, so a build
+# folder configured before one of them was made (by the demo's set-up, say) is configured again.
+deps_state=$(for d in kokkos-openmp kokkos-openmptarget kokkos-unit-tests; do
+    [ -f "build/deps/$d/.setup-stamp" ] && printf '%s %s\n' "$d" "$(cat "build/deps/$d/.setup-stamp")"; done || true)
 if [ ! -f "$builddir/build.ninja" ]; then
-    CXX=clang++-22 meson setup "$builddir" "${setup_args[@]}" "$@" >"$builddir/meson-setup.log" 2>&1 \
-        || { cat "$builddir/meson-setup.log"; exit 1; }
+    run_step "configuring $builddir (meson)" "$PWD/$builddir/meson-setup.log" \
+        env CXX=clang++-22 meson setup "$builddir" "${setup_args[@]}" "$@"
+elif [ "$deps_state" != "$(cat "$builddir/deps.state" 2>/dev/null)" ]; then
+    run_step "configuring $builddir again (the Kokkos builds of setup.sh changed)" "$PWD/$builddir/meson-setup.log" \
+        meson setup --reconfigure "$builddir" "$@"
 elif [ $# -gt 0 ]; then
     meson configure "$builddir" "$@" >/dev/null
 fi
+printf '%s\n' "$deps_state" >"$builddir/deps.state"
 [ "$configure_only" = 1 ] && { echo "configured: $builddir"; exit 0; }
-ninja -C "$builddir" >"$builddir/ninja.log" 2>&1 || { tail -n 60 "$builddir/ninja.log"; exit 1; }
+what="the project"
+[ ${#targets[@]} -gt 0 ] && what="the library, kob and the samples the demo runs"
+: >"$builddir/ninja.log"
+build_step "building $what in $builddir (ninja, clang++-22)" "$PWD/$builddir/ninja.log" ninja -C "$builddir" "${targets[@]}"
 echo "built: $builddir/src/libkokkos_ompt_bridge.so"

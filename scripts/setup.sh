@@ -8,9 +8,18 @@
 #        build/deps/kokkos-openmptarget  (OpenMPTarget backend, host offload x86_64-pc-linux-gnu)
 #   4. builds a subset of Kokkos' own core unit tests against the first (build/deps/kokkos-unit-tests);
 # Every step is skipped when its result is already there, so a second run takes seconds.
+# --demo: only what scripts/demo.sh runs (steps 1, 2 and the OpenMP Kokkos); the OpenMPTarget Kokkos
+# and Kokkos' unit tests are the tests' (scripts/test.sh).
+# Each step says what it does and how long it took (scripts/steps.sh); its output goes to a log
+# under build/deps, named when the step fails.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+# shellcheck source=steps.sh
+. scripts/steps.sh
+for_demo=0
+if [ "${1:-}" = "--demo" ]; then for_demo=1; shift; fi
+mkdir -p build/deps
 
 DEPS=build/deps
 KOKKOS_SRC=$DEPS/kokkos-src
@@ -39,7 +48,11 @@ PACKAGES=(
 )
 
 say() { printf '%s\n' "$*"; }
-die() { printf 'setup.sh: %s\n' "$*" >&2; exit 1; }
+die() {
+    printf 'setup.sh: %s\n' "$*" >&2
+    printf 'FAILED: %s\n' "${_step_name:-the set-up}" >&2
+    exit 1
+}
 
 SUDO=()
 if [ "$(id -u)" -ne 0 ]; then
@@ -59,22 +72,21 @@ if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ] && [ ${#SUDO[@]} -eq 0 ]; then
         die "missing packages (${missing[*]}) and neither root nor sudo available"
     fi
-    say "installing: ${missing[*]}"
-    "${SUDO[@]}" apt-get update -qq >/dev/null
-    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive DEBCONF_NOWARNINGS=yes \
-        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    pkg_log=$PWD/build/deps/packages.log
+    : >"$pkg_log"
+    run_step "Debian's package lists (apt-get update)" "$pkg_log" "${SUDO[@]}" apt-get update
+    run_step "installing ${#missing[@]} Debian packages: ${missing[*]}" "$pkg_log" \
+        "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive DEBCONF_NOWARNINGS=yes \
+        apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
 mkdir -p "$DEPS"
 
-# Runs a command quietly, its output going to a log; on failure prints the log's tail and stops.
+# Runs a command quietly within the current step, its output going to a log; on failure the
+# step fails (steps.sh: the log's last lines, then one line naming the step and the log).
 run_logged() {
     local log=$1; shift
-    if ! "$@" >>"$log" 2>&1; then
-        printf 'setup.sh: failed: %s\n--- last lines of %s ---\n' "$*" "$log" >&2
-        tail -n 60 "$log" >&2
-        exit 1
-    fi
+    "$@" >>"$log" 2>&1 || step_fail "$log"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -178,6 +190,7 @@ fetch_kokkos_source() {
     fi
     local apt_dir=$PWD/$DEPS/apt dl=$DEPS/trilinos-src log=$PWD/$DEPS/kokkos-src.log
     : >"$log"
+    step_start "Kokkos $KOKKOS_VERSION's source, from Debian's trilinos source package (a download of about 300 MB)"
     mkdir -p "$apt_dir/sources.list.d" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$dl"
 
     debian_src_entries >"$apt_dir/sources.list.d/trilinos-src.sources"
@@ -226,6 +239,7 @@ fetch_kokkos_source() {
     printf '%s\n' "$(basename "$orig")" >"$stamp"
     # The stamp makes the download unnecessary from now on.
     rm -rf "$dl" "$apt_dir/lists" "$apt_dir/cache"
+    step_end
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -246,14 +260,13 @@ build_kokkos() {
     fi
     rm -rf "$prefix" "$bdir"
     : >"$log"
-    run_logged "$log" env CC=clang-22 CXX=clang++-22 cmake -S "$KOKKOS_SRC" -B "$bdir" -G Ninja \
+    run_step "$name: configuring Kokkos (cmake)" "$log" env CC=clang-22 CXX=clang++-22 cmake -S "$KOKKOS_SRC" -B "$bdir" -G Ninja \
         -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
         -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PWD/$prefix" -DCMAKE_INSTALL_LIBDIR=lib \
         "$@"
-    run_logged "$log" cmake --build "$bdir" -j "$JOBS"
-    run_logged "$log" cmake --install "$bdir"
+    build_step "$name: building Kokkos with clang++-22 ($JOBS jobs)" "$log" cmake --build "$bdir" -j "$JOBS"
+    run_step "$name: installing it into $prefix" "$log" cmake --install "$bdir"
     printf '%s\n' "$config" >"$prefix/.setup-stamp"
-    say "$name: $prefix (built)"
 }
 
 fetch_kokkos_source
@@ -261,6 +274,7 @@ CLANG_VERSION=$(clang++-22 --version | head -n 1)
 
 build_kokkos kokkos-openmp \
     -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON
+if [ "$for_demo" = 1 ]; then exit 0; fi
 build_kokkos kokkos-openmptarget \
     -DKokkos_ENABLE_OPENMPTARGET=ON -DCMAKE_CXX_STANDARD=17 \
     -DCMAKE_CXX_FLAGS=-fopenmp-targets=x86_64-pc-linux-gnu
@@ -286,6 +300,7 @@ build_kokkos_unit_tests() {
     rm -rf "$out"
     mkdir -p "$out/obj"
     : >"$log"
+    step_start "kokkos-unit-tests: building $(echo $KOKKOS_UNIT_TESTS | wc -w) categories of Kokkos' own unit tests ($JOBS jobs)"
     local t cat name sources=()
     for t in $KOKKOS_UNIT_TESTS; do
         cat=${t%%:*} name=${t#*:}
@@ -296,11 +311,11 @@ build_kokkos_unit_tests() {
     # -O1: the tests' own code needs no more; Kokkos itself is the Release build.
     printf '%s\n' "${sources[@]}" | xargs -P "$JOBS" -I{} sh -c \
         'clang++-22 -std=c++17 -O1 -fopenmp -w -isystem "$1/include" -I "$2" -I "$2/category_files" -I "$3/tpls/gtest" \
-            -c "$4" -o "$5/obj/$(basename "$4").o" >>"$6" 2>&1' _ "$prefix" "$src" "$KOKKOS_SRC" {} "$out" "$log" ||
-        die "building Kokkos' unit tests failed (see $log)"
+            -c "$4" -o "$5/obj/$(basename "$4").o" >>"$6" 2>&1 && echo "    compiled $(basename "$4")"' _ "$prefix" "$src" "$KOKKOS_SRC" {} "$out" "$log" ||
+        step_fail "$log"
     run_logged "$log" clang++-22 -fopenmp "$out"/obj/*.o "$prefix/lib/libkokkoscontainers.a" "$prefix/lib/libkokkoscore.a" \
         -ldl -lpthread -o "$out/kokkos_unit_tests"
     printf '%s\n' "$config" >"$out/.setup-stamp"
-    say "kokkos-unit-tests: $out (built)"
+    step_end
 }
 build_kokkos_unit_tests

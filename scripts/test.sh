@@ -7,21 +7,31 @@
 # libomp and Kokkos are not instrumented, so no OpenMP program runs there). The last line counts
 # the tests of all three runs. Timeouts are hang guards, tripled so that they hold on a machine busy
 # with other work (docs/testing.md); no test checks a time.
+# Each step says what it does (scripts/steps.sh); the time of each is printed at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p build
+# shellcheck source=steps.sh
+. scripts/steps.sh
+steps_begin
 scripts/setup.sh || exit 1
 scripts/build.sh -Dtests=true || exit 1
+step_start "the tests in build/ (meson test)"
 meson test -C build --print-errorlogs --num-processes 2 --timeout-multiplier 3
 rc=$?
+step_end
 echo "== the same tests under AddressSanitizer and UndefinedBehaviorSanitizer (build-asan) =="
 scripts/build.sh --sanitize -Dtests=true || exit 1
+step_start "the tests in build-asan/ (meson test)"
 meson test -C build-asan --print-errorlogs --num-processes 2 --timeout-multiplier 3
 rc_san=$?
+step_end
 echo "== the tests of our own threads under ThreadSanitizer (build-tsan, suite tsan) =="
 scripts/build.sh --tsan -Dtests=true || exit 1
+step_start "the tests of suite tsan in build-tsan/ (meson test, building what they use)"
 meson test -C build-tsan --suite tsan --print-errorlogs --num-processes 2 --timeout-multiplier 3
 rc_tsan=$?
+step_end
+steps_report
 python3 - <<'PY'
 import json
 passed = failed = skipped = 0
