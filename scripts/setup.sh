@@ -190,7 +190,7 @@ fetch_kokkos_source() {
     fi
     local apt_dir=$PWD/$DEPS/apt dl=$DEPS/trilinos-src log=$PWD/$DEPS/kokkos-src.log
     : >"$log"
-    step_start "Kokkos $KOKKOS_VERSION's source, from Debian's trilinos source package (a download of about 300 MB)"
+    step_start "Kokkos $KOKKOS_VERSION's source, from Debian's trilinos source package (a download of about 170 MB)"
     mkdir -p "$apt_dir/sources.list.d" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$dl"
 
     debian_src_entries >"$apt_dir/sources.list.d/trilinos-src.sources"
