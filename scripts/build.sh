@@ -47,7 +47,7 @@ fi
 printf '%s\n' "$deps_state" >"$builddir/deps.state"
 [ "$configure_only" = 1 ] && { echo "configured: $builddir"; exit 0; }
 what="the project"
-[ ${#targets[@]} -gt 0 ] && what="the library, kob and the samples the demo runs"
+[ ${#targets[@]} -gt 0 ] && what="what the demo runs (the library, the two samples, kob)"
 : >"$builddir/ninja.log"
 build_step "building $what in $builddir (ninja, clang++-22)" "$PWD/$builddir/ninja.log" ninja -C "$builddir" "${targets[@]}"
 echo "built: $builddir/src/libkokkos_ompt_bridge.so"
