@@ -85,9 +85,11 @@ void give_back(WordPair* w) {
   } while (!home->returned.compare_exchange_weak(head, w, std::memory_order_release, std::memory_order_relaxed));
 }
 
+}  // namespace
+
 // The word keeps naming its pair: the runtime may still mention an ended object (a task that
 // completed as a dependence on it was being reported), and a new object's begin makes a new pair.
-void release_at(std::uint64_t* word) {
+void release(std::uint64_t* word) {
   if (word == nullptr) return;
   auto* w = reinterpret_cast<WordPair*>(std::atomic_ref<std::uint64_t>(*word).load(std::memory_order_acquire));
   if (w == nullptr || w->retired.exchange(true, std::memory_order_relaxed)) return;  // none, or ended twice
@@ -103,14 +105,12 @@ void release_at(std::uint64_t* word) {
   if (oldest != nullptr) give_back(oldest);
 }
 
-WordPair* begin_at(std::uint64_t* word) {
+WordPair* begin_pair(std::uint64_t* word) {
   if (word == nullptr) return nullptr;
   WordPair* made = take();
   std::atomic_ref<std::uint64_t>(*word).store(reinterpret_cast<std::uintptr_t>(made), std::memory_order_release);
   return made;
 }
-
-}  // namespace
 
 WordPair* make_pair(std::uint64_t* word) {
   std::atomic_ref<std::uint64_t> v(*word);
@@ -121,11 +121,5 @@ WordPair* make_pair(std::uint64_t* word) {
   give_back(made);  // another thread stored one first
   return reinterpret_cast<WordPair*>(held);
 }
-
-WordPair* begin_pair(ompt_data_t* word) { return begin_at(word ? &word->value : nullptr); }
-WordPair* begin_pair(ompt_id_t* word) { return begin_at(word); }
-
-void release(ompt_data_t* word) { release_at(word ? &word->value : nullptr); }
-void release(ompt_id_t* word) { release_at(word); }
 
 }  // namespace kob::omp::chain

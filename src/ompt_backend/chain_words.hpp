@@ -27,32 +27,34 @@ struct WordPair {
 
 constexpr int kRetireDepth = 256;
 
+// The words are 64-bit values (ompt_data_t's value, an ompt_id_t): each function has one body,
+// on the value, and an ompt_data_t form that forwards to it.
+inline std::uint64_t* value_of(ompt_data_t* word) { return word ? &word->value : nullptr; }
+
 // Makes a pair for an empty word and stores it there (another thread's, if one stored first).
 WordPair* make_pair(std::uint64_t* word);
-// An object begins: a new pair in its word, whatever the word held (an ended object's).
-WordPair* begin_pair(ompt_data_t* word);
-WordPair* begin_pair(ompt_id_t* word);
 
 // The pair the word holds, or null (never makes one).
-inline WordPair* pair_if_any(const ompt_data_t* word) {
+inline WordPair* pair_if_any(const std::uint64_t* word) {
   if (word == nullptr) return nullptr;
-  const std::uint64_t held = std::atomic_ref<std::uint64_t>(const_cast<ompt_data_t*>(word)->value).load(std::memory_order_acquire);
-  return reinterpret_cast<WordPair*>(held);
+  return reinterpret_cast<WordPair*>(std::atomic_ref<std::uint64_t>(*const_cast<std::uint64_t*>(word)).load(std::memory_order_acquire));
 }
+inline WordPair* pair_if_any(const ompt_data_t* word) { return pair_if_any(word ? &word->value : nullptr); }
+
 // The pair the runtime's word holds, made and stored there when the word is empty. Null for a
 // null word. Two threads that meet one empty word at once get the same pair.
-inline WordPair* pair_of(ompt_data_t* word) {
+inline WordPair* pair_of(std::uint64_t* word) {
   WordPair* p = pair_if_any(word);
-  return p != nullptr || word == nullptr ? p : make_pair(&word->value);
+  return p != nullptr || word == nullptr ? p : make_pair(word);
 }
-// The same for an ompt_id_t word (the EMI host_op_id).
-inline WordPair* pair_of(ompt_id_t* word) {
-  if (word == nullptr) return nullptr;
-  const std::uint64_t held = std::atomic_ref<std::uint64_t>(*word).load(std::memory_order_acquire);
-  return held != 0 ? reinterpret_cast<WordPair*>(held) : make_pair(word);
-}
+inline WordPair* pair_of(ompt_data_t* word) { return pair_of(value_of(word)); }
+
+// An object begins: a new pair in its word, whatever the word held (an ended object's).
+WordPair* begin_pair(std::uint64_t* word);
+inline WordPair* begin_pair(ompt_data_t* word) { return begin_pair(value_of(word)); }
+
 // The object ended: its pair goes back (kRetireDepth ends later); the word keeps naming it.
-void release(ompt_data_t* word);
-void release(ompt_id_t* word);
+void release(std::uint64_t* word);
+inline void release(ompt_data_t* word) { release(value_of(word)); }
 
 }  // namespace kob::omp::chain

@@ -40,7 +40,7 @@ TEST_CASE("a word's pair is made once and kept in the word, also after its objec
   CHECK(p->theirs.value == 9);
   release(&word);  // ended twice: given back once
   CHECK(pair_of(static_cast<ompt_data_t*>(nullptr)) == nullptr);
-  CHECK(pair_if_any(nullptr) == nullptr);
+  CHECK(pair_if_any(static_cast<ompt_data_t*>(nullptr)) == nullptr);
   release(static_cast<ompt_data_t*>(nullptr));
 }
 
